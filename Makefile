@@ -1,0 +1,105 @@
+# Quiescent: a classic-RCU teaching kernel.
+#
+#   make            build build/$(ARCH)/kernel.elf (and the GRUB ISO on x86-64)
+#   make run        boot the demo in QEMU (-smp $(SMP)), serial console here
+#   make test       build, boot, run every in-kernel test, print KTAP and
+#                   "N passed, N failed"; non-zero exit on any failure or hang
+#   make debug      QEMU waiting for gdb (see README.md)
+#   make clean
+#
+# Variables: ARCH (x86_64), SMP (4), MEM (128M), ACCEL (tcg | kvm), TESTS (a
+# glob on test names), CMDLINE (extra kernel command line), TIMEOUT (seconds;
+# grows with SMP: under TCG on two host cores many vCPUs are slow).
+
+ARCH    ?= x86_64
+SMP     ?= 4
+MEM     ?= 128M
+ACCEL   ?= tcg
+TESTS   ?= *
+CMDLINE ?=
+TIMEOUT ?= $(shell echo $$((90 + 30 * $(SMP))))
+NR_CPUS ?= 16
+
+include arch/$(ARCH)/arch.mk
+
+B        := build/$(ARCH)
+ELF      := $(B)/kernel.elf
+ISO      := $(B)/quiescent.iso
+NEWLIB   := build/newlib-$(ARCH)
+LIBC     := $(NEWLIB)/$(NEWLIB_TARGET)/lib/libc.a
+CC       := $(CROSS_COMPILE)gcc
+LD       := $(CROSS_COMPILE)ld
+NM       := $(CROSS_COMPILE)nm
+OBJDUMP  := $(CROSS_COMPILE)objdump
+
+# Flags newlib is built with too (a change rebuilds it).
+BASE_CFLAGS := -O2 -g -ffreestanding -fno-pic -fno-pie -fno-stack-protector \
+               -fno-omit-frame-pointer $(ARCH_CFLAGS)
+CFLAGS := $(BASE_CFLAGS) -std=gnu11 -Wall -Wextra -Werror -fno-strict-aliasing \
+          -fno-common -nostdinc -isystem $(NEWLIB)/$(NEWLIB_TARGET)/include \
+          -isystem $(shell $(CC) -print-file-name=include) \
+          -Ikernel -Ilib -Iarch/$(ARCH) -Iarch/$(ARCH)/include \
+          -DNR_CPUS=$(NR_CPUS) -MMD -MP
+ASFLAGS := $(ARCH_CFLAGS) -fno-pic -fno-pie -g -Ikernel -Iarch/$(ARCH) -MMD -MP
+LDFLAGS := $(ARCH_LDFLAGS) -nostdlib -static -z max-page-size=4096 -z noexecstack \
+           --no-warn-rwx-segments -T $(B)/linker.ld
+
+SRCS := $(wildcard boot/$(ARCH)/*.S arch/$(ARCH)/*.S arch/$(ARCH)/*.c kernel/*.c lib/*.c) \
+        $(sort $(wildcard tests/*.c))
+OBJS := $(patsubst %,$(B)/obj/%.o,$(SRCS))
+
+RUN := python3 tools/run.py --arch $(ARCH) --kernel $(ELF) --smp $(SMP) --mem $(MEM) \
+       --accel $(ACCEL) --timeout $(TIMEOUT)
+
+.PHONY: all run test debug clean deps newlib
+all: $(ELF) $(BOOT_IMAGE)
+
+deps:
+	@bash tools/deps.sh
+
+newlib: $(LIBC)
+$(LIBC): tools/build-newlib.sh | deps
+	@bash tools/build-newlib.sh $(ARCH) $(NEWLIB) "$(CROSS_COMPILE)" -- $(BASE_CFLAGS)
+
+$(B)/obj/%.c.o: %.c | $(LIBC)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS) -c $< -o $@
+
+$(B)/obj/%.S.o: %.S
+	@mkdir -p $(dir $@)
+	@echo "  AS      $<"
+	@$(CC) $(ASFLAGS) -c $< -o $@
+
+$(B)/linker.ld: linker.ld arch/$(ARCH)/arch.mk
+	@mkdir -p $(B)
+	@cpp -P -DKERNEL_BASE=$(KERNEL_BASE) -DOUTPUT_ARCH_NAME=$(LD_ARCH_NAME) $< -o $@
+
+# Two links: the second embeds the first's symbol table (tools/ksyms.py).
+LIBGCC = $(shell $(CC) $(ARCH_CFLAGS) -print-libgcc-file-name)
+$(ELF): $(OBJS) $(B)/linker.ld $(LIBC) tools/ksyms.py
+	@echo "  LD      $@"
+	@python3 tools/ksyms.py --empty $(B)/ksyms0.S
+	@$(CC) $(ASFLAGS) -c $(B)/ksyms0.S -o $(B)/ksyms0.o
+	@$(LD) $(LDFLAGS) -o $(B)/kernel.pass1.elf $(OBJS) $(B)/ksyms0.o $(LIBC) $(LIBGCC)
+	@python3 tools/ksyms.py $(NM) $(B)/kernel.pass1.elf $(B)/ksyms.S
+	@$(CC) $(ASFLAGS) -c $(B)/ksyms.S -o $(B)/ksyms.o
+	@$(LD) $(LDFLAGS) -Map=$(B)/kernel.map -o $@ $(OBJS) $(B)/ksyms.o $(LIBC) $(LIBGCC)
+
+$(ISO): $(ELF) tools/mkiso.sh
+	@echo "  ISO     $@"
+	@bash tools/mkiso.sh $(ELF) $@
+
+run: deps all
+	@$(RUN) --mode run --cmdline "$(CMDLINE)"
+
+test: deps all
+	@$(RUN) --mode test --log $(B)/test.log --cmdline "ktest.filter=$(TESTS) $(CMDLINE)"
+
+debug: deps all
+	@$(RUN) --mode run --debug --cmdline "$(CMDLINE)"
+
+clean:
+	rm -rf build/x86_64 build/aarch64
+
+-include $(OBJS:.o=.d)

@@ -1,0 +1,64 @@
+/* x86-64 inline pieces of the arch interface: interrupt flag, per-CPU self pointer. */
+#ifndef ASM_PROCESSOR_H
+#define ASM_PROCESSOR_H
+
+#include "types.h"
+
+#define X86_RFLAGS_IF	(1UL << 9)
+
+static inline unsigned long arch_irq_save(void)
+{
+	unsigned long flags;
+
+	__asm__ __volatile__("pushfq; popq %0; cli" : "=r"(flags) : : "memory");
+	return flags;
+}
+
+static inline void arch_irq_restore(unsigned long flags)
+{
+	if (flags & X86_RFLAGS_IF)
+		__asm__ __volatile__("sti" ::: "memory");
+}
+
+static inline void arch_irq_enable(void)  { __asm__ __volatile__("sti" ::: "memory"); }
+static inline void arch_irq_disable(void) { __asm__ __volatile__("cli" ::: "memory"); }
+
+static inline bool arch_irqs_disabled(void)
+{
+	unsigned long flags;
+
+	__asm__ __volatile__("pushfq; popq %0" : "=r"(flags));
+	return !(flags & X86_RFLAGS_IF);
+}
+
+/*
+ * Enables interrupts and halts until one arrives.  "sti" takes effect
+ * after the next instruction, so no interrupt can slip in between the two
+ * and leave us asleep with work pending.
+ */
+static inline void arch_wait_for_interrupt(void)
+{
+	__asm__ __volatile__("sti; hlt" ::: "memory");
+}
+
+/* Halts with interrupts as they are (off: only an NMI or reset wakes it). */
+static inline void arch_cpu_halt(void)
+{
+	__asm__ __volatile__("hlt" ::: "memory");
+}
+
+/* GS base holds each CPU's struct cpu; its first word points to itself. */
+static inline void *arch_cpu_self(void)
+{
+	void *p;
+
+	__asm__ __volatile__("movq %%gs:0, %0" : "=r"(p));
+	return p;
+}
+
+static inline uintptr_t arch_current_fp(void)
+{
+	return (uintptr_t)__builtin_frame_address(0);
+}
+
+#endif

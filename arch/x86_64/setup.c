@@ -1,0 +1,57 @@
+/* Bringing the x86-64 machine up: the arch interface's init entry points. */
+#include "x86.h"
+
+u64 multiboot_rsdp(void);
+
+static void set_cpu_self(int cpu)
+{
+	cpus[cpu].self = &cpus[cpu];
+	cpus[cpu].id = cpu;
+	wrmsr(MSR_GS_BASE, (uintptr_t)&cpus[cpu]);
+}
+
+/* Puts the boot CPU first in the CPU list, whatever order ACPI used. */
+static void boot_cpu_first(void)
+{
+	u32 me = lapic_id();
+
+	for (int i = 0; i < acpi_ncpus; i++) {
+		if (cpu_apic_id[i] == me) {
+			cpu_apic_id[i] = cpu_apic_id[0];
+			cpu_apic_id[0] = me;
+			return;
+		}
+	}
+	cpu_apic_id[0] = me;	/* not listed (or beyond NR_CPUS): take slot 0 */
+	if (!acpi_ncpus)
+		acpi_ncpus = 1;
+}
+
+void arch_early_init(void *boot_info)
+{
+	uart_init();
+	set_cpu_self(0);
+	multiboot_parse((u32)(uintptr_t)boot_info);
+	acpi_init(multiboot_rsdp());
+	boot_cpu_first();
+}
+
+void arch_init(void)
+{
+	idt_init();
+	x86_cpu_tables_init(0);
+	clock_init();
+	lapic_init();
+}
+
+void arch_cpu_init(int cpu)
+{
+	set_cpu_self(cpu);
+	x86_cpu_tables_init(cpu);
+	lapic_cpu_init();
+}
+
+int arch_possible_cpus(void)
+{
+	return acpi_ncpus ? acpi_ncpus : 1;
+}

@@ -1,0 +1,41 @@
+/*
+ * Waking the other CPUs: copy the trampoline (boot/x86_64/trampoline.S)
+ * below 1 MiB, leave it the stack and CPU number, then INIT, a 10 ms
+ * wait, and two startup IPIs whose vector is the trampoline's page number.
+ * kernel/smp.c waits for the CPU to say it is online.
+ */
+#include "x86.h"
+
+#define TRAMPOLINE_BASE	0x8000
+
+extern const u8 trampoline_start[], trampoline_end[];
+extern u64 trampoline_stack;
+extern u32 trampoline_cpu;
+void lapic_send_init(u32 apic_id);
+void lapic_send_startup(u32 apic_id, u32 page);
+
+/* Where a trampoline variable lives once the code is copied. */
+#define TRAMPOLINE_VAR(v) \
+	((__typeof__(&(v)))(TRAMPOLINE_BASE + ((const u8 *)&(v) - trampoline_start)))
+
+bool arch_start_cpu(int cpu, void *stack_top)
+{
+	static bool copied;
+	u32 apic = cpu_apic_id[cpu];
+
+	if (!copied) {
+		memcpy((void *)TRAMPOLINE_BASE, trampoline_start,
+		       trampoline_end - trampoline_start);
+		copied = true;
+	}
+	*TRAMPOLINE_VAR(trampoline_stack) = (uintptr_t)stack_top;
+	*TRAMPOLINE_VAR(trampoline_cpu) = cpu;
+	/* The stores above must be visible before the CPU can start reading them. */
+	smp_mb();
+	lapic_send_init(apic);
+	mdelay(10);
+	lapic_send_startup(apic, TRAMPOLINE_BASE >> 12);
+	udelay(200);
+	lapic_send_startup(apic, TRAMPOLINE_BASE >> 12);
+	return true;
+}

@@ -1,0 +1,37 @@
+/* The 16550 UART on COM1: the serial console. */
+#include "x86.h"
+
+#define COM1		0x3f8
+#define UART_DATA	0
+#define UART_IER	1
+#define UART_FCR	2
+#define UART_LCR	3
+#define UART_MCR	4
+#define UART_LSR	5
+#define LSR_DATA_READY	0x01
+#define LSR_THR_EMPTY	0x20
+
+void uart_init(void)
+{
+	outb(COM1 + UART_IER, 0x00);		/* polled: no UART interrupts */
+	outb(COM1 + UART_LCR, 0x80);		/* divisor latch access */
+	outb(COM1 + UART_DATA, 0x01);		/* 115200 baud */
+	outb(COM1 + UART_IER, 0x00);
+	outb(COM1 + UART_LCR, 0x03);		/* 8 bits, no parity, 1 stop */
+	outb(COM1 + UART_FCR, 0x07);		/* FIFOs on and cleared */
+	outb(COM1 + UART_MCR, 0x03);		/* DTR, RTS */
+}
+
+void arch_console_putc(char c)
+{
+	while (!(inb(COM1 + UART_LSR) & LSR_THR_EMPTY))
+		;
+	outb(COM1 + UART_DATA, (u8)c);
+}
+
+int arch_console_getc(void)
+{
+	if (!(inb(COM1 + UART_LSR) & LSR_DATA_READY))
+		return -1;
+	return inb(COM1 + UART_DATA);
+}

@@ -1,0 +1,76 @@
+/* Private helpers of the x86-64 port: port I/O, MSRs, CPUID, descriptors. */
+#ifndef ARCH_X86_H
+#define ARCH_X86_H
+
+#include "kernel.h"
+
+static inline void outb(u16 port, u8 v) { __asm__ __volatile__("outb %0, %1" : : "a"(v), "Nd"(port)); }
+static inline u8 inb(u16 port) { u8 v; __asm__ __volatile__("inb %1, %0" : "=a"(v) : "Nd"(port)); return v; }
+static inline void outw(u16 port, u16 v) { __asm__ __volatile__("outw %0, %1" : : "a"(v), "Nd"(port)); }
+static inline void outl(u16 port, u32 v) { __asm__ __volatile__("outl %0, %1" : : "a"(v), "Nd"(port)); }
+
+static inline u64 rdmsr(u32 msr)
+{
+	u32 lo, hi;
+
+	__asm__ __volatile__("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
+	return ((u64)hi << 32) | lo;
+}
+
+static inline void wrmsr(u32 msr, u64 v)
+{
+	__asm__ __volatile__("wrmsr" : : "c"(msr), "a"((u32)v), "d"((u32)(v >> 32)));
+}
+
+static inline u64 rdtsc(void)
+{
+	u32 lo, hi;
+
+	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((u64)hi << 32) | lo;
+}
+
+static inline void cpuid(u32 leaf, u32 *a, u32 *b, u32 *c, u32 *d)
+{
+	__asm__ __volatile__("cpuid" : "=a"(*a), "=b"(*b), "=c"(*c), "=d"(*d) : "a"(leaf), "c"(0));
+}
+
+static inline u64 read_cr2(void) { u64 v; __asm__ __volatile__("mov %%cr2, %0" : "=r"(v)); return v; }
+static inline u64 read_cr3(void) { u64 v; __asm__ __volatile__("mov %%cr3, %0" : "=r"(v)); return v; }
+
+#define MSR_APIC_BASE	0x1b
+#define MSR_EFER	0xc0000080
+#define MSR_GS_BASE	0xc0000101
+
+/* Interrupt vectors. */
+#define VEC_PIC_BASE	0x50	/* legacy PIC, remapped and masked */
+#define VEC_TIMER	0x40
+#define VEC_IPI_BASE	0xf0	/* + enum ipi_kind */
+#define VEC_SPURIOUS	0xff
+#define NMI_VECTOR	2
+
+/* What every interrupt and exception entry (vectors.S) pushes. */
+struct trap_frame {
+	u64 rax, rbx, rcx, rdx, rsi, rdi, rbp, r8, r9, r10, r11, r12, r13, r14, r15;
+	u64 vector, error;
+	u64 rip, cs, rflags, rsp, ss;	/* pushed by the CPU */
+};
+
+void x86_cpu_tables_init(int cpu);
+void idt_init(void);
+void lapic_init(void);
+void lapic_cpu_init(void);
+void lapic_eoi(void);
+u32 lapic_id(void);
+void lapic_send(u32 apic_id, u32 icr_low);
+void clock_init(void);
+void uart_init(void);
+void pic_disable(void);
+void acpi_init(u64 rsdp_phys);
+void multiboot_parse(u32 info_addr);
+extern u32 cpu_apic_id[];
+extern int acpi_ncpus;
+extern u64 lapic_base_phys;
+extern u32 lapic_ticks_per_tick;
+
+#endif

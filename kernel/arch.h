@@ -1,0 +1,60 @@
+/*
+ * The arch interface: everything kernel/ needs from arch/<arch>/.  kernel/
+ * holds no #ifdef on the architecture; it calls these.  Inline pieces
+ * (barriers, irq flags, the per-CPU self pointer) live in arch/<arch>/include/asm/.
+ */
+#ifndef KERNEL_ARCH_H
+#define KERNEL_ARCH_H
+
+#include "types.h"
+#include <asm/processor.h>
+
+/* Exit statuses QEMU returns to the host (tools/run.py reads them). */
+#define QEMU_EXIT_PASS	33
+#define QEMU_EXIT_FAIL	35
+#define QEMU_EXIT_PANIC	37
+
+struct trap_frame;
+
+/* Early set-up on the boot CPU: console, boot info, memory map, CPU list. */
+void arch_early_init(void *boot_info);
+/* The rest of the boot CPU's set-up once memory works: interrupts, clock. */
+void arch_init(void);
+/* Starts CPU `cpu` at ap_main() on `stack`; false if it did not come up. */
+bool arch_start_cpu(int cpu, void *stack_top);
+/* Per-CPU set-up, run by every CPU (boot CPU included) on itself. */
+void arch_cpu_init(int cpu);
+
+/* Serial console. */
+void arch_console_putc(char c);
+int arch_console_getc(void);		/* -1 when nothing is waiting */
+
+/* Inter-processor interrupts and the NMI-like "stop" used by panic. */
+enum ipi_kind { IPI_CALL_FUNC, IPI_RESCHEDULE, IPI_NR };
+void arch_send_ipi(int cpu, enum ipi_kind kind);
+/* Interrupts a CPU even if it has interrupts off (x86: NMI). */
+bool arch_send_nmi(int cpu);
+
+/* Monotonic clock since boot. */
+u64 arch_clock_ns(void);
+u64 arch_cycles(void);
+
+/* Ends QEMU with `status` (one of QEMU_EXIT_*); never returns. */
+void arch_qemu_exit(int status) __attribute__((noreturn));
+
+/* Registers and backtrace of an interrupted context. */
+void arch_dump_frame(const struct trap_frame *tf);
+uintptr_t arch_frame_pc(const struct trap_frame *tf);
+uintptr_t arch_frame_fp(const struct trap_frame *tf);
+
+/* The CPUs firmware described, in logical order (boot CPU first). */
+int arch_possible_cpus(void);
+
+/* The boot command line, as the boot loader gave it. */
+const char *arch_cmdline(void);
+
+/* Usable RAM regions, for the page allocator. */
+struct mem_region { uintptr_t start, end; };
+int arch_mem_regions(struct mem_region *out, int max);
+
+#endif

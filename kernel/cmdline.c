@@ -1,0 +1,139 @@
+/*
+ * Parsing the kernel command line into the keys declared with KPARAM_*
+ * (they sit in the .kparam section, so there is no central list).  Every
+ * word that is not used is reported with the reason, and the default kept.
+ */
+#include <stdlib.h>
+#include <errno.h>
+#include "kernel.h"
+
+#define MAX_WORD	256
+
+extern const struct kparam __kparam_start[], __kparam_end[];
+
+static char command_line[4096];
+
+const char *saved_command_line(void)
+{
+	if (!command_line[0]) {
+		const char *s = arch_cmdline();
+
+		strncpy(command_line, s ? s : "", sizeof(command_line) - 1);
+	}
+	return command_line;
+}
+
+bool kparam_set_int(const struct kparam *p, const char *val)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(val, &end, 0);
+	if (!*val || *end || errno || v < p->min || v > p->max)
+		return false;
+	if (p->size == sizeof(int))
+		*(int *)p->var = (int)v;
+	else
+		*(long long *)p->var = v;
+	return true;
+}
+
+bool kparam_set_bool(const struct kparam *p, const char *val)
+{
+	bool v;
+
+	if (!strcmp(val, "1") || !strcmp(val, "y") || !strcmp(val, "on"))
+		v = true;
+	else if (!strcmp(val, "0") || !strcmp(val, "n") || !strcmp(val, "off"))
+		v = false;
+	else
+		return false;
+	*(bool *)p->var = v;
+	return true;
+}
+
+bool kparam_set_string(const struct kparam *p, const char *val)
+{
+	if (strlen(val) >= p->size)
+		return false;
+	strcpy(p->var, val);
+	return true;
+}
+
+static const struct kparam *find_param(const char *key)
+{
+	for (const struct kparam *p = __kparam_start; p < __kparam_end; p++)
+		if (!strcmp(p->name, key))
+			return p;
+	return NULL;
+}
+
+/* Applies one word; returns NULL when used, else why it was ignored. */
+static const char *apply_word(char *word, const struct kparam **param)
+{
+	char *eq = strchr(word, '=');
+	const char *val = "1";
+	const struct kparam *p;
+
+	if (eq) {
+		*eq = '\0';
+		val = eq + 1;
+	}
+	*param = p = find_param(word);
+	if (eq)
+		*eq = '=';
+	if (!p)
+		return "unknown parameter";
+	if (p->set == kparam_set_int && !eq)
+		return "needs a value";
+	return p->set(p, val) ? NULL : "bad value";
+}
+
+static void report(const char *word, const char *why, const struct kparam *p)
+{
+	if (p && p->set == kparam_set_int)
+		printk("cmdline: ignoring '%s': %s (expected an integer from %lld to %lld); "
+		       "keeping the default\n", word, why, p->min, p->max);
+	else if (p)
+		printk("cmdline: ignoring '%s': %s (expected %s); keeping the default\n",
+		       word, why, p->what);
+	else
+		printk("cmdline: ignoring '%s': %s\n", word, why);
+}
+
+int cmdline_parse(const char *line, bool verbose)
+{
+	char word[MAX_WORD];
+	int ignored = 0;
+
+	while (*line) {
+		size_t n = 0;
+		const char *why;
+		const struct kparam *p = NULL;
+
+		while (*line == ' ' || *line == '\t')
+			line++;
+		if (!*line)
+			break;
+		while (line[n] && line[n] != ' ' && line[n] != '\t')
+			n++;
+		if (n >= MAX_WORD) {
+			why = "word too long";
+			memcpy(word, line, 40);
+			strcpy(word + 40, "...");
+		} else {
+			memcpy(word, line, n);
+			word[n] = '\0';
+			/* GRUB passes the kernel's path first: not a parameter. */
+			why = word[0] == '/' ? "" : apply_word(word, &p);
+		}
+		line += n;
+		if (why && *why) {
+			ignored++;
+			if (verbose)
+				report(word, why, p);
+		}
+	}
+	return ignored;
+}

@@ -1,0 +1,57 @@
+/*
+ * The kernel command line: space-separated `key=value` words (a bare `key`
+ * means `key=1`).  Each key is declared next to the code it configures:
+ *
+ *	static int stall_timeout = 21;
+ *	KPARAM_INT("rcu_cpu_stall_timeout", stall_timeout, 3, 300);
+ *
+ * An unknown key or a malformed value is reported and the default kept.
+ */
+#ifndef KERNEL_CMDLINE_H
+#define KERNEL_CMDLINE_H
+
+#include "types.h"
+#include "compiler.h"
+
+struct kparam;
+typedef bool (*kparam_set_fn)(const struct kparam *p, const char *val);
+
+struct kparam {
+	const char *name;
+	kparam_set_fn set;	/* false: value refused, default kept */
+	void *var;
+	long long min, max;	/* integers: the accepted range */
+	size_t size;		/* strings: the buffer's size */
+	const char *what;	/* what a good value looks like, for messages */
+};
+
+bool kparam_set_int(const struct kparam *p, const char *val);
+bool kparam_set_bool(const struct kparam *p, const char *val);
+bool kparam_set_string(const struct kparam *p, const char *val);
+
+#define __KPARAM(id, key, fn, v, lo, hi, sz, desc)			\
+	static const struct kparam __kparam_##id			\
+	__used __section(".kparam") __aligned(8) = {			\
+		.name = key, .set = fn, .var = v, .min = lo, .max = hi,	\
+		.size = sz, .what = desc,				\
+	}
+
+#define KPARAM_INT(key, var, lo, hi) \
+	__KPARAM(var, key, kparam_set_int, &(var), lo, hi, sizeof(var), "an integer")
+#define KPARAM_BOOL(key, var) \
+	__KPARAM(var, key, kparam_set_bool, &(var), 0, 1, sizeof(var), "0, 1, y, n, on or off")
+#define KPARAM_STRING(key, buf) \
+	__KPARAM(buf, key, kparam_set_string, (buf), 0, 0, sizeof(buf), "a string")
+/* A key whose value a function interprets. */
+#define KPARAM_CALL(key, fn, desc) \
+	__KPARAM(fn, key, fn, NULL, 0, 0, 0, desc)
+
+/*
+ * Applies every word of line to the declared keys; returns how many words
+ * were ignored (each reported on the console when report is true).
+ */
+int cmdline_parse(const char *line, bool report);
+/* The command line the kernel was booted with. */
+const char *saved_command_line(void);
+
+#endif

@@ -1,0 +1,26 @@
+/*
+ * The kernel's whole API in one include, for kernel code, demos and tests
+ * (tests/ include it through ktest.h).
+ */
+#ifndef KERNEL_KERNEL_H
+#define KERNEL_KERNEL_H
+
+#include "types.h"
+#include "compiler.h"
+#include "barrier.h"
+#include "atomic.h"
+#include "arch.h"
+#include "smp.h"
+#include "spinlock.h"
+#include "printk.h"
+#include "panic.h"
+#include "time.h"
+#include "mm.h"
+#include "cmdline.h"
+#include "list.h"
+#include "rcupdate.h"
+#include "rculist.h"
+
+#include <string.h>
+
+#endif

@@ -1,0 +1,69 @@
+/*
+ * The in-kernel test interface.  A test file includes only this header,
+ * which brings in the kernel's whole API, and writes:
+ *
+ *	KTEST(name) { KEXPECT(cond); KEXPECT_EQ(a, b); KASSERT(cond); }
+ *
+ * Any .c file in tests/ is linked into the kernel and its tests are found
+ * through the .ktest section: there is no list to edit.  Results are
+ * printed in KTAP version 1 on the serial console (kernel/ktest.c).
+ *
+ * The checks work anywhere while a test runs, also in helper functions and
+ * in threads or interrupt handlers the test started on other CPUs: the
+ * outcome belongs to the one test that is running.
+ */
+#ifndef KERNEL_KTEST_H
+#define KERNEL_KTEST_H
+
+#include "kernel.h"
+
+struct ktest {
+	const char *name;
+	void (*fn)(void);
+	const char *file;
+	int line;
+};
+
+#define KTEST(tname)							\
+	static void ktest_fn_##tname(void);				\
+	static const struct ktest ktest_desc_##tname			\
+	__used __section(".ktest") __aligned(8) = {			\
+		.name = #tname, .fn = ktest_fn_##tname, .file = __FILE__,	\
+		.line = __LINE__,					\
+	};								\
+	static void ktest_fn_##tname(void)
+
+/* Records a failed check (with a '# file:line: ...' line); returns ok. */
+bool ktest_check(bool ok, const char *file, int line, const char *expr);
+bool ktest_check_eq(long long a, long long b, const char *file, int line,
+		    const char *ea, const char *eb);
+void ktest_skip(const char *why);
+
+/* On failure: a diagnostic, the test is marked failed, and it goes on. */
+#define KEXPECT(cond)	((void)ktest_check(!!(cond), __FILE__, __LINE__, #cond))
+
+/* Compares as long long and prints both values on failure. */
+#define KEXPECT_EQ(a, b) \
+	((void)ktest_check_eq((long long)(a), (long long)(b), __FILE__, __LINE__, #a, #b))
+
+/* Like KEXPECT, then returns from the (void) test function. */
+#define KASSERT(cond)							\
+	do {								\
+		if (!ktest_check(!!(cond), __FILE__, __LINE__, #cond))	\
+			return;						\
+	} while (0)
+
+#define KASSERT_EQ(a, b)						\
+	do {								\
+		if (!ktest_check_eq((long long)(a), (long long)(b),	\
+				    __FILE__, __LINE__, #a, #b))	\
+			return;						\
+	} while (0)
+
+/* Marks the test skipped ('ok N name # SKIP why') and returns. */
+#define KTEST_SKIP(why)		do { ktest_skip(why); return; } while (0)
+
+/* Prints a '# ...' diagnostic line belonging to the running test. */
+#define ktest_info(fmt, ...)	printk("# " fmt "\n", ##__VA_ARGS__)
+
+#endif

@@ -1,0 +1,114 @@
+/*
+ * The physical page allocator: one bit per 4 KiB page below 4 GiB (set =
+ * in use), first fit for runs of contiguous pages.  Simple and slow
+ * enough for a teaching kernel; kmalloc() sits on top for small objects.
+ */
+#include "kernel.h"
+
+#define MAX_PHYS	(1ULL << 32)	/* the boot page tables map 4 GiB */
+#define MAX_PAGES	(MAX_PHYS / PAGE_SIZE)
+#define BITS		(8 * sizeof(unsigned long))
+
+extern char __kernel_end[];
+
+static unsigned long used[MAX_PAGES / BITS];
+static DEFINE_SPINLOCK(page_lock);
+static size_t free_pages, total_pages, search_hint;
+
+static bool page_used(size_t pfn) { return used[pfn / BITS] & (1UL << (pfn % BITS)); }
+static void mark_used(size_t pfn) { used[pfn / BITS] |= 1UL << (pfn % BITS); }
+static void mark_free(size_t pfn) { used[pfn / BITS] &= ~(1UL << (pfn % BITS)); }
+
+void page_alloc_init(void)
+{
+	struct mem_region r[32];
+	int n = arch_mem_regions(r, ARRAY_SIZE(r));
+	uintptr_t kend = ALIGN_UP((uintptr_t)__kernel_end, PAGE_SIZE);
+	bool above = false;
+
+	memset(used, 0xff, sizeof(used));
+	for (int i = 0; i < n; i++) {
+		/* Nothing below the kernel's end: firmware data, the trampoline, us. */
+		uintptr_t start = ALIGN_UP(max(r[i].start, kend), PAGE_SIZE);
+		uintptr_t end = ALIGN_DOWN(min(r[i].end, (uintptr_t)MAX_PHYS), PAGE_SIZE);
+
+		above |= r[i].end > MAX_PHYS;
+		for (uintptr_t a = start; a < end; a += PAGE_SIZE) {
+			mark_free(a / PAGE_SIZE);
+			free_pages++;
+		}
+	}
+	total_pages = free_pages;
+	search_hint = kend / PAGE_SIZE;
+	printk("mm: %zu MiB free for the kernel (%zu pages)\n",
+	       free_pages * PAGE_SIZE >> 20, free_pages);
+	if (above)
+		printk("mm: memory above 4 GiB is not mapped and not used\n");
+}
+
+static long find_run(size_t from, size_t to, size_t npages)
+{
+	size_t run = 0;
+
+	for (size_t pfn = from; pfn < to; pfn++) {
+		run = page_used(pfn) ? 0 : run + 1;
+		if (run == npages)
+			return pfn + 1 - npages;
+	}
+	return -1;
+}
+
+void *page_alloc(size_t npages)
+{
+	unsigned long flags;
+	long pfn;
+
+	if (!npages)
+		return NULL;
+	spin_lock_irqsave(&page_lock, flags);
+	pfn = -1;
+	if (npages <= free_pages) {
+		pfn = find_run(search_hint, MAX_PAGES, npages);
+		if (pfn < 0)
+			pfn = find_run(0, MAX_PAGES, npages);
+	}
+	if (pfn >= 0) {
+		for (size_t i = 0; i < npages; i++)
+			mark_used(pfn + i);
+		free_pages -= npages;
+		search_hint = pfn + npages;
+	}
+	spin_unlock_irqrestore(&page_lock, flags);
+	return pfn < 0 ? NULL : (void *)(uintptr_t)(pfn * PAGE_SIZE);
+}
+
+void page_free(void *addr, size_t npages)
+{
+	size_t pfn = (uintptr_t)addr / PAGE_SIZE;
+	unsigned long flags;
+
+	if ((uintptr_t)addr % PAGE_SIZE || pfn + npages > MAX_PAGES)
+		panic("BUG: page_free(%p, %zu): not a page the allocator handed out",
+		      addr, npages);
+	spin_lock_irqsave(&page_lock, flags);
+	for (size_t i = 0; i < npages; i++) {
+		if (!page_used(pfn + i))
+			panic("BUG: page_free(%p, %zu): page %p is already free",
+			      addr, npages, (void *)((pfn + i) * PAGE_SIZE));
+		mark_free(pfn + i);
+	}
+	free_pages += npages;
+	if (pfn < search_hint)
+		search_hint = pfn;
+	spin_unlock_irqrestore(&page_lock, flags);
+}
+
+size_t page_free_count(void)
+{
+	return READ_ONCE(free_pages);
+}
+
+size_t page_total_count(void)
+{
+	return total_pages;
+}

@@ -1,0 +1,169 @@
+/*
+ * panic() and warnings.  A panic stops the other CPUs (an NMI on x86-64
+ * reaches even a CPU spinning with interrupts off), prints the message,
+ * this CPU, its task and a symbolized backtrace, and ends QEMU with the
+ * panic code.  It never waits for a lock a stopped CPU may hold: printk
+ * writes without the console lock once a panic is in progress.
+ */
+#include <stdio.h>
+#include "kernel.h"
+#include "irq.h"
+
+#define STOP_WAIT_NS	(500 * NSEC_PER_MSEC)
+#define MAX_FRAMES	32
+
+static int panic_cpu = -1;
+static atomic_t cpus_stopped;
+
+bool panic_in_progress(void)
+{
+	return READ_ONCE(panic_cpu) != -1;
+}
+
+static const char *task_name(void)
+{
+	const char *n = this_cpu()->task_name;
+
+	return n ? n : "?";
+}
+
+static bool plausible_frame(uintptr_t fp, uintptr_t prev)
+{
+	/* Frames live in identity-mapped RAM, are aligned, and grow upwards. */
+	return fp >= 0x100000 && fp < (1ULL << 32) && !(fp & 7) && fp > prev;
+}
+
+static void print_addr(uintptr_t pc)
+{
+	uintptr_t off, size;
+	const char *sym = ksym_lookup(pc, &off, &size);
+
+	if (sym)
+		printk(" [<%016lx>] %s+0x%lx/0x%lx\n", (unsigned long)pc, sym,
+		       (unsigned long)off, (unsigned long)size);
+	else
+		printk(" [<%016lx>] ?\n", (unsigned long)pc);
+}
+
+void dump_backtrace(uintptr_t pc, uintptr_t fp)
+{
+	printk("Call Trace:\n");
+	if (pc)
+		print_addr(pc);
+	for (int i = 0; i < MAX_FRAMES && plausible_frame(fp, 0); i++) {
+		uintptr_t next = ((uintptr_t *)fp)[0];
+		uintptr_t ret = ((uintptr_t *)fp)[1];
+
+		if (!ret)
+			break;
+		print_addr(ret - 1);	/* the call, not the instruction after it */
+		if (!plausible_frame(next, fp))
+			break;
+		fp = next;
+	}
+}
+
+void dump_stack(void)
+{
+	dump_backtrace(0, arch_current_fp());
+}
+
+/* Interrupts the other CPUs and waits (bounded) until they say they stopped. */
+static void stop_other_cpus(void)
+{
+	int cpu, others = 0;
+	u64 end;
+
+	for_each_online_cpu(cpu) {
+		if (cpu != smp_processor_id() && arch_send_nmi(cpu))
+			others++;
+	}
+	end = ktime_get_ns() + STOP_WAIT_NS;
+	while (atomic_read(&cpus_stopped) < others && ktime_get_ns() < end)
+		cpu_relax();
+	if (atomic_read(&cpus_stopped) < others)
+		printk("panic: %d of %d other CPUs did not stop\n",
+		       others - atomic_read(&cpus_stopped), others);
+}
+
+/* Returns only to the first CPU to panic; any other CPU stops here. */
+static void panic_enter(void)
+{
+	int me;
+
+	arch_irq_disable();
+	me = smp_processor_id();
+	if (__atomic_exchange_n(&panic_cpu, me, __ATOMIC_SEQ_CST) != -1) {
+		if (READ_ONCE(panic_cpu) == me) {
+			static const char msg[] = "\nKernel panic while panicking: giving up\n";
+			console_write_unlocked(msg, sizeof(msg) - 1);
+			arch_qemu_exit(QEMU_EXIT_PANIC);
+		}
+		irq_nmi(NULL);	/* another CPU panics first: stop like its NMI would */
+	}
+	WRITE_ONCE(panic_cpu, me);
+	stop_other_cpus();
+}
+
+static void __noreturn panic_finish(const char *msg)
+{
+	printk("---[ end Kernel panic - not syncing: %s ]---\n", msg);
+	arch_qemu_exit(QEMU_EXIT_PANIC);
+}
+
+static char panic_msg[512];
+
+void panic(const char *fmt, ...)
+{
+	va_list ap;
+
+	panic_enter();
+	va_start(ap, fmt);
+	vsnprintf(panic_msg, sizeof(panic_msg), fmt, ap);
+	va_end(ap);
+	printk("Kernel panic - not syncing: %s\n", panic_msg);
+	printk("CPU: %d Task: %s\n", smp_processor_id(), task_name());
+	dump_stack();
+	panic_finish(panic_msg);
+}
+
+void panic_trap(const struct trap_frame *tf, const char *fmt, ...)
+{
+	va_list ap;
+
+	panic_enter();
+	va_start(ap, fmt);
+	vsnprintf(panic_msg, sizeof(panic_msg), fmt, ap);
+	va_end(ap);
+	printk("%s\n", panic_msg);
+	printk("CPU: %d Task: %s\n", smp_processor_id(), task_name());
+	arch_dump_frame(tf);
+	dump_backtrace(arch_frame_pc(tf), arch_frame_fp(tf));
+	printk("Kernel panic - not syncing: Fatal exception on CPU%d\n", smp_processor_id());
+	panic_finish(panic_msg);
+}
+
+void warn_slowpath(const char *file, int line, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	printk("WARNING: CPU: %d Task: %s at %s:%d: %s\n", smp_processor_id(),
+	       task_name(), file, line, msg);
+	dump_stack();
+	printk("---[ end trace ]---\n");
+}
+
+/* The NMI: the stop request of a panic on another CPU. */
+void irq_nmi(const struct trap_frame *tf)
+{
+	(void)tf;
+	if (panic_in_progress() && READ_ONCE(panic_cpu) != smp_processor_id()) {
+		atomic_inc(&cpus_stopped);
+		for (;;)
+			arch_irq_disable(), arch_cpu_halt();
+	}
+}

@@ -1,0 +1,29 @@
+#ifndef KERNEL_PRINTK_H
+#define KERNEL_PRINTK_H
+
+#include <stdarg.h>
+#include "compiler.h"
+
+/*
+ * Formats with newlib's vsnprintf and writes the result to the serial
+ * console in one piece: lines from different CPUs never interleave.
+ */
+int printk(const char *fmt, ...) __printf(1, 2);
+int vprintk(const char *fmt, va_list ap);
+
+#define pr_emerg(fmt, ...)	printk(fmt, ##__VA_ARGS__)
+#define pr_err(fmt, ...)	printk(fmt, ##__VA_ARGS__)
+#define pr_warn(fmt, ...)	printk(fmt, ##__VA_ARGS__)
+#define pr_info(fmt, ...)	printk(fmt, ##__VA_ARGS__)
+#define pr_debug(fmt, ...)	do { } while (0)
+
+/* Copies this CPU's printk output into buf too (NULL stops); for tests. */
+void console_capture(char *buf, size_t size);
+
+/* Console input, for the monitor; -1 when nothing is waiting. */
+int console_getc(void);
+
+/* Used by panic: writes without the console lock a stopped CPU may hold. */
+void console_write_unlocked(const char *s, size_t n);
+
+#endif

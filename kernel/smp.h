@@ -1,0 +1,79 @@
+/*
+ * CPUs and per-CPU data.  Each CPU has a struct cpu; the arch keeps a
+ * pointer to it in a register (x86-64: GS base) so this_cpu() is one load.
+ * Logical CPU numbers are 0 .. nr_cpu_ids-1, the boot CPU is 0.
+ */
+#ifndef KERNEL_SMP_H
+#define KERNEL_SMP_H
+
+#include "types.h"
+#include "compiler.h"
+#include "arch.h"
+
+#ifndef NR_CPUS
+#define NR_CPUS 16
+#endif
+
+struct task_struct;
+
+struct cpu {
+	struct cpu *self;	/* first: arch_cpu_self() reads it */
+	int id;
+	int locks_held;		/* spinlocks this CPU holds now */
+	int irq_depth;		/* > 0 inside an interrupt handler */
+	u64 ticks;		/* timer interrupts taken */
+	u64 ipis;		/* IPIs taken */
+	void *stack_top;
+	const char *task_name;	/* who runs here, for reports */
+	struct task_struct *current;
+	void *arch;		/* arch-private per-CPU state */
+};
+
+extern struct cpu cpus[NR_CPUS];
+extern int nr_cpu_ids;		/* CPUs brought up */
+
+static inline struct cpu *this_cpu(void)
+{
+	return (struct cpu *)arch_cpu_self();
+}
+
+static inline int smp_processor_id(void)
+{
+	return this_cpu()->id;
+}
+
+bool cpu_online(int cpu);
+int num_online_cpus(void);
+int cpu_next_online(int cpu);
+#define for_each_online_cpu(cpu) \
+	for ((cpu) = cpu_next_online(-1); (cpu) < NR_CPUS; (cpu) = cpu_next_online(cpu))
+#define for_each_possible_cpu(cpu) for ((cpu) = 0; (cpu) < nr_cpu_ids; (cpu)++)
+
+static inline bool in_interrupt(void)
+{
+	return this_cpu()->irq_depth > 0;
+}
+
+/* Per-CPU variables with Linux's names: one slot per CPU. */
+#define DEFINE_PER_CPU(type, name)	__typeof__(type) name[NR_CPUS]
+#define DECLARE_PER_CPU(type, name)	extern __typeof__(type) name[NR_CPUS]
+#define per_cpu(name, cpu)		((name)[cpu])
+#define per_cpu_ptr(ptr, cpu)		(&(*(ptr))[cpu])
+#define this_cpu_ptr(ptr)		per_cpu_ptr(ptr, smp_processor_id())
+#define this_cpu_read(name)		READ_ONCE((name)[smp_processor_id()])
+#define this_cpu_write(name, v)		WRITE_ONCE((name)[smp_processor_id()], (v))
+
+/*
+ * Runs func(info) on every online CPU, this one too (with interrupts off
+ * there, as on the others).  With wait, returns once all have finished.
+ * Must be called with interrupts on and outside interrupt handlers.
+ */
+void on_each_cpu(void (*func)(void *info), void *info, bool wait);
+/* Same, on one CPU. */
+void smp_call_function_single(int cpu, void (*func)(void *info), void *info, bool wait);
+
+void smp_boot_cpus(void);
+void smp_handle_call_ipi(void);
+void smp_timer_tick(void);
+
+#endif

@@ -1,0 +1,44 @@
+/* The kernel command line: good words are applied, bad ones reported and ignored. */
+#include "ktest.h"
+
+static int test_num = 7;
+static bool test_flag = true;
+static char test_name[16] = "default";
+KPARAM_INT("test.num", test_num, -100, 100);
+KPARAM_BOOL("test.flag", test_flag);
+KPARAM_STRING("test.name", test_name);
+
+KTEST(cmdline_applies_good_words)
+{
+	KEXPECT_EQ(cmdline_parse("  test.num=42\ttest.flag=off test.name=hello  ", false), 0);
+	KEXPECT_EQ(test_num, 42);
+	KEXPECT_EQ(test_flag, false);
+	KEXPECT(!strcmp(test_name, "hello"));
+	KEXPECT_EQ(cmdline_parse("test.num=-0x10 test.flag", false), 0);
+	KEXPECT_EQ(test_num, -16);
+	KEXPECT_EQ(test_flag, true);
+}
+
+KTEST(cmdline_reports_and_ignores_bad_words)
+{
+	test_num = 5;
+	test_flag = true;
+	strcpy(test_name, "keep");
+	KEXPECT_EQ(cmdline_parse("test.num=abc test.num=1000 test.num= test.num "
+				 "test.flag=maybe test.name=waytoolongforthebuffer "
+				 "no.such.key=1 =5 test.num=12x", true), 9);
+	KEXPECT_EQ(test_num, 5);		/* defaults kept */
+	KEXPECT_EQ(test_flag, true);
+	KEXPECT(!strcmp(test_name, "keep"));
+	KEXPECT_EQ(cmdline_parse("", true), 0);
+}
+
+KTEST(cmdline_survives_an_overlong_word)
+{
+	static char line[600];
+
+	memset(line, 'x', sizeof(line) - 1);
+	memcpy(line + sizeof(line) - 12, " test.num=3", 11);
+	KEXPECT_EQ(cmdline_parse(line, true), 1);
+	KEXPECT_EQ(test_num, 3);	/* the word after it still counts */
+}

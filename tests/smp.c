@@ -1,0 +1,112 @@
+/* Every CPU up, per-CPU data, IPIs and the timer tick on every CPU. */
+#include "ktest.h"
+
+KTEST(smp_every_cpu_is_online_with_its_own_id)
+{
+	int cpu, n = 0;
+
+	for_each_online_cpu(cpu) {
+		KEXPECT_EQ(cpus[cpu].id, cpu);
+		n++;
+	}
+	KEXPECT_EQ(n, num_online_cpus());
+	KEXPECT_EQ(num_online_cpus(), arch_possible_cpus() < NR_CPUS ? arch_possible_cpus() : NR_CPUS);
+	KEXPECT_EQ(smp_processor_id(), 0);
+}
+
+static DEFINE_PER_CPU(int, percpu_slot);
+static atomic_t ids_seen;
+
+static void write_own_slot(void *info)
+{
+	(void)info;
+	this_cpu_write(percpu_slot, 1000 + smp_processor_id());
+	/* Each CPU sets its own bit: a shared or wrong id would leave one unset. */
+	__atomic_fetch_or(&ids_seen.counter, 1 << smp_processor_id(), __ATOMIC_SEQ_CST);
+}
+
+KTEST(percpu_each_cpu_writes_its_own_slot)
+{
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		per_cpu(percpu_slot, cpu) = -1;
+	atomic_set(&ids_seen, 0);
+	on_each_cpu(write_own_slot, NULL, true);
+	for_each_online_cpu(cpu) {
+		KEXPECT_EQ(per_cpu(percpu_slot, cpu), 1000 + cpu);
+		KEXPECT_EQ(*per_cpu_ptr(&percpu_slot, cpu), 1000 + cpu);
+	}
+	KEXPECT_EQ(atomic_read(&ids_seen), (1 << num_online_cpus()) - 1);
+}
+
+static atomic_t ipi_calls;
+static int ran_on[NR_CPUS];
+
+static void count_call(void *info)
+{
+	atomic_inc(&ipi_calls);
+	ran_on[smp_processor_id()] = (int)(uintptr_t)info;
+}
+
+KTEST(ipi_reaches_every_cpu)
+{
+	u64 ipis_before[NR_CPUS];
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		ipis_before[cpu] = READ_ONCE(cpus[cpu].ipis);
+	for (int round = 1; round <= 20; round++) {
+		atomic_set(&ipi_calls, 0);
+		on_each_cpu(count_call, (void *)(uintptr_t)round, true);
+		KEXPECT_EQ(atomic_read(&ipi_calls), num_online_cpus());
+		for_each_online_cpu(cpu)
+			KEXPECT_EQ(ran_on[cpu], round);
+	}
+	/* The other CPUs ran it from an interrupt: their IPI counts moved by 20. */
+	for_each_online_cpu(cpu) {
+		if (cpu != smp_processor_id())
+			KEXPECT_EQ(READ_ONCE(cpus[cpu].ipis) - ipis_before[cpu], 20);
+	}
+}
+
+KTEST(ipi_single_cpu_runs_only_there)
+{
+	int target = num_online_cpus() - 1, cpu;
+
+	for_each_online_cpu(cpu)
+		ran_on[cpu] = 0;
+	atomic_set(&ipi_calls, 0);
+	smp_call_function_single(target, count_call, (void *)7, true);
+	KEXPECT_EQ(atomic_read(&ipi_calls), 1);
+	for_each_online_cpu(cpu)
+		KEXPECT_EQ(ran_on[cpu], cpu == target ? 7 : 0);
+}
+
+KTEST(timer_ticks_on_every_cpu)
+{
+	u64 before[NR_CPUS], end = ktime_get_ns() + 10 * NSEC_PER_SEC;
+	int cpu, behind;
+
+	for_each_online_cpu(cpu)
+		before[cpu] = READ_ONCE(cpus[cpu].ticks);
+	/* Wait (generously) until every CPU has taken three more ticks. */
+	do {
+		behind = 0;
+		for_each_online_cpu(cpu)
+			behind += READ_ONCE(cpus[cpu].ticks) < before[cpu] + 3;
+	} while (behind && ktime_get_ns() < end);
+	for_each_online_cpu(cpu)
+		KEXPECT(READ_ONCE(cpus[cpu].ticks) >= before[cpu] + 3);
+}
+
+KTEST(clock_is_monotonic_and_mdelay_waits)
+{
+	u64 t0 = ktime_get_ns(), t1;
+	u64 j0 = jiffies;
+
+	mdelay(50);
+	t1 = ktime_get_ns();
+	KEXPECT(t1 - t0 >= 50 * NSEC_PER_MSEC);
+	KEXPECT(jiffies > j0);	/* the tick ran while we waited */
+}

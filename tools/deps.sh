@@ -1,0 +1,70 @@
+#!/bin/sh
+# tools/deps.sh [extra-group...]
+#
+# Make sure the Debian 12 packages the build needs are installed.
+# Runs before every `make run` / `make test`, so the common case (nothing
+# missing) must be silent and fast: one dpkg-query call, exit 0.
+#
+# Extra groups:
+#   bench   adds python3-matplotlib (plots for the benchmarks)
+
+set -u
+
+pkgs="qemu-system-x86 qemu-system-arm grub-pc-bin grub-common xorriso mtools
+gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu newlib-source gdb-multiarch
+python3 binutils gcc make"
+
+for group in "$@"; do
+    case "$group" in
+        bench) pkgs="$pkgs python3-matplotlib" ;;
+        *) echo "deps: unknown group '$group' (known: bench)" >&2; exit 2 ;;
+    esac
+done
+
+# One dpkg-query for all packages: it prints a line for every package it
+# knows (installed or not) and complains on stderr about unknown ones.
+# shellcheck disable=SC2086  # $pkgs is a word list
+status=$(dpkg-query -W -f='${Package} ${Status}\n' $pkgs 2>/dev/null)
+
+missing=""
+for p in $pkgs; do
+    if ! printf '%s\n' "$status" | grep -qx "$p install ok installed"; then
+        missing="$missing $p"
+    fi
+done
+missing=${missing# }
+
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "deps: missing packages: $missing" >&2
+    echo "deps: not root; run this, then try again:" >&2
+    echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends $missing" >&2
+    exit 1
+fi
+
+echo "deps: installing $missing"
+export DEBIAN_FRONTEND=noninteractive
+log=$(mktemp "${TMPDIR:-/tmp}/deps.XXXXXX")
+trap 'rm -f "$log"' EXIT
+
+# shellcheck disable=SC2086
+if apt-get install -y --no-install-recommends $missing >"$log" 2>&1; then
+    exit 0
+fi
+
+# A fresh machine has empty package lists ("Unable to locate package"):
+# refresh them and try once more.
+echo "deps: apt-get install failed; running apt-get update and retrying"
+if ! apt-get update >>"$log" 2>&1; then
+    tail -20 "$log" >&2
+    echo "deps: apt-get update failed" >&2
+    exit 1
+fi
+# shellcheck disable=SC2086
+if ! apt-get install -y --no-install-recommends $missing >>"$log" 2>&1; then
+    tail -30 "$log" >&2
+    echo "deps: apt-get install failed for: $missing" >&2
+    exit 1
+fi
+exit 0

@@ -1,0 +1,146 @@
+"""KTAP (version 1) parser for the kernel's test console output.
+
+Feed it the console lines one by one, then call finish() with how the run
+ended.  Only top-level (unindented) lines count; indented subtest lines are
+ignored.  The kernel prints "# ktest: running <name>" before each test, so
+when the run stops early the test that was running can be named.
+
+    p = KtapParser()
+    for line in console:
+        p.feed(line)
+    extra_lines, counts = p.finish("timeout")   # or "clean", "panic", "crash"
+    print(summary_line(counts))
+"""
+
+import re
+from dataclasses import dataclass, field
+
+VERSION_RE = re.compile(r"^KTAP version (\d+)\s*$")
+PLAN_RE = re.compile(r"^1\.\.(\d+)\s*$")
+RESULT_RE = re.compile(
+    r"^(?P<status>ok|not ok) (?P<num>\d+)"
+    r"(?:\s+(?:-\s+)?(?P<name>.*?))?"
+    r"(?:\s+#\s*(?P<directive>.*?))?\s*$"
+)
+RUNNING_RE = re.compile(r"^#\s*ktest: running\s+(?P<name>.+?)\s*$")
+
+# How a run ended -> the directive given to the test that was cut short.
+END_DIRECTIVE = {
+    "timeout": "TIMEOUT",
+    "panic": "PANIC",
+    "crash": "CRASH",
+    "clean": "CRASH",  # exited "cleanly" but results are missing
+}
+
+
+@dataclass
+class Result:
+    ok: bool
+    num: int
+    name: str
+    directive: str = ""
+
+    @property
+    def skipped(self):
+        return self.directive.upper().startswith("SKIP")
+
+
+@dataclass
+class Counts:
+    passed: int = 0
+    failed: int = 0
+    skipped: int = 0
+    planned: int = None   # None: no plan line seen
+    complete: bool = False  # plan > 0 and every planned test reported
+    notes: list = field(default_factory=list)
+
+
+def summary_line(c):
+    s = f"{c.passed} passed, {c.failed} failed"
+    if c.skipped:
+        s += f", {c.skipped} skipped"
+    return s
+
+
+class KtapParser:
+    def __init__(self):
+        self.version = None
+        self.plan = None
+        self.results = {}      # number -> Result (a repeated number replaces)
+        self.running = None    # name of the test announced after the last result
+        self.last_num = 0
+
+    def feed(self, line):
+        line = line.rstrip("\r\n").replace("\r", "")
+        if not line or line[0].isspace():
+            return  # blank, or an indented subtest line
+        m = VERSION_RE.match(line)
+        if m:
+            self.version = int(m.group(1))
+            return
+        m = PLAN_RE.match(line)
+        if m:
+            self.plan = int(m.group(1))
+            return
+        m = RESULT_RE.match(line)
+        if m:
+            num = int(m.group("num"))
+            self.results[num] = Result(
+                ok=(m.group("status") == "ok"),
+                num=num,
+                name=m.group("name") or "",
+                directive=m.group("directive") or "",
+            )
+            self.last_num = max(self.last_num, num)
+            self.running = None
+            return
+        m = RUNNING_RE.match(line)
+        if m:
+            self.running = m.group("name")
+
+    def finish(self, end="clean"):
+        """Close the run.  end is "clean", "timeout", "panic" or "crash".
+
+        Returns (lines, counts): lines are KTAP lines to print for tests that
+        never reported (they are counted as failed)."""
+        lines = []
+        c = Counts(planned=self.plan)
+        for r in self.results.values():
+            if r.skipped:
+                c.skipped += 1
+            elif r.ok:
+                c.passed += 1
+            else:
+                c.failed += 1
+
+        if self.plan is None:
+            c.failed += 1
+            msg = "# no KTAP plan (1..N) seen: counted as 1 failure"
+            if self.running:
+                msg += f" (last test started: {self.running})"
+            lines.append(msg)
+            c.notes.append("no plan")
+            return lines, c
+        if self.plan == 0:
+            c.failed += 1
+            lines.append("# KTAP plan 1..0: no tests ran: counted as 1 failure")
+            c.notes.append("empty plan")
+            return lines, c
+
+        missing = [n for n in range(1, self.plan + 1) if n not in self.results]
+        if not missing:
+            c.complete = True
+            return lines, c
+
+        # The test cut short is the one after the last result seen (or the
+        # first missing one if the numbers had gaps).
+        after = [n for n in missing if n > self.last_num]
+        cut = after[0] if after else missing[0]
+        name = self.running or f"test{cut}"
+        lines.append(f"not ok {cut} {name} # {END_DIRECTIVE.get(end, 'CRASH')}")
+        c.failed += 1
+        never = len(missing) - 1
+        if never:
+            lines.append(f"# {never} tests never ran")
+            c.failed += never
+        return lines, c

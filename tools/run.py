@@ -1,0 +1,314 @@
+#!/usr/bin/env python3
+"""Boot the Quiescent kernel under QEMU; in test mode, parse its KTAP output.
+
+    tools/run.py --arch {x86_64,aarch64} --kernel ELF [--smp 4] [--mem 128M]
+                 [--accel tcg|kvm] [--cmdline "words"] [--timeout SECONDS]
+                 [--log FILE] [--mode test|run] [--debug]
+
+Kernel exit codes (QEMU's exit status): 33 all passed / clean end,
+35 some test failed, 37 kernel panic.  x86-64 reaches them through
+isa-debug-exit (status = value << 1 | 1), AArch64 through semihosting
+SYS_EXIT (status = code).
+
+Test mode prints every console line, then the KTAP verdict; its last line
+is "N passed, N failed[, N skipped]".  Exit status 0 only if nothing failed,
+every planned test reported and QEMU exited with 33.
+Run mode exits 0 if QEMU exited with 33, else 1.
+"""
+
+import argparse
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import threading
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ktap import KtapParser, summary_line  # noqa: E402
+
+TOOLS = os.path.dirname(os.path.abspath(__file__))
+EXIT_PASS, EXIT_FAIL, EXIT_PANIC = 33, 35, 37
+DEFAULT_TIMEOUT = 120
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description="Run the Quiescent kernel under QEMU.")
+    p.add_argument("--arch", required=True, choices=["x86_64", "aarch64"])
+    p.add_argument("--kernel", required=True, metavar="ELF")
+    p.add_argument("--smp", type=int, default=4)
+    p.add_argument("--mem", default="128M")
+    p.add_argument("--accel", choices=["tcg", "kvm"], default="tcg")
+    p.add_argument("--cmdline", default="", help="kernel command line words")
+    p.add_argument("--timeout", type=float, default=None,
+                   help=f"kill QEMU after this many seconds (default {DEFAULT_TIMEOUT}; "
+                        "none for an interactive or --debug run unless given)")
+    p.add_argument("--log", metavar="FILE", help="copy the console to FILE")
+    p.add_argument("--mode", choices=["test", "run"], default="run")
+    p.add_argument("--debug", action="store_true",
+                   help="start QEMU halted with a gdb stub on :1234")
+    return p.parse_args(argv)
+
+
+def iso_path(args):
+    """The runner's own ISO: beside the log (run.log -> run.iso), else beside
+    the kernel as run.iso; never the Makefile's quiescent.iso."""
+    if args.log:
+        return os.path.splitext(args.log)[0] + ".iso"
+    return os.path.join(os.path.dirname(os.path.abspath(args.kernel)), "run.iso")
+
+
+def qemu_command(args, serial_interactive, iso=None):
+    """The QEMU argv for these arguments."""
+    if args.arch == "x86_64":
+        cmd = ["qemu-system-x86_64", "-boot", "d", "-cdrom", iso,
+               "-display", "none", "-no-reboot",
+               "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
+               "-smp", str(args.smp), "-m", args.mem]
+        if args.accel == "kvm":
+            cmd += ["-accel", "kvm", "-cpu", "host,-arch-capabilities"]
+        else:
+            cmd += ["-cpu", "max", "-accel", "tcg"]
+    else:
+        cmd = ["qemu-system-aarch64", "-M", "virt,gic-version=3", "-cpu", "cortex-a72",
+               "-display", "none", "-no-reboot", "-kernel", args.kernel]
+        if args.cmdline:
+            cmd += ["-append", args.cmdline]
+        cmd += ["-semihosting-config", "enable=on,target=native",
+                "-smp", str(args.smp), "-m", args.mem, "-accel", "tcg"]
+    if serial_interactive:
+        cmd += ["-serial", "mon:stdio"]
+    else:
+        cmd += ["-serial", "stdio", "-monitor", "none"]
+    if args.debug:
+        cmd += ["-s", "-S"]
+    return cmd
+
+
+def classify(arch, status, timed_out, timeout=None):
+    """Map QEMU's exit status to (end, verdict).
+
+    end is "clean", "failed", "panic", "timeout" or "crash"; verdict is a
+    one-line explanation (None for a clean end)."""
+    if timed_out:
+        t = f"{timeout:g} s" if timeout is not None else "the time limit"
+        return "timeout", f"run: TIMEOUT after {t}: QEMU killed"
+    if status == EXIT_PASS:
+        return "clean", None
+    if status == EXIT_FAIL:
+        return "failed", f"run: kernel reported test failures (exit {EXIT_FAIL})"
+    if status == EXIT_PANIC:
+        return "panic", f"run: kernel panic (exit {EXIT_PANIC})"
+    if status < 0:
+        try:
+            name = signal.Signals(-status).name
+        except ValueError:
+            name = f"signal {-status}"
+        return "crash", f"run: QEMU was killed by {name}"
+    if status == 0:
+        why = ("triple fault or reset?" if arch == "x86_64"
+               else "PSCI SYSTEM_OFF/SYSTEM_RESET or semihosting exit 0?")
+        return "crash", (f"run: QEMU exited with status 0 without the kernel's "
+                         f"exit code ({why})")
+    if status == 1:
+        extra = " (or the kernel wrote 0 to isa-debug-exit)" if arch == "x86_64" else ""
+        return "crash", f"run: QEMU exited with status 1: QEMU error{extra}; see its message above"
+    if arch == "x86_64" and status & 1:
+        return "crash", (f"run: QEMU exited with status {status}: unknown kernel exit code "
+                         f"(value {status >> 1:#x} written to isa-debug-exit)")
+    return "crash", f"run: QEMU exited with status {status}: not a kernel exit code"
+
+
+class Console:
+    """Writes lines to our stdout and to the log, flushing each."""
+
+    def __init__(self, log_path):
+        self.log = None
+        if log_path:
+            d = os.path.dirname(log_path)
+            if d:
+                os.makedirs(d, exist_ok=True)
+            self.log = open(log_path, "w", encoding="utf-8", errors="replace")
+
+    def line(self, text):
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+        if self.log:
+            self.log.write(text + "\n")
+            self.log.flush()
+
+    def close(self):
+        if self.log:
+            self.log.close()
+            self.log = None
+
+
+def kill_group(proc):
+    """Stop QEMU (its whole process group): SIGTERM, then SIGKILL."""
+    for sig, wait in ((signal.SIGTERM, 3), (signal.SIGKILL, 5)):
+        if proc.poll() is not None:
+            return
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(wait)
+            return
+        except subprocess.TimeoutExpired:
+            pass
+
+
+def run_piped(cmd, console, timeout, on_line=None):
+    """Run cmd with stdin=/dev/null and its stdout+stderr piped; stream each
+    line to console (and on_line).  Returns (status, timed_out)."""
+    try:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+    except OSError as e:
+        console.line(f"run: cannot start {cmd[0]}: {e.strerror} (tools/deps.sh installs QEMU)")
+        return 1, False
+    fired = threading.Event()
+
+    def on_timeout():
+        fired.set()
+        kill_group(proc)
+
+    timer = None
+    if timeout is not None and timeout > 0:
+        timer = threading.Timer(timeout, on_timeout)
+        timer.daemon = True
+        timer.start()
+    try:
+        for raw in proc.stdout:
+            text = raw.decode("utf-8", errors="replace").rstrip("\r\n").replace("\r", "")
+            console.line(text)
+            if on_line:
+                on_line(text)
+        status = proc.wait()
+    except KeyboardInterrupt:
+        kill_group(proc)
+        raise
+    finally:
+        if timer:
+            timer.cancel()
+        proc.stdout.close()
+    return status, fired.is_set()
+
+
+def run_interactive(cmd, timeout):
+    """Run cmd on our terminal (-serial mon:stdio: Ctrl-A X quits)."""
+    try:
+        proc = subprocess.Popen(cmd)
+    except OSError as e:
+        print(f"run: cannot start {cmd[0]}: {e.strerror} (tools/deps.sh installs QEMU)")
+        return 1, False
+    try:
+        proc.wait(timeout)
+        return proc.returncode, False
+    except subprocess.TimeoutExpired:
+        proc.terminate()
+        try:
+            proc.wait(3)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        return proc.returncode, True
+    except KeyboardInterrupt:
+        proc.terminate()
+        proc.wait()
+        raise
+
+
+def build_iso(kernel, iso, words):
+    cmd = [os.path.join(TOOLS, "mkiso.sh"), kernel, iso] + words
+    r = subprocess.run(cmd)
+    return r.returncode == 0
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    return _main(args)
+
+
+def _early_failure(args, msg):
+    """A run that could not start: the message, and in test mode the summary
+    (one failure) as the last line."""
+    print(msg)
+    if args.mode == "test":
+        print(summary_line(KtapParser().finish("crash")[1]))
+    return 1
+
+
+def _main(args):
+
+    if not os.path.isfile(args.kernel):
+        return _early_failure(args, f"run: kernel {args.kernel} not found (build it first)")
+    if args.accel == "kvm":
+        if args.arch == "aarch64":
+            return _early_failure(
+                args, "run: --accel kvm is impossible for aarch64 on this x86-64 host "
+                      "(KVM runs guests of the host's own architecture only); use --accel tcg")
+        if not os.access("/dev/kvm", os.R_OK | os.W_OK):
+            return _early_failure(args, "run: --accel kvm needs a usable /dev/kvm; use --accel tcg")
+
+    interactive = (args.mode == "run" and sys.stdin.isatty())
+    timeout = args.timeout
+    if timeout is None and not (interactive or args.debug):
+        timeout = DEFAULT_TIMEOUT
+
+    iso = None
+    if args.arch == "x86_64":
+        iso = iso_path(args)
+        if not build_iso(args.kernel, iso, args.cmdline.split()):
+            return _early_failure(args, "run: could not build the GRUB ISO")
+
+    cmd = qemu_command(args, interactive, iso)
+
+    if args.debug:
+        gdb = "gdb" if args.arch == "x86_64" else "gdb-multiarch"
+        print(f"run: QEMU waits for a debugger; in another terminal run:\n"
+              f"  {gdb} {shlex.quote(args.kernel)} -ex 'target remote :1234'", flush=True)
+
+    if interactive:
+        if args.log:
+            print("run: --log is ignored on an interactive terminal", flush=True)
+        status, timed_out = run_interactive(cmd, timeout)
+        end, verdict = classify(args.arch, status, timed_out, timeout)
+        if verdict:
+            print(verdict)
+        return 0 if end == "clean" else 1
+
+    console = Console(args.log)
+    try:
+        parser = KtapParser() if args.mode == "test" else None
+        status, timed_out = run_piped(cmd, console, timeout,
+                                      parser.feed if parser else None)
+        end, verdict = classify(args.arch, status, timed_out, timeout)
+        if not parser:
+            if verdict:
+                console.line(verdict)
+            return 0 if end == "clean" else 1
+
+        lines, counts = parser.finish(end)
+        for line in lines:
+            console.line(line)
+        if end == "clean" and counts.planned and not counts.complete:
+            verdict = (f"run: kernel exited with {EXIT_PASS} (clean end) "
+                       "before every planned test reported")
+        elif end == "clean" and counts.planned and counts.failed:
+            verdict = f"run: kernel exited with {EXIT_PASS} (all passed) but KTAP reports failures"
+        if verdict:
+            console.line(verdict)
+        console.line(summary_line(counts))
+        ok = counts.failed == 0 and counts.complete and end == "clean"
+        return 0 if ok else 1
+    finally:
+        console.close()
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        sys.exit(130)

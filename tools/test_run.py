@@ -1,0 +1,278 @@
+#!/usr/bin/env python3
+"""Offline tests for tools/ktap.py and tools/run.py (no kernel needed).
+
+    python3 tools/test_run.py        (or: python3 -m unittest discover -s tools)
+"""
+
+import contextlib
+import io
+import os
+import stat
+import sys
+import tempfile
+import textwrap
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ktap  # noqa: E402
+import run  # noqa: E402
+
+
+def parse(text, end="clean"):
+    p = ktap.KtapParser()
+    for line in textwrap.dedent(text).lstrip("\n").splitlines():
+        p.feed(line)
+    return p.finish(end)
+
+
+ALL_PASS = """
+    Quiescent booting, 4 CPUs
+    KTAP version 1
+    1..3
+    # ktest: running spinlock_basic
+    ok 1 spinlock_basic
+    # ktest: running rcu_sync
+    ok 2 rcu_sync
+    # ktest: running list_rcu
+    ok 3 list_rcu
+    # all done
+"""
+
+ONE_FAIL = """
+    KTAP version 1
+    1..3
+    # ktest: running a
+    ok 1 a
+    # ktest: running b
+    # b: expected 4, got 5
+    not ok 2 b
+    # ktest: running c
+    ok 3 c
+"""
+
+SKIP = """
+    KTAP version 1
+    1..3
+    ok 1 a
+    ok 2 needs_smp # SKIP only one CPU
+    not ok 3 also_skipped # SKIP no timer
+"""
+
+TIMEOUT_MID = """
+    KTAP version 1
+    1..5
+    # ktest: running a
+    ok 1 a
+    # ktest: running b
+    ok 2 b
+    # ktest: running rcu_stall
+    # waiting for grace period...
+"""
+
+PANIC = """
+    KTAP version 1
+    1..4
+    # ktest: running a
+    ok 1 a
+    # ktest: running bad_ptr
+    PANIC on CPU 2: page fault at 0x0
+"""
+
+NO_PLAN = """
+    Quiescent booting
+    PANIC on CPU 0: early
+"""
+
+
+class KtapTests(unittest.TestCase):
+    def test_all_pass(self):
+        lines, c = parse(ALL_PASS)
+        self.assertEqual(lines, [])
+        self.assertEqual((c.passed, c.failed, c.skipped), (3, 0, 0))
+        self.assertTrue(c.complete)
+        self.assertEqual(ktap.summary_line(c), "3 passed, 0 failed")
+
+    def test_one_fail(self):
+        lines, c = parse(ONE_FAIL)
+        self.assertEqual(lines, [])
+        self.assertEqual((c.passed, c.failed, c.skipped), (2, 1, 0))
+        self.assertTrue(c.complete)
+        self.assertEqual(ktap.summary_line(c), "2 passed, 1 failed")
+
+    def test_skip(self):
+        _, c = parse(SKIP)
+        self.assertEqual((c.passed, c.failed, c.skipped), (1, 0, 2))
+        self.assertEqual(ktap.summary_line(c), "1 passed, 0 failed, 2 skipped")
+
+    def test_timeout_mid_test(self):
+        lines, c = parse(TIMEOUT_MID, "timeout")
+        self.assertEqual(lines, ["not ok 3 rcu_stall # TIMEOUT", "# 2 tests never ran"])
+        self.assertEqual((c.passed, c.failed), (2, 3))
+        self.assertFalse(c.complete)
+
+    def test_panic(self):
+        lines, c = parse(PANIC, "panic")
+        self.assertEqual(lines, ["not ok 2 bad_ptr # PANIC", "# 2 tests never ran"])
+        self.assertEqual(ktap.summary_line(c), "1 passed, 3 failed")
+
+    def test_crash_last_test(self):
+        lines, c = parse("KTAP version 1\n1..2\nok 1 a\n# ktest: running b\n", "crash")
+        self.assertEqual(lines, ["not ok 2 b # CRASH"])
+        self.assertEqual((c.passed, c.failed), (1, 1))
+
+    def test_cut_without_running_line(self):
+        lines, _ = parse("KTAP version 1\n1..2\nok 1 a\n", "timeout")
+        self.assertEqual(lines, ["not ok 2 test2 # TIMEOUT"])
+
+    def test_no_plan(self):
+        lines, c = parse(NO_PLAN, "panic")
+        self.assertEqual((c.passed, c.failed), (0, 1))
+        self.assertIsNone(c.planned)
+        self.assertFalse(c.complete)
+        self.assertTrue(lines[0].startswith("# no KTAP plan"))
+
+    def test_empty_plan_fails(self):
+        _, c = parse("KTAP version 1\n# ktest: no test matches 'zzz'\n1..0\n")
+        self.assertEqual((c.passed, c.failed), (0, 1))
+        self.assertFalse(c.complete)
+
+    def test_crlf_dash_and_subtests(self):
+        text = ("KTAP version 1\r\n1..2\r\n"
+                "    KTAP version 1\r\n    1..1\r\n    not ok 1 inner\r\n"
+                "ok 1 - outer\r\nok 2 second # some note\r\n")
+        p = ktap.KtapParser()
+        for line in text.splitlines(keepends=True):
+            p.feed(line)
+        lines, c = p.finish()
+        self.assertEqual((c.passed, c.failed, c.skipped), (2, 0, 0))
+        self.assertEqual(p.results[1].name, "outer")
+        self.assertEqual(p.results[2].directive, "some note")
+
+    def test_missing_in_middle(self):
+        lines, c = parse("KTAP version 1\n1..3\nok 1 a\nok 3 c\n", "clean")
+        self.assertEqual(lines, ["not ok 2 test2 # CRASH"])
+        self.assertEqual((c.passed, c.failed), (2, 1))
+
+
+class ClassifyTests(unittest.TestCase):
+    def test_codes(self):
+        self.assertEqual(run.classify("x86_64", 33, False), ("clean", None))
+        self.assertEqual(run.classify("x86_64", 35, False)[0], "failed")
+        end, v = run.classify("aarch64", 37, False)
+        self.assertEqual((end, v), ("panic", "run: kernel panic (exit 37)"))
+        end, v = run.classify("x86_64", 0, False)
+        self.assertEqual(end, "crash")
+        self.assertIn("triple fault", v)
+        end, v = run.classify("x86_64", 33, True, 120)
+        self.assertEqual((end, v), ("timeout", "run: TIMEOUT after 120 s: QEMU killed"))
+        self.assertIn("value 0x3", run.classify("x86_64", 7, False)[1])
+        self.assertIn("SIGKILL", run.classify("x86_64", -9, False)[1])
+
+
+class QemuCommandTests(unittest.TestCase):
+    def test_x86_kvm(self):
+        a = run.parse_args(["--arch", "x86_64", "--kernel", "k", "--accel", "kvm", "--smp", "2"])
+        cmd = run.qemu_command(a, False, "r.iso")
+        self.assertIn("host,-arch-capabilities", cmd)
+        self.assertNotIn("max", cmd)
+        self.assertEqual(cmd[cmd.index("-cdrom") + 1], "r.iso")
+        self.assertEqual(cmd[-4:], ["-serial", "stdio", "-monitor", "none"])
+
+    def test_aarch64_debug_interactive(self):
+        a = run.parse_args(["--arch", "aarch64", "--kernel", "k", "--cmdline", "a  b", "--debug"])
+        cmd = run.qemu_command(a, True)
+        self.assertEqual(cmd[cmd.index("-append") + 1], "a  b")
+        self.assertIn("mon:stdio", cmd)
+        self.assertEqual(cmd[-2:], ["-s", "-S"])
+
+    def test_iso_beside_log(self):
+        a = run.parse_args(["--arch", "x86_64", "--kernel", "build/x86_64/quiescent.elf",
+                            "--log", "build/x86_64/run.log"])
+        self.assertEqual(run.iso_path(a), "build/x86_64/run.iso")
+
+
+class EndToEndTests(unittest.TestCase):
+    """main() against a fake qemu-system-aarch64 that prints a transcript."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = self.tmp.name
+        self.kernel = os.path.join(self.dir, "k.elf")
+        open(self.kernel, "w").close()
+        self.old_path = os.environ["PATH"]
+        os.environ["PATH"] = self.dir + os.pathsep + self.old_path
+
+    def tearDown(self):
+        os.environ["PATH"] = self.old_path
+        self.tmp.cleanup()
+
+    def fake_qemu(self, transcript, status, sleep=0):
+        body = textwrap.dedent(transcript).lstrip("\n")
+        path = os.path.join(self.dir, "qemu-system-aarch64")
+        with open(path, "w") as f:
+            f.write("#!/bin/sh\ncat <<'EOF'\n" + body + "EOF\n")
+            if sleep:
+                f.write(f"sleep {sleep}\n")
+            f.write(f"exit {status}\n")
+        os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
+
+    def main(self, *extra):
+        out = io.StringIO()
+        log = os.path.join(self.dir, "sub", "test.log")
+        with contextlib.redirect_stdout(out):
+            rc = run.main(["--arch", "aarch64", "--kernel", self.kernel, "--mode", "test",
+                           "--log", log] + list(extra))
+        with open(log) as f:
+            self.assertEqual(f.read(), out.getvalue())
+        return rc, out.getvalue().splitlines()
+
+    def test_pass(self):
+        self.fake_qemu(ALL_PASS, 33)
+        rc, lines = self.main()
+        self.assertEqual(rc, 0)
+        self.assertEqual(lines[-1], "3 passed, 0 failed")
+
+    def test_fail(self):
+        self.fake_qemu(ONE_FAIL, 35)
+        rc, lines = self.main()
+        self.assertEqual(rc, 1)
+        self.assertEqual(lines[-1], "2 passed, 1 failed")
+
+    def test_panic(self):
+        self.fake_qemu(PANIC, 37)
+        rc, lines = self.main()
+        self.assertEqual(rc, 1)
+        self.assertIn("not ok 2 bad_ptr # PANIC", lines)
+        self.assertIn("run: kernel panic (exit 37)", lines)
+        self.assertEqual(lines[-1], "1 passed, 3 failed")
+
+    def test_timeout_kills(self):
+        self.fake_qemu(TIMEOUT_MID, 33, sleep=30)
+        rc, lines = self.main("--timeout", "1")
+        self.assertEqual(rc, 1)
+        self.assertIn("not ok 3 rcu_stall # TIMEOUT", lines)
+        self.assertIn("run: TIMEOUT after 1 s: QEMU killed", lines)
+        self.assertEqual(lines[-1], "2 passed, 3 failed")
+
+    def test_skip_counts_as_success(self):
+        self.fake_qemu(SKIP, 33)
+        rc, lines = self.main()
+        self.assertEqual(rc, 0)
+        self.assertEqual(lines[-1], "1 passed, 0 failed, 2 skipped")
+
+    def test_33_with_missing_results(self):
+        self.fake_qemu("KTAP version 1\n1..2\nok 1 a\n", 33)
+        rc, lines = self.main()
+        self.assertEqual(rc, 1)
+        self.assertEqual(lines[-1], "1 passed, 1 failed")
+
+    def test_kvm_refused_on_aarch64(self):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            rc = run.main(["--arch", "aarch64", "--kernel", self.kernel, "--accel", "kvm"])
+        self.assertEqual(rc, 1)
+        self.assertIn("impossible", out.getvalue())
+
+
+if __name__ == "__main__":
+    unittest.main()
