@@ -22,7 +22,8 @@ NR_CPUS ?= 16
 
 include arch/$(ARCH)/arch.mk
 
-B        := build/$(ARCH)
+BUILD   ?= build
+B        := $(BUILD)/$(ARCH)
 ELF      := $(B)/kernel.elf
 ISO      := $(B)/quiescent.iso
 NEWLIB   := build/newlib-$(ARCH)
@@ -100,6 +101,6 @@ debug: deps all
 	@$(RUN) --mode run --debug --cmdline "$(CMDLINE)"
 
 clean:
-	rm -rf build/x86_64 build/aarch64
+	rm -rf $(BUILD)/x86_64 $(BUILD)/aarch64
 
 -include $(OBJS:.o=.d)

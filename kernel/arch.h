@@ -35,6 +35,19 @@ void arch_send_ipi(int cpu, enum ipi_kind kind);
 /* Interrupts a CPU even if it has interrupts off (x86: NMI). */
 bool arch_send_nmi(int cpu);
 
+/*
+ * Context switch: pushes the callee-saved registers on the current stack,
+ * stores the stack pointer in *prev_sp, loads next_sp and pops the next
+ * task's registers, returning into the next task.
+ */
+void arch_switch_to(void **prev_sp, void *next_sp);
+/* A new task's first stack: switching to it calls entry() on that stack. */
+void *arch_task_stack_init(void *stack_top, void (*entry)(void));
+/* FP/SIMD state per task (ARCH_FPU_SIZE bytes, ARCH_FPU_ALIGN aligned). */
+void arch_fpu_save(void *area);
+void arch_fpu_restore(const void *area);
+void arch_fpu_init(void *area);
+
 /* Monotonic clock since boot. */
 u64 arch_clock_ns(void);
 u64 arch_cycles(void);

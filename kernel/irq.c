@@ -4,10 +4,12 @@
 void irq_enter(void)
 {
 	this_cpu()->irq_depth++;
+	rcu_irq_enter();	/* leaves idle's extended quiescent state first */
 }
 
 void irq_exit(void)
 {
+	rcu_irq_exit();
 	this_cpu()->irq_depth--;
 }
 
@@ -19,6 +21,8 @@ void irq_timer(void)
 	c->ticks++;
 	if (c->id == 0)
 		jiffies++;
+	sched_tick();
+	rcu_check_stalls();
 }
 
 void irq_ipi(int kind)

@@ -17,10 +17,15 @@
 #include "time.h"
 #include "mm.h"
 #include "cmdline.h"
+#include "sched.h"
+#include "completion.h"
+#include "mutex.h"
 #include "list.h"
 #include "rcupdate.h"
 #include "rculist.h"
 
 #include <string.h>
+#include <limits.h>
+#include <stdio.h>	/* snprintf (integer formats are safe on any CPU) */
 
 #endif

@@ -6,6 +6,9 @@
 
 #define QUIESCENT_VERSION "0.1"
 
+static int demo_main(void *arg);
+static int ktest_main(void *arg);
+
 void kmain(void *boot_info)
 {
 	arch_early_init(boot_info);
@@ -14,24 +17,31 @@ void kmain(void *boot_info)
 	cmdline_parse(saved_command_line(), true);
 	page_alloc_init();
 	kmalloc_init();
+	sched_init();
+	rcu_init();
 	arch_init();
 	printk("clock: %llu ns since boot calibration, tick %d Hz\n",
 	       (unsigned long long)ktime_get_ns(), HZ);
 	arch_irq_enable();
 	smp_boot_cpus();
+	rcu_init_cpu_threads();
 
-	if (ktest_requested())
-		ktest_run_all();	/* ends QEMU with the pass or fail code */
+	if (!kthread_run_on_cpu(ktest_requested() ? ktest_main : demo_main, NULL, 0,
+				ktest_requested() ? "ktest" : "demo"))
+		panic("cannot start the first kernel thread");
+	cpu_idle_loop();	/* the boot context becomes CPU 0's idle task */
+}
 
-	printk("\nAll %d CPUs are up and idle (halted until an interrupt).\n", num_online_cpus());
+static int demo_main(void *arg)
+{
+	(void)arg;
+	printk("\nAll %d CPUs are up; idle ones halt until an interrupt.\n", num_online_cpus());
 	printk("Run 'make test' to run the in-kernel tests. Bye.\n");
 	arch_qemu_exit(QEMU_EXIT_PASS);
 }
 
-/* A CPU with nothing to do halts until an interrupt arrives. */
-void cpu_idle_loop(void)
+static int ktest_main(void *arg)
 {
-	arch_irq_enable();
-	for (;;)
-		arch_wait_for_interrupt();
+	(void)arg;
+	ktest_run_all();	/* ends QEMU with the pass or fail code */
 }

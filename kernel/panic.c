@@ -157,13 +157,36 @@ void warn_slowpath(const char *file, int line, const char *fmt, ...)
 	printk("---[ end trace ]---\n");
 }
 
-/* The NMI: the stop request of a panic on another CPU. */
+static bool backtrace_wanted[NR_CPUS];
+
+bool trigger_cpu_backtrace(int cpu)
+{
+	u64 end = ktime_get_ns() + NSEC_PER_SEC;
+
+	WRITE_ONCE(backtrace_wanted[cpu], true);
+	smp_mb();	/* the request is visible before the NMI arrives */
+	if (!arch_send_nmi(cpu))
+		return false;
+	while (READ_ONCE(backtrace_wanted[cpu]) && ktime_get_ns() < end)
+		cpu_relax();
+	return !READ_ONCE(backtrace_wanted[cpu]);
+}
+
+/* The NMI: the stop request of a panic on another CPU, or a backtrace request. */
 void irq_nmi(const struct trap_frame *tf)
 {
-	(void)tf;
-	if (panic_in_progress() && READ_ONCE(panic_cpu) != smp_processor_id()) {
+	int me = smp_processor_id();
+
+	if (panic_in_progress() && READ_ONCE(panic_cpu) != me) {
 		atomic_inc(&cpus_stopped);
 		for (;;)
 			arch_irq_disable(), arch_cpu_halt();
+	}
+	if (tf && READ_ONCE(backtrace_wanted[me])) {
+		this_cpu()->in_nmi = true;
+		printk("NMI backtrace for cpu %d (task %s)\n", me, task_name());
+		dump_backtrace(arch_frame_pc(tf), arch_frame_fp(tf));
+		this_cpu()->in_nmi = false;
+		WRITE_ONCE(backtrace_wanted[me], false);
 	}
 }

@@ -25,6 +25,9 @@ const char *ksym_lookup(uintptr_t addr, uintptr_t *offset, uintptr_t *size);
 
 bool panic_in_progress(void);
 
+/* Makes cpu print its backtrace (through an NMI where there is one); false if it did not answer. */
+bool trigger_cpu_backtrace(int cpu);
+
 #define BUG()	panic("kernel BUG at %s:%d!", __FILE__, __LINE__)
 #define BUG_ON(cond)	do { if (unlikely(cond)) panic("kernel BUG at %s:%d: %s", __FILE__, __LINE__, #cond); } while (0)
 

@@ -79,6 +79,16 @@ int vprintk(const char *fmt, va_list ap)
 	if (panic_in_progress()) {
 		/* The other CPUs are stopped and one may hold the lock forever. */
 		console_emit(buf, n);
+	} else if (this_cpu()->in_nmi) {
+		/* An NMI may have stopped this CPU inside printk: wait, but not forever. */
+		u64 end = ktime_get_ns() + 50 * NSEC_PER_MSEC;
+		bool locked;
+
+		while (!(locked = spin_trylock(&console_lock)) && ktime_get_ns() < end)
+			cpu_relax();
+		console_emit(buf, n);
+		if (locked)
+			spin_unlock(&console_lock);
 	} else {
 		spin_lock(&console_lock);
 		console_emit(buf, n);

@@ -1,18 +1,167 @@
+/*
+ * RCU: the API of Linux's <linux/rcupdate.h>, for a non-preemptive kernel.
+ *
+ * Readers: rcu_read_lock()/rcu_read_unlock() around code that never blocks,
+ * rcu_dereference() to subscribe to a pointer.  Updaters: rcu_assign_pointer()
+ * to publish, then synchronize_rcu() (kernel/rcu_sync.c: the article's
+ * `for_each_online_cpu(cpu) run_on(cpu);`) or call_rcu() (kernel/rcu.c:
+ * grace periods driven by the context-switch hook) before freeing.
+ *
+ * Two builds: the checking build (CONFIG_RCU_CHECKING=1, what make run and
+ * make test use) counts the read-side nesting per task so that sleeping in
+ * a reader, an unbalanced unlock or rcu_dereference() outside a reader is
+ * reported.  The production build (CHECKING=0, what make bench uses)
+ * reduces rcu_read_lock() and rcu_read_unlock() to a compiler barrier:
+ * no instructions at all, as the article says of non-preemptible kernels.
+ */
 #ifndef KERNEL_RCUPDATE_H
 #define KERNEL_RCUPDATE_H
-/* Placeholder: the pointer primitives; the read side and grace periods come with kernel/rcu.c. */
-#include "barrier.h"
 
-/* Publish: every initialising store to *v is visible before p points to it. */
+#include "compiler.h"
+#include "barrier.h"
+#include "sched.h"
+
+#ifndef CONFIG_RCU_CHECKING
+#define CONFIG_RCU_CHECKING 1
+#endif
+
+/* What call_rcu() queues; embed it in the structure to be freed. */
+struct rcu_head {
+	struct rcu_head *next;
+	void (*func)(struct rcu_head *head);
+};
+#define callback_head rcu_head
+typedef void (*rcu_callback_t)(struct rcu_head *head);
+
+void rcu_warn_suspicious(const char *file, int line, const char *what);
+void rcu_read_unlock_underflow(void) __noreturn;
+
+#if CONFIG_RCU_CHECKING
+
+static __always_inline void rcu_read_lock(void)
+{
+	current->rcu_read_lock_nesting++;
+	barrier();	/* the critical section's accesses stay after this */
+}
+
+static __always_inline void rcu_read_unlock(void)
+{
+	barrier();	/* ...and before this */
+	if (unlikely(--current->rcu_read_lock_nesting < 0))
+		rcu_read_unlock_underflow();
+}
+
+static inline bool rcu_read_lock_held(void)
+{
+	return current->rcu_read_lock_nesting > 0;
+}
+
+/* Warns once per call site when cond is true ("suspicious RCU usage"). */
+#define RCU_LOCKDEP_WARN(cond, what)					\
+	do {								\
+		static bool __warned;					\
+		if (unlikely(cond) && !__warned) {			\
+			__warned = true;				\
+			rcu_warn_suspicious(__FILE__, __LINE__, what);	\
+		}							\
+	} while (0)
+
+#else /* production: readers are free */
+
+static __always_inline void rcu_read_lock(void) { barrier(); }
+static __always_inline void rcu_read_unlock(void) { barrier(); }
+static inline bool rcu_read_lock_held(void) { return true; }
+#define RCU_LOCKDEP_WARN(cond, what)	do { (void)sizeof(cond); } while (0)
+
+#endif
+
+/*
+ * Publish: the initialising stores to *v are ordered before the store that
+ * makes v reachable (a release store: plain mov on x86-64, stlr on
+ * AArch64).  Pairs with the address dependency in rcu_dereference().
+ */
 #define rcu_assign_pointer(p, v)	smp_store_release(&(p), (v))
 #define RCU_INIT_POINTER(p, v)		WRITE_ONCE((p), (v))
-/* Subscribe: an address dependency orders the loads through the result. */
+
+/*
+ * Subscribe: one untorn load (READ_ONCE).  Every later access through the
+ * loaded pointer depends on its address, which orders it after the load
+ * on every CPU Linux runs on except DEC Alpha -- and on both of ours.
+ */
 #define rcu_dereference_raw(p)		READ_ONCE(p)
-#define rcu_dereference(p)		rcu_dereference_raw(p)
-#define rcu_dereference_check(p, c)	rcu_dereference_raw(p)
-#define rcu_dereference_protected(p, c)	(p)
+#define rcu_dereference_check(p, c)					\
+({									\
+	RCU_LOCKDEP_WARN(!(c) && !rcu_read_lock_held(),			\
+			 "rcu_dereference_check() without protection");	\
+	rcu_dereference_raw(p);						\
+})
+#define rcu_dereference(p)						\
+({									\
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(),				\
+			 "rcu_dereference() outside rcu_read_lock()");	\
+	rcu_dereference_raw(p);						\
+})
+/* Update side, with the lock that keeps p from changing (say so in c). */
+#define rcu_dereference_protected(p, c)					\
+({									\
+	RCU_LOCKDEP_WARN(!(c), "rcu_dereference_protected() without its lock"); \
+	(p);								\
+})
+/* Only the pointer's value, never dereferenced: no protection needed. */
 #define rcu_access_pointer(p)		READ_ONCE(p)
-/* Non-preemptible classic RCU: readers only need the compiler to keep their accesses inside. */
-static inline void rcu_read_lock(void) { barrier(); }
-static inline void rcu_read_unlock(void) { barrier(); }
+
+#define rcu_replace_pointer(rcu_ptr, ptr, c)				\
+({									\
+	__typeof__(ptr) __old = rcu_dereference_protected((rcu_ptr), (c)); \
+	rcu_assign_pointer((rcu_ptr), (ptr));				\
+	__old;								\
+})
+
+/* The lockdep hook of rculist.h's list_for_each_entry_rcu(..., cond). */
+#define rcu_list_check(cond)						\
+	RCU_LOCKDEP_WARN(!(cond) && !rcu_read_lock_held(),		\
+			 "RCU-list traversed outside a reader and without its lock")
+
+/* Waiting for readers. */
+void synchronize_rcu(void);
+void call_rcu(struct rcu_head *head, rcu_callback_t func);
+void rcu_barrier(void);
+
+/*
+ * kfree_rcu(ptr, member): kfree(ptr) after a grace period, with no
+ * callback to write.  As Linux once did, the member's offset travels in
+ * place of the function pointer (no function lives below 4096).
+ */
+#define kfree_rcu(ptr, rhf)						\
+	call_rcu(&(ptr)->rhf, (rcu_callback_t)(uintptr_t)offsetof(__typeof__(*(ptr)), rhf))
+
+/* Polled grace periods. */
+unsigned long get_state_synchronize_rcu(void);
+unsigned long start_poll_synchronize_rcu(void);
+bool poll_state_synchronize_rcu(unsigned long cookie);
+void cond_synchronize_rcu(unsigned long cookie);
+
+/* Hooks for the scheduler, idle loop and interrupt entry. */
+void rcu_note_context_switch(void);
+void rcu_idle_enter(void);
+void rcu_idle_exit(void);
+void rcu_irq_enter(void);
+void rcu_irq_exit(void);
+void rcu_init(void);
+void rcu_init_cpu_threads(void);
+void rcu_check_stalls(void);
+
+/* State for reports, the monitor and tests. */
+struct rcu_stats {
+	unsigned long gp_seq;
+	unsigned long qs_mask;
+	unsigned long gps_completed;
+	unsigned long tours_completed;
+	long cbs_queued;
+	unsigned long long cbs_invoked;
+};
+void rcu_get_stats(struct rcu_stats *s);
+bool rcu_inject_no_wait(void);
+bool rcu_cpu_in_eqs(int cpu);
+
 #endif

@@ -39,13 +39,12 @@ static void set_cpu_online(int cpu)
 	__atomic_fetch_or(&online_mask, 1UL << cpu, __ATOMIC_RELEASE);
 }
 
-void cpu_idle_loop(void) __noreturn;
 
 /* Where every other CPU arrives, from the arch's secondary entry. */
 void ap_main(int cpu)
 {
 	arch_cpu_init(cpu);
-	cpus[cpu].task_name = "swapper";
+	sched_init_cpu(cpu);
 	set_cpu_online(cpu);
 	cpu_idle_loop();
 }
@@ -77,7 +76,6 @@ void smp_boot_cpus(void)
 {
 	int possible = arch_possible_cpus();
 
-	cpus[0].task_name = "swapper";
 	for (int cpu = 1; cpu < possible; cpu++) {
 		if (!start_one(cpu))
 			break;

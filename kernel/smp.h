@@ -25,7 +25,8 @@ struct cpu {
 	u64 ipis;		/* IPIs taken */
 	void *stack_top;
 	const char *task_name;	/* who runs here, for reports */
-	struct task_struct *current;
+	struct task_struct *curr_task;	/* `current` */
+	bool in_nmi;
 	void *arch;		/* arch-private per-CPU state */
 };
 

@@ -6,6 +6,10 @@
 
 #define X86_RFLAGS_IF	(1UL << 9)
 
+/* The FP/SIMD state a task carries: the fxsave area. */
+#define ARCH_FPU_SIZE	512
+#define ARCH_FPU_ALIGN	16
+
 static inline unsigned long arch_irq_save(void)
 {
 	unsigned long flags;

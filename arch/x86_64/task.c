@@ -1,0 +1,37 @@
+/* x86-64 task state: a new task's first stack frame, and the SSE state. */
+#include "x86.h"
+
+/*
+ * The frame arch_switch_to() pops: six callee-saved registers (zero: a
+ * zero RBP ends backtraces), then entry as the return address, then a
+ * zero "return address" above it so entry starts with the stack aligned
+ * as after a call.
+ */
+void *arch_task_stack_init(void *stack_top, void (*entry)(void))
+{
+	u64 *sp = (u64 *)ALIGN_DOWN((uintptr_t)stack_top, 16);
+
+	*--sp = 0;
+	*--sp = (uintptr_t)entry;
+	for (int i = 0; i < 6; i++)
+		*--sp = 0;
+	return sp;
+}
+
+void arch_fpu_save(void *area)
+{
+	__asm__ __volatile__("fxsave64 (%0)" : : "r"(area) : "memory");
+}
+
+void arch_fpu_restore(const void *area)
+{
+	__asm__ __volatile__("fxrstor64 (%0)" : : "r"(area) : "memory");
+}
+
+/* A clean state: x87 reset, SSE exceptions masked (MXCSR 0x1f80). */
+void arch_fpu_init(void *area)
+{
+	memset(area, 0, ARCH_FPU_SIZE);
+	((u16 *)area)[0] = 0x037f;		/* FCW */
+	((u32 *)area)[6] = 0x1f80;		/* MXCSR */
+}

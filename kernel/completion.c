@@ -1,0 +1,157 @@
+/*
+ * Completions and mutexes: the two ways a task blocks on another.  Both
+ * queue the waiter, mark it TASK_BLOCKED under their lock and call
+ * schedule() after dropping it; the waker changes the state under the
+ * run-queue lock (wake_up_process()), so a wake-up that comes between
+ * the unlock and the switch is never lost: schedule() then sees
+ * TASK_RUNNING and keeps the task.
+ */
+#include "kernel.h"
+
+struct waiter {
+	struct list_head node;
+	struct task_struct *task;
+};
+
+void init_completion(struct completion *c)
+{
+	spin_lock_init(&c->lock);
+	c->lock.name = "completion";
+	c->done = 0;
+	INIT_LIST_HEAD(&c->waiters);
+}
+
+void reinit_completion(struct completion *c)
+{
+	WRITE_ONCE(c->done, 0);
+}
+
+static void wake_first(struct list_head *waiters)
+{
+	if (!list_empty(waiters))
+		wake_up_process(list_first_entry(waiters, struct waiter, node)->task);
+}
+
+void complete(struct completion *c)
+{
+	unsigned long flags;
+	struct waiter *w;
+
+	spin_lock_irqsave(&c->lock, flags);
+	if (c->done != UINT_MAX)
+		c->done++;
+	/* Wake them all: one already woken but not yet run must not hide the rest. */
+	list_for_each_entry(w, &c->waiters, node)
+		wake_up_process(w->task);
+	spin_unlock_irqrestore(&c->lock, flags);
+}
+
+void complete_all(struct completion *c)
+{
+	unsigned long flags;
+	struct waiter *w;
+
+	spin_lock_irqsave(&c->lock, flags);
+	c->done = UINT_MAX;
+	list_for_each_entry(w, &c->waiters, node)
+		wake_up_process(w->task);
+	spin_unlock_irqrestore(&c->lock, flags);
+}
+
+bool try_wait_for_completion(struct completion *c)
+{
+	unsigned long flags;
+	bool ok;
+
+	spin_lock_irqsave(&c->lock, flags);
+	ok = c->done > 0;
+	if (ok && c->done != UINT_MAX)
+		c->done--;
+	spin_unlock_irqrestore(&c->lock, flags);
+	return ok;
+}
+
+void wait_for_completion(struct completion *c)
+{
+	struct waiter w = { .task = current };
+	unsigned long flags;
+
+	might_sleep_check("wait_for_completion");
+	spin_lock_irqsave(&c->lock, flags);
+	list_add_tail(&w.node, &c->waiters);
+	while (!c->done) {
+		current->state = TASK_BLOCKED;
+		spin_unlock_irqrestore(&c->lock, flags);
+		schedule();
+		spin_lock_irqsave(&c->lock, flags);
+	}
+	if (c->done != UINT_MAX)
+		c->done--;
+	list_del(&w.node);
+	spin_unlock_irqrestore(&c->lock, flags);
+}
+
+bool completion_done(struct completion *c)
+{
+	return READ_ONCE(c->done) > 0;
+}
+
+void mutex_init(struct mutex *m)
+{
+	spin_lock_init(&m->wait_lock);
+	m->wait_lock.name = "mutex";
+	m->owner = NULL;
+	INIT_LIST_HEAD(&m->waiters);
+}
+
+void mutex_lock(struct mutex *m)
+{
+	struct waiter w = { .task = current };
+	unsigned long flags;
+
+	might_sleep_check("mutex_lock");
+	spin_lock_irqsave(&m->wait_lock, flags);
+	if (m->owner == current)
+		panic("BUG: mutex_lock: %s already holds this mutex (deadlock)", current->comm);
+	list_add_tail(&w.node, &m->waiters);
+	/* First come, first served: only the first waiter may take it. */
+	while (m->owner || list_first_entry(&m->waiters, struct waiter, node) != &w) {
+		current->state = TASK_BLOCKED;
+		spin_unlock_irqrestore(&m->wait_lock, flags);
+		schedule();
+		spin_lock_irqsave(&m->wait_lock, flags);
+	}
+	list_del(&w.node);
+	m->owner = current;
+	spin_unlock_irqrestore(&m->wait_lock, flags);
+}
+
+bool mutex_trylock(struct mutex *m)
+{
+	unsigned long flags;
+	bool ok;
+
+	spin_lock_irqsave(&m->wait_lock, flags);
+	ok = !m->owner && list_empty(&m->waiters);
+	if (ok)
+		m->owner = current;
+	spin_unlock_irqrestore(&m->wait_lock, flags);
+	return ok;
+}
+
+void mutex_unlock(struct mutex *m)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&m->wait_lock, flags);
+	if (m->owner != current)
+		panic("BUG: mutex_unlock by %s, which does not hold the mutex", current->comm);
+	m->owner = NULL;
+	wake_first(&m->waiters);
+	spin_unlock_irqrestore(&m->wait_lock, flags);
+}
+
+bool mutex_is_locked(struct mutex *m)
+{
+	return READ_ONCE(m->owner) != NULL;
+}

@@ -1,0 +1,26 @@
+/* Completions with Linux's names: one side waits until the other says done. */
+#ifndef KERNEL_COMPLETION_H
+#define KERNEL_COMPLETION_H
+
+#include "list.h"
+#include "spinlock.h"
+
+struct completion {
+	spinlock_t lock;
+	unsigned int done;		/* complete() calls not yet consumed */
+	struct list_head waiters;
+};
+
+#define COMPLETION_INITIALIZER(c) \
+	{ .lock = __SPIN_LOCK_UNLOCKED(c.lock), .done = 0, .waiters = LIST_HEAD_INIT((c).waiters) }
+#define DECLARE_COMPLETION(c)	struct completion c = COMPLETION_INITIALIZER(c)
+
+void init_completion(struct completion *c);
+void reinit_completion(struct completion *c);
+void complete(struct completion *c);
+void complete_all(struct completion *c);
+void wait_for_completion(struct completion *c);
+bool try_wait_for_completion(struct completion *c);
+bool completion_done(struct completion *c);
+
+#endif

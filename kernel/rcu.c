@@ -1,0 +1,466 @@
+/*
+ * Asynchronous grace periods, driven by the context-switch hook, in the
+ * style of classic RCU: one global grace-period number (rcu_seq), a mask
+ * of the CPUs that still owe the running grace period a quiescent state,
+ * and per-CPU callback lists split by the grace period they wait for.
+ *
+ *   call_rcu()            queues the callback on this CPU's `next` segment,
+ *                         tagged with the grace period that must complete
+ *                         (rcu_seq_snap), and makes sure one will start.
+ *   context switch        rcu_note_context_switch(): this CPU passed a
+ *                         quiescent state; the CPU that clears the last bit
+ *                         ends the grace period and wakes the rcuc threads.
+ *   idle                  an extended quiescent state: a grace period that
+ *                         starts while a CPU sleeps does not wait for it.
+ *   rcuc/N                a kernel thread per CPU moves finished segments
+ *                         to `done` and invokes them, outside every lock.
+ *
+ * synchronize_rcu() does not use any of this: it is the article's run_on()
+ * tour (kernel/rcu_sync.c).
+ */
+#include "kernel.h"
+#include "irq.h"
+#include "rcu_internal.h"
+
+struct rcu_segment {
+	struct rcu_head *head, **tail;
+	unsigned long gp;		/* the grace period it waits for */
+};
+
+struct rcu_data {
+	struct rcu_segment done;	/* ready to invoke */
+	struct rcu_segment wait;	/* waiting for wait.gp */
+	struct rcu_segment next;	/* waiting for next.gp (later than wait.gp) */
+	long ncbs;			/* callbacks queued here, all segments */
+	bool idle;			/* in the idle extended quiescent state */
+	bool irq_from_idle;		/* an interrupt took us out of idle */
+	bool cb_work;			/* rcuc has work: set before waking it */
+	struct task_struct *cb_thread;
+	unsigned long long cbs_invoked;
+};
+
+struct rcu_state rcu_state = {
+	.lock = __SPIN_LOCK_UNLOCKED(rcu_state.lock),
+};
+static struct rcu_data rcu_data[NR_CPUS];
+static bool inject_no_wait;
+int rcu_stall_timeout_s = 21;
+KPARAM_INT("rcu_cpu_stall_timeout", rcu_stall_timeout_s, 3, 300);
+
+static bool set_inject(const struct kparam *p, const char *val)
+{
+	(void)p;
+	if (strcmp(val, "no_wait"))
+		return false;
+	inject_no_wait = true;
+	return true;
+}
+KPARAM_CALL("rcu.inject", set_inject,
+	    "'no_wait' (grace periods that wait for nothing: a fault the tests must catch)");
+
+bool rcu_inject_no_wait(void)
+{
+	return inject_no_wait;
+}
+
+static void seg_init(struct rcu_segment *s)
+{
+	s->head = NULL;
+	s->tail = &s->head;
+}
+
+static bool seg_empty(const struct rcu_segment *s)
+{
+	return s->head == NULL;
+}
+
+/* Appends all of src to dst (keeping dst's gp) and empties src. */
+static void seg_splice(struct rcu_segment *dst, struct rcu_segment *src)
+{
+	if (seg_empty(src))
+		return;
+	*dst->tail = src->head;
+	dst->tail = src->tail;
+	seg_init(src);
+}
+
+/* Moves finished segments forward; this CPU, interrupts off. */
+static void advance_callbacks(struct rcu_data *rdp)
+{
+	/* Acquire: pairs with the release in rcu_gp_end(); the readers are done. */
+	unsigned long cur = smp_load_acquire(&rcu_state.gp_seq);
+
+	for (int i = 0; i < 2; i++) {
+		if (!seg_empty(&rdp->wait) && rcu_seq_done(cur, rdp->wait.gp))
+			seg_splice(&rdp->done, &rdp->wait);
+		if (seg_empty(&rdp->wait) && !seg_empty(&rdp->next)) {
+			seg_splice(&rdp->wait, &rdp->next);
+			rdp->wait.gp = rdp->next.gp;
+		}
+	}
+}
+
+static void wake_cb_thread(int cpu)
+{
+	struct rcu_data *rdp = &rcu_data[cpu];
+
+	if (!rdp->cb_thread)
+		return;
+	WRITE_ONCE(rdp->cb_work, true);
+	smp_mb();	/* pairs with the barrier in rcu_cb_thread(): no lost wake-up */
+	wake_up_process(rdp->cb_thread);
+}
+
+/* After a grace period ended: every CPU with callbacks may have work. */
+static void wake_cb_threads(void)
+{
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		if (READ_ONCE(rcu_data[cpu].ncbs))
+			wake_cb_thread(cpu);
+}
+
+static bool rcu_gp_start(void);
+
+/* Ends the running grace period; rcu_state.lock held. */
+static void rcu_gp_end(void)
+{
+	/* Release: every quiescent-state report is ordered before the new number. */
+	smp_store_release(&rcu_state.gp_seq, rcu_state.gp_seq + 1);
+	rcu_state.gps_completed++;
+	if (rcu_state.gp_needed) {
+		rcu_state.gp_needed = false;
+		rcu_gp_start();
+	}
+}
+
+/* Clears cpu's bit if it still owes grace period gp; rcu_state.lock held. */
+static bool report_qs_locked(int cpu, unsigned long gp)
+{
+	unsigned long seq = rcu_state.gp_seq;
+
+	if (seq != gp || !(rcu_state.qs_mask & (1UL << cpu)))
+		return false;
+	WRITE_ONCE(rcu_state.qs_mask, rcu_state.qs_mask & ~(1UL << cpu));
+	if (rcu_state.qs_mask)
+		return false;
+	rcu_gp_end();
+	return true;
+}
+
+/*
+ * Starts a grace period; rcu_state.lock held.  Returns true if it ended
+ * at once (every CPU idle).  The mask is written before the number
+ * (smp_wmb, pairing with the smp_rmb in rcu_note_context_switch()), so a
+ * CPU that sees the new number sees its bit.
+ */
+static bool rcu_gp_start(void)
+{
+	int cpu;
+	unsigned long mask = 0;
+
+	for_each_online_cpu(cpu)
+		mask |= 1UL << cpu;
+	WRITE_ONCE(rcu_state.qs_mask, mask);
+	smp_wmb();
+	WRITE_ONCE(rcu_state.gp_seq, rcu_state.gp_seq + 1);
+	rcu_state.gp_start_ns = ktime_get_ns();
+	/*
+	 * Full barrier between publishing the grace period and reading the
+	 * idle flags.  Pairs with the smp_mb() in rcu_idle_enter(), which
+	 * writes its flag and then reads the grace period: either we see the
+	 * CPU idle and report for it, or it sees the new grace period and
+	 * reports itself; never neither.  It also orders the updater's
+	 * removal (before call_rcu()) before any idle CPU wakes and reads.
+	 */
+	smp_mb();
+	for_each_online_cpu(cpu) {
+		if (READ_ONCE(rcu_data[cpu].idle) &&
+		    report_qs_locked(cpu, rcu_state.gp_seq))
+			return true;
+	}
+	return false;
+}
+
+void rcu_request_gp(void)
+{
+	unsigned long flags;
+	bool ended = false;
+
+	spin_lock_irqsave(&rcu_state.lock, flags);
+	if (rcu_state.gp_seq & 1)
+		rcu_state.gp_needed = true;
+	else
+		ended = rcu_gp_start();
+	spin_unlock_irqrestore(&rcu_state.lock, flags);
+	if (ended)
+		wake_cb_threads();
+}
+
+static void rcu_report_qs(int cpu, unsigned long gp)
+{
+	unsigned long flags;
+	bool ended;
+
+	spin_lock_irqsave(&rcu_state.lock, flags);
+	ended = report_qs_locked(cpu, gp);
+	spin_unlock_irqrestore(&rcu_state.lock, flags);
+	if (ended)
+		wake_cb_threads();
+}
+
+/* Reports this CPU's quiescent state if the running grace period wants it. */
+static void note_qs(void)
+{
+	int cpu = smp_processor_id();
+	unsigned long gp = READ_ONCE(rcu_state.gp_seq);
+
+	if (!(gp & 1))
+		return;
+	smp_rmb();	/* pairs with the smp_wmb() in rcu_gp_start(): the mask is gp's */
+	if (READ_ONCE(rcu_state.qs_mask) & (1UL << cpu))
+		rcu_report_qs(cpu, gp);
+}
+
+/*
+ * The context-switch hook: this CPU is outside every read-side critical
+ * section.  Cheap when no grace period waits for this CPU: a barrier and
+ * two loads.
+ */
+void rcu_note_context_switch(void)
+{
+	/*
+	 * Full barrier: the accesses of the readers this CPU ran before the
+	 * switch are ordered before our report, and so before the end of the
+	 * grace period and every callback after it.  Pairs with the barrier
+	 * in rcu_gp_start() and the acquire in advance_callbacks().
+	 */
+	smp_mb();
+	note_qs();
+}
+
+void rcu_idle_enter(void)
+{
+	struct rcu_data *rdp = &rcu_data[smp_processor_id()];
+
+	WRITE_ONCE(rdp->idle, true);
+	smp_mb();	/* pairs with the smp_mb() in rcu_gp_start() */
+	note_qs();
+}
+
+void rcu_idle_exit(void)
+{
+	struct rcu_data *rdp = &rcu_data[smp_processor_id()];
+
+	WRITE_ONCE(rdp->idle, false);
+	/*
+	 * Leaving the extended quiescent state: from here on a grace period
+	 * that starts waits for us; and one that saw us idle ordered its
+	 * updater's removal before our flag's write (pairs with rcu_gp_start()).
+	 */
+	smp_mb();
+}
+
+/* An interrupt on an idle CPU leaves idle before its handler may read RCU data. */
+void rcu_irq_enter(void)
+{
+	struct rcu_data *rdp = &rcu_data[smp_processor_id()];
+
+	if (this_cpu()->irq_depth == 1 && READ_ONCE(rdp->idle)) {
+		rcu_idle_exit();
+		rdp->irq_from_idle = true;
+	}
+}
+
+void rcu_irq_exit(void)
+{
+	struct rcu_data *rdp = &rcu_data[smp_processor_id()];
+
+	if (this_cpu()->irq_depth == 1 && rdp->irq_from_idle) {
+		rdp->irq_from_idle = false;
+		rcu_idle_enter();
+	}
+}
+
+bool rcu_cpu_in_eqs(int cpu)
+{
+	return READ_ONCE(rcu_data[cpu].idle);
+}
+
+static void invoke_callback(struct rcu_head *head)
+{
+	uintptr_t f = (uintptr_t)head->func;
+
+	if (f < 4096)
+		kfree((char *)head - f);	/* kfree_rcu(): f is the offset */
+	else
+		head->func(head);
+}
+
+void call_rcu(struct rcu_head *head, rcu_callback_t func)
+{
+	struct rcu_data *rdp;
+	unsigned long flags, snap;
+	bool need_gp, ready;
+
+	head->func = func;
+	head->next = NULL;
+	if (inject_no_wait) {
+		invoke_callback(head);	/* fault injection: no grace period at all */
+		return;
+	}
+	local_irq_save(flags);
+	rdp = &rcu_data[smp_processor_id()];
+	/*
+	 * The caller's removal is ordered before we read the grace-period
+	 * number: a grace period we see as not yet started will wait for
+	 * every reader that could still see the element.  Pairs with rcu_gp_start().
+	 */
+	smp_mb();
+	snap = rcu_seq_snap(READ_ONCE(rcu_state.gp_seq));
+	advance_callbacks(rdp);
+	if (!seg_empty(&rdp->next) && rdp->next.gp != snap) {
+		/* next waits for an earlier grace period: it moves up to wait. */
+		if (!seg_empty(&rdp->wait))
+			panic("BUG: call_rcu: three grace periods pending on CPU%d",
+			      smp_processor_id());
+		seg_splice(&rdp->wait, &rdp->next);
+		rdp->wait.gp = rdp->next.gp;
+	}
+	*rdp->next.tail = head;
+	rdp->next.tail = &head->next;
+	rdp->next.gp = snap;
+	WRITE_ONCE(rdp->ncbs, rdp->ncbs + 1);
+	need_gp = !rcu_seq_done(READ_ONCE(rcu_state.gp_seq), snap);
+	ready = !seg_empty(&rdp->done);
+	local_irq_restore(flags);
+	if (need_gp)
+		rcu_request_gp();
+	if (ready)
+		wake_cb_thread(smp_processor_id());
+}
+
+/* rcuc/N: invokes this CPU's callbacks whose grace period has ended. */
+static int rcu_cb_thread(void *arg)
+{
+	struct rcu_data *rdp = arg;
+
+	for (;;) {
+		struct rcu_segment batch;
+		unsigned long flags;
+		long n = 0;
+
+		/* Blocked first, then check: a waker after the check finds us blocked. */
+		current->state = TASK_BLOCKED;
+		smp_mb();	/* pairs with wake_cb_thread() */
+		if (!READ_ONCE(rdp->cb_work)) {
+			schedule();
+			continue;
+		}
+		current->state = TASK_RUNNING;
+		WRITE_ONCE(rdp->cb_work, false);
+
+		local_irq_save(flags);
+		advance_callbacks(rdp);
+		seg_init(&batch);
+		seg_splice(&batch, &rdp->done);
+		local_irq_restore(flags);
+
+		for (struct rcu_head *h = batch.head, *next; h; h = next) {
+			next = h->next;
+			invoke_callback(h);
+			n++;
+			if (current->rcu_read_lock_nesting)
+				panic("BUG: RCU callback %p returned inside rcu_read_lock()",
+				      (void *)h->func);
+			if (n % 16 == 0)
+				cond_resched();
+		}
+		local_irq_save(flags);
+		WRITE_ONCE(rdp->ncbs, rdp->ncbs - n);
+		rdp->cbs_invoked += n;
+		/* Still waiting callbacks may be ready now (a grace period ended meanwhile). */
+		if (rdp->ncbs && rcu_seq_done(READ_ONCE(rcu_state.gp_seq), rdp->wait.gp))
+			WRITE_ONCE(rdp->cb_work, true);
+		local_irq_restore(flags);
+	}
+	return 0;
+}
+
+void rcu_init(void)
+{
+	for (int cpu = 0; cpu < NR_CPUS; cpu++) {
+		seg_init(&rcu_data[cpu].done);
+		seg_init(&rcu_data[cpu].wait);
+		seg_init(&rcu_data[cpu].next);
+	}
+	if (inject_no_wait)
+		printk("rcu: FAULT INJECTION rcu.inject=no_wait: grace periods wait for nothing\n");
+}
+
+/* One rcuc thread per online CPU, once the CPUs are up. */
+void rcu_init_cpu_threads(void)
+{
+	int cpu;
+	char name[TASK_COMM_LEN];
+
+	for_each_online_cpu(cpu) {
+		snprintf(name, sizeof(name), "rcuc/%d", cpu);
+		rcu_data[cpu].cb_thread = kthread_run_on_cpu(rcu_cb_thread, &rcu_data[cpu],
+							     cpu, name);
+		if (!rcu_data[cpu].cb_thread)
+			panic("rcu: cannot start %s", name);
+	}
+}
+
+unsigned int rcu_tour_begin(void)
+{
+	/* Fully ordered: the caller's removal comes before the tour starts. */
+	return atomic_inc_return(&rcu_state.tours_started);
+}
+
+void rcu_tour_end(unsigned int tour)
+{
+	unsigned int old = READ_ONCE(rcu_state.tours_max_done);
+
+	/* The highest tour number that has ended (release: after the tour's readers). */
+	while ((int)(tour - old) > 0 &&
+	       !__atomic_compare_exchange_n(&rcu_state.tours_max_done, &old, tour, false,
+					    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		;
+	__atomic_fetch_add(&rcu_state.tours_completed, 1, __ATOMIC_RELAXED);
+}
+
+void rcu_get_stats(struct rcu_stats *s)
+{
+	int cpu;
+
+	s->gp_seq = READ_ONCE(rcu_state.gp_seq);
+	s->qs_mask = READ_ONCE(rcu_state.qs_mask);
+	s->gps_completed = READ_ONCE(rcu_state.gps_completed);
+	s->tours_completed = READ_ONCE(rcu_state.tours_completed);
+	s->cbs_queued = 0;
+	s->cbs_invoked = 0;
+	for_each_online_cpu(cpu) {
+		s->cbs_queued += READ_ONCE(rcu_data[cpu].ncbs);
+		s->cbs_invoked += READ_ONCE(rcu_data[cpu].cbs_invoked);
+	}
+}
+
+void rcu_warn_suspicious(const char *file, int line, const char *what)
+{
+	printk("WARNING: suspicious RCU usage\n");
+	printk("%s:%d %s!\n", file, line, what);
+	printk("CPU: %d Task: %s rcu_read_lock nesting: %d\n", smp_processor_id(),
+	       current->comm, current->rcu_read_lock_nesting);
+	dump_stack();
+	printk("---[ end trace ]---\n");
+}
+
+void rcu_read_unlock_underflow(void)
+{
+	current->rcu_read_lock_nesting = 0;
+	panic("BUG: rcu_read_unlock() without a matching rcu_read_lock() in task %s",
+	      current->comm);
+}

@@ -1,0 +1,42 @@
+/* RCU's shared state, between kernel/rcu.c, rcu_sync.c and rcu_stall.c. */
+#ifndef KERNEL_RCU_INTERNAL_H
+#define KERNEL_RCU_INTERNAL_H
+
+#include "kernel.h"
+
+/*
+ * Grace-period numbers as Linux's rcu_seq: the low bit is the state
+ * (1: a grace period is running), so "started" and "completed" are two
+ * values of one counter.
+ */
+static inline unsigned long rcu_seq_snap(unsigned long s)
+{
+	/* The value after which a full grace period has passed from now. */
+	return (s + 3) & ~1UL;
+}
+
+static inline bool rcu_seq_done(unsigned long cur, unsigned long target)
+{
+	return (long)(cur - target) >= 0;
+}
+
+struct rcu_state {
+	spinlock_t lock;
+	unsigned long gp_seq;		/* even: idle; odd: grace period running */
+	unsigned long qs_mask;		/* CPUs that still owe it a quiescent state */
+	bool gp_needed;			/* start another when this one ends */
+	u64 gp_start_ns;
+	unsigned long gps_completed;
+	atomic_t tours_started;		/* synchronize_rcu() tours */
+	unsigned int tours_max_done;	/* highest tour number that has ended */
+	unsigned long tours_completed;
+};
+
+extern struct rcu_state rcu_state;
+
+void rcu_request_gp(void);
+unsigned int rcu_tour_begin(void);
+void rcu_tour_end(unsigned int tour);
+extern int rcu_stall_timeout_s;
+
+#endif

@@ -1,0 +1,74 @@
+/*
+ * RCU CPU stall warnings.  From the timer tick (any CPU; one checks at a
+ * time): a CPU that has not passed a quiescent state for
+ * rcu_cpu_stall_timeout seconds while a grace period, or a
+ * synchronize_rcu() tour queued on its run queue, waits for it is
+ * reported with its task and its backtrace.  The kernel goes on; the same
+ * stall is reported again every three timeouts while it lasts.
+ */
+#include "kernel.h"
+#include "rcu_internal.h"
+
+static u64 next_check_ns;
+static u64 gp_reported_at[NR_CPUS];	/* when this CPU's stall was last reported */
+
+static void report_cpu(int cpu, u64 stalled_ns, const char *waiter)
+{
+	struct task_struct *t = sched_curr(cpu);
+
+	printk("rcu: INFO: rcu_sched detected stalls on CPUs/tasks:\n");
+	printk("rcu: \t%d-...: (task %s pid %d) no quiescent state for %llu ms; %s waits\n",
+	       cpu, t ? t->comm : "?", t ? t->pid : -1,
+	       (unsigned long long)(stalled_ns / NSEC_PER_MSEC), waiter);
+	printk("rcu: \t(detected by %d, g=%lu, q=%lu, timeout %d s)\n",
+	       smp_processor_id(), READ_ONCE(rcu_state.gp_seq),
+	       READ_ONCE(rcu_state.qs_mask), rcu_stall_timeout_s);
+	if (cpu == smp_processor_id())
+		dump_stack();
+	else if (!trigger_cpu_backtrace(cpu))
+		printk("rcu: \tCPU%d cannot be interrupted for a backtrace (interrupts off?)\n", cpu);
+}
+
+/* How long cpu has kept a waiter waiting without a quiescent state, or 0. */
+static u64 stalled_for(int cpu, u64 now, const char **waiter)
+{
+	u64 since = max(sched_last_switch_ns(cpu), READ_ONCE(rcu_state.gp_start_ns));
+	unsigned long gp = READ_ONCE(rcu_state.gp_seq);
+
+	if ((gp & 1) && (READ_ONCE(rcu_state.qs_mask) & (1UL << cpu)) && now > since) {
+		*waiter = "a grace period (call_rcu)";
+		return now - since;
+	}
+	since = sched_oldest_waiter_ns(cpu);
+	if (since && now > since && sched_curr(cpu) != NULL) {
+		*waiter = "a task in its run queue (synchronize_rcu() tour, run_on())";
+		return now - since;
+	}
+	return 0;
+}
+
+void rcu_check_stalls(void)
+{
+	u64 now = ktime_get_ns(), next = READ_ONCE(next_check_ns);
+	u64 timeout = (u64)rcu_stall_timeout_s * NSEC_PER_SEC;
+	int cpu;
+
+	/* Once a second, and only one CPU at a time. */
+	if (now < next || !__atomic_compare_exchange_n(&next_check_ns, &next,
+						       now + NSEC_PER_SEC, false,
+						       __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		return;
+	for_each_online_cpu(cpu) {
+		const char *waiter = NULL;
+		u64 stalled = stalled_for(cpu, now, &waiter);
+
+		if (stalled < timeout) {
+			gp_reported_at[cpu] = 0;
+			continue;
+		}
+		if (gp_reported_at[cpu] && now - gp_reported_at[cpu] < 3 * timeout)
+			continue;
+		gp_reported_at[cpu] = now;
+		report_cpu(cpu, stalled, waiter);
+	}
+}

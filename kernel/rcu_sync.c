@@ -1,0 +1,126 @@
+/*
+ * synchronize_rcu(), as the article writes it, and what is built on it:
+ * the polled grace-period API and rcu_barrier().
+ */
+#include "kernel.h"
+#include "rcu_internal.h"
+
+/*
+ * Wait for every RCU read-side critical section that began before this
+ * call to end.
+ *
+ * Readers never block and nothing preempts them, so a CPU that performs a
+ * context switch has finished every reader it was running.  run_on(cpu)
+ * does not return until this task has run on `cpu` after a context switch
+ * there: the task that was running there yielded or blocked (or the CPU
+ * was idle).  Visiting every online CPU therefore waits for every
+ * pre-existing reader.  Readers that begin after we left a CPU may still
+ * run when we return: they cannot reach what was removed before the call.
+ *
+ * Memory ordering, per hop: the target CPU executes smp_mb() in
+ * __schedule() after its reader ended and before it switches to us, and
+ * we then run on that CPU, so the reader's loads are ordered before
+ * everything we do afterwards -- the kfree() included, wherever it runs
+ * (each later hop passes through the same barrier on its CPU).
+ */
+void synchronize_rcu(void)
+{
+	int cpu, home = smp_processor_id();
+	unsigned int tour;
+
+	might_sleep_check("synchronize_rcu");
+	if (rcu_inject_no_wait())
+		return;		/* fault injection: a grace period that waits for nothing */
+	tour = rcu_tour_begin();
+
+	for_each_online_cpu(cpu)
+		run_on(cpu);
+
+	run_on(home);
+	rcu_tour_end(tour);
+}
+
+/*
+ * Polled grace periods.  A cookie holds two snapshots: (high half) the
+ * grace-period number the asynchronous machinery must reach, as Linux's
+ * rcu_seq_snap(), and (low half) how many synchronize_rcu() tours had
+ * started.  Either suffices: an asynchronous grace period that started
+ * after the cookie, or a tour that started after it, has waited for every
+ * reader the cookie's taker could have overlapped.
+ */
+unsigned long get_state_synchronize_rcu(void)
+{
+	unsigned long snap;
+	unsigned int tours;
+
+	/* The caller's removal happens before we read the counters (pairs with rcu_gp_start()). */
+	smp_mb();
+	snap = rcu_seq_snap(READ_ONCE(rcu_state.gp_seq));
+	tours = atomic_read(&rcu_state.tours_started);
+	return ((snap & 0xffffffffUL) << 32) | tours;
+}
+
+bool poll_state_synchronize_rcu(unsigned long cookie)
+{
+	unsigned int snap = cookie >> 32, tours = (unsigned int)cookie;
+	unsigned int seq = (unsigned int)smp_load_acquire(&rcu_state.gp_seq);
+	unsigned int tours_done = smp_load_acquire(&rcu_state.tours_max_done);
+	bool done = (int)(seq - snap) >= 0 || (int)(tours_done - tours) > 0;
+
+	if (done)
+		smp_mb();	/* the caller's kfree() comes after the readers ended */
+	return done;
+}
+
+unsigned long start_poll_synchronize_rcu(void)
+{
+	unsigned long cookie = get_state_synchronize_rcu();
+
+	rcu_request_gp();
+	return cookie;
+}
+
+void cond_synchronize_rcu(unsigned long cookie)
+{
+	might_sleep_check("cond_synchronize_rcu");
+	if (!poll_state_synchronize_rcu(cookie))
+		synchronize_rcu();
+}
+
+/*
+ * rcu_barrier(): wait until every callback queued so far has run.  One
+ * marker callback per CPU, queued on that CPU (run_on() takes us there)
+ * behind the callbacks already waiting; callbacks run in order, so when
+ * every marker has run, so has everything queued before it.
+ */
+static DEFINE_MUTEX(barrier_mutex);
+static atomic_t barrier_pending;
+static struct completion barrier_done;
+static struct rcu_head barrier_heads[NR_CPUS];
+
+static void barrier_callback(struct rcu_head *head)
+{
+	(void)head;
+	if (atomic_dec_and_test(&barrier_pending))
+		complete(&barrier_done);
+}
+
+void rcu_barrier(void)
+{
+	int cpu, home = smp_processor_id();
+
+	might_sleep_check("rcu_barrier");
+	mutex_lock(&barrier_mutex);
+	init_completion(&barrier_done);
+	atomic_set(&barrier_pending, 1);	/* our own, dropped below */
+	for_each_online_cpu(cpu) {
+		run_on(cpu);
+		atomic_inc(&barrier_pending);
+		call_rcu(&barrier_heads[cpu], barrier_callback);
+	}
+	run_on(home);
+	if (atomic_dec_and_test(&barrier_pending))
+		complete(&barrier_done);
+	wait_for_completion(&barrier_done);
+	mutex_unlock(&barrier_mutex);
+}

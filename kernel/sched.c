@@ -1,0 +1,467 @@
+/*
+ * The scheduler: per-CPU run queues, round-robin, no preemption.
+ *
+ * The switch protocol (as in xv6 and Linux): schedule() takes this CPU's
+ * run-queue lock, switches, and the task switched *to* releases the lock
+ * (finish_task_switch()).  So while a CPU holds its lock, the task it is
+ * switching away from is not yet fully switched out, and nobody else can
+ * pick that task up: a waker or a migration that needs the task's saved
+ * registers waits for the lock.  A migrating task (run_on) is handed to
+ * its target only in finish_task_switch(), once it is off this CPU, and no
+ * code ever holds two run-queue locks at once.
+ */
+#include "kernel.h"
+#include "sched.h"
+
+struct rq {
+	spinlock_t lock;
+	struct list_head queue;		/* runnable tasks waiting for the CPU */
+	int nr_queued;
+	struct task_struct *curr;
+	struct task_struct *idle;
+	struct task_struct *prev;	/* switched away from; finish_task_switch() */
+	struct list_head sleepers;	/* msleep() */
+	u64 nr_switches;
+	u64 last_switch_ns;
+};
+
+static struct rq runqueues[NR_CPUS];
+static struct task_struct idle_tasks[NR_CPUS];
+static LIST_HEAD(all_tasks);
+static DEFINE_SPINLOCK(tasks_lock);
+static atomic_t next_pid = ATOMIC_INIT(1);
+
+static struct rq *this_rq(void)
+{
+	return &runqueues[smp_processor_id()];
+}
+
+static void add_to_task_list(struct task_struct *t)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&tasks_lock, flags);
+	list_add_tail(&t->tasks, &all_tasks);
+	spin_unlock_irqrestore(&tasks_lock, flags);
+}
+
+/* Makes the code running on `cpu` now (boot stack) the CPU's idle task. */
+static void init_idle(int cpu)
+{
+	struct task_struct *idle = &idle_tasks[cpu];
+	struct rq *rq = &runqueues[cpu];
+
+	idle->state = TASK_RUNNING;
+	idle->cpu = cpu;
+	idle->pid = 0;
+	idle->migrate_to = -1;
+	snprintf(idle->comm, sizeof(idle->comm), "swapper/%d", cpu);
+	arch_fpu_init(idle->fpu);
+	init_completion(&idle->exited);
+	rq->idle = rq->curr = idle;
+	rq->last_switch_ns = ktime_get_ns();
+	cpus[cpu].curr_task = idle;
+	cpus[cpu].task_name = idle->comm;
+	add_to_task_list(idle);
+}
+
+void sched_init(void)
+{
+	for (int cpu = 0; cpu < NR_CPUS; cpu++) {
+		struct rq *rq = &runqueues[cpu];
+
+		spin_lock_init(&rq->lock);
+		rq->lock.name = "rq->lock";
+		INIT_LIST_HEAD(&rq->queue);
+		INIT_LIST_HEAD(&rq->sleepers);
+	}
+	init_idle(0);
+}
+
+void sched_init_cpu(int cpu)
+{
+	init_idle(cpu);
+}
+
+void might_sleep_check(const char *what)
+{
+	struct cpu *c = this_cpu();
+
+	if (unlikely(c->irq_depth))
+		panic("BUG: %s() called from an interrupt handler", what);
+	if (unlikely(current->rcu_read_lock_nesting > 0))
+		panic("BUG: Illegal context switch in RCU read-side critical section: "
+		      "%s() inside rcu_read_lock() (nesting depth %d)",
+		      what, current->rcu_read_lock_nesting);
+	if (unlikely(c->locks_held))
+		panic("BUG: scheduling while atomic: %s() with %d spinlock%s held",
+		      what, c->locks_held, c->locks_held == 1 ? "" : "s");
+	if (unlikely(arch_irqs_disabled()))
+		panic("BUG: scheduling while atomic: %s() with interrupts disabled", what);
+}
+
+/* Queues t on cpu's run queue; called with that queue's lock held. */
+static bool enqueue_locked(struct rq *rq, struct task_struct *t, int cpu)
+{
+	t->cpu = cpu;
+	t->state = TASK_RUNNING;
+	t->enqueued_ns = ktime_get_ns();
+	list_add_tail(&t->run_node, &rq->queue);
+	rq->nr_queued++;
+	/* An idle CPU is halted: it needs an IPI to look at its queue again. */
+	return rq->curr == rq->idle && cpu != smp_processor_id();
+}
+
+static void enqueue_on(struct task_struct *t, int cpu)
+{
+	struct rq *rq = &runqueues[cpu];
+	unsigned long flags;
+	bool kick;
+
+	spin_lock_irqsave(&rq->lock, flags);
+	kick = enqueue_locked(rq, t, cpu);
+	spin_unlock_irqrestore(&rq->lock, flags);
+	if (kick)
+		arch_send_ipi(cpu, IPI_RESCHEDULE);
+}
+
+/*
+ * Runs on the task switched to, with this CPU's run-queue lock still held
+ * by the task switched away from: releases it, then deals with that task,
+ * which is now fully off this CPU.
+ */
+static void finish_task_switch(void)
+{
+	struct rq *rq = this_rq();
+	struct task_struct *prev = rq->prev;
+	int target;
+
+	rq->prev = NULL;
+	spin_unlock(&rq->lock);
+	if (!prev)
+		return;
+	target = prev->migrate_to;
+	if (target >= 0) {
+		prev->migrate_to = -1;
+		enqueue_on(prev, target);	/* run_on(): now it may run there */
+	} else if (prev->state == TASK_DEAD) {
+		complete(&prev->exited);	/* kthread_stop() may free it now */
+	}
+}
+
+static struct task_struct *pick_next(struct rq *rq)
+{
+	struct task_struct *next;
+
+	if (list_empty(&rq->queue))
+		return rq->idle;
+	next = list_first_entry(&rq->queue, struct task_struct, run_node);
+	list_del(&next->run_node);
+	rq->nr_queued--;
+	return next;
+}
+
+static void __schedule(void)
+{
+	struct task_struct *prev = current, *next;
+	unsigned long flags;
+	struct rq *rq;
+
+	/*
+	 * The quiescent state: prev is outside every RCU read-side critical
+	 * section (might_sleep_check() made sure).  Reported before taking
+	 * the run-queue lock, because ending a grace period wakes tasks.
+	 */
+	rcu_note_context_switch();
+
+	local_irq_save(flags);
+	rq = this_rq();
+	spin_lock(&rq->lock);
+	/*
+	 * Full barrier, as Linux has after taking the run-queue lock: every
+	 * access of the code that ran here before (an RCU reader's loads
+	 * included) is ordered before whatever the next task does, on this
+	 * CPU or -- through the lock hand-over in finish_task_switch() and
+	 * enqueue_on() -- on the CPU a migrating task moves to.  Pairs with
+	 * the updater's smp_mb() in synchronize_rcu() and with this same
+	 * barrier on the CPUs the updater visits.  Lock plus unlock alone is
+	 * not a full barrier on AArch64.
+	 */
+	smp_mb();
+	if (prev != rq->idle && prev->state == TASK_RUNNING && prev->migrate_to < 0) {
+		list_add_tail(&prev->run_node, &rq->queue);	/* round-robin: to the back */
+		rq->nr_queued++;
+	}
+	next = pick_next(rq);
+	if (next == prev) {
+		spin_unlock(&rq->lock);
+		local_irq_restore(flags);
+		return;
+	}
+	rq->prev = prev;
+	rq->curr = next;
+	rq->nr_switches++;
+	rq->last_switch_ns = ktime_get_ns();
+	next->switches++;
+	this_cpu()->curr_task = next;
+	this_cpu()->task_name = next->comm;
+	arch_fpu_save(prev->fpu);
+	arch_fpu_restore(next->fpu);
+	arch_switch_to(&prev->sp, next->sp);
+	/* prev runs again here, perhaps on another CPU. */
+	finish_task_switch();
+	local_irq_restore(flags);
+}
+
+void schedule(void)
+{
+	might_sleep_check("schedule");
+	__schedule();
+}
+
+void cond_resched(void)
+{
+	might_sleep_check("cond_resched");
+	if (READ_ONCE(this_rq()->nr_queued))
+		__schedule();
+	else
+		rcu_note_context_switch();	/* always a quiescent state */
+}
+
+bool wake_up_process(struct task_struct *t)
+{
+	unsigned long flags;
+	struct rq *rq;
+	bool kick = false;
+	int cpu;
+
+	/* A blocked task does not move, so t->cpu is stable once we hold its lock. */
+	for (;;) {
+		cpu = READ_ONCE(t->cpu);
+		rq = &runqueues[cpu];
+		spin_lock_irqsave(&rq->lock, flags);
+		if (READ_ONCE(t->cpu) == cpu)
+			break;
+		spin_unlock_irqrestore(&rq->lock, flags);
+	}
+	if (t->state != TASK_BLOCKED) {
+		spin_unlock_irqrestore(&rq->lock, flags);
+		return false;
+	}
+	if (!list_empty(&t->sleep_node))
+		list_del_init(&t->sleep_node);
+	if (rq->curr == t)
+		t->state = TASK_RUNNING;	/* not switched out yet: schedule() keeps it */
+	else
+		kick = enqueue_locked(rq, t, cpu);
+	spin_unlock_irqrestore(&rq->lock, flags);
+	if (kick)
+		arch_send_ipi(cpu, IPI_RESCHEDULE);
+	return true;
+}
+
+void run_on(int cpu)
+{
+	might_sleep_check("run_on");
+	if (!cpu_online(cpu))
+		panic("BUG: run_on(%d): CPU%d is not online", cpu, cpu);
+	if (current == this_rq()->idle)
+		panic("BUG: run_on(%d) from an idle task", cpu);
+	if (cpu != smp_processor_id())
+		current->migrate_to = cpu;
+	__schedule();
+	if (smp_processor_id() != cpu)
+		panic("BUG: run_on(%d) returned on CPU%d", cpu, smp_processor_id());
+}
+
+void msleep(unsigned int ms)
+{
+	u64 tick = NSEC_PER_SEC / HZ;
+	u64 ticks = ((u64)ms * NSEC_PER_MSEC + tick - 1) / tick;
+	struct task_struct *t = current;
+	unsigned long flags;
+	struct rq *rq;
+
+	might_sleep_check("msleep");
+	local_irq_save(flags);
+	rq = this_rq();
+	spin_lock(&rq->lock);
+	t->wake_at_ns = ktime_get_ns() + ticks * tick;
+	list_add_tail(&t->sleep_node, &rq->sleepers);
+	t->state = TASK_BLOCKED;
+	spin_unlock(&rq->lock);
+	local_irq_restore(flags);
+	__schedule();
+}
+
+/* From the timer tick: wakes this CPU's sleepers whose time has come. */
+void sched_tick(void)
+{
+	struct rq *rq = this_rq();
+	struct task_struct *t, *n;
+	u64 now = ktime_get_ns();
+
+	spin_lock(&rq->lock);
+	list_for_each_entry_safe(t, n, &rq->sleepers, sleep_node) {
+		if (t->wake_at_ns <= now && t->state == TASK_BLOCKED) {
+			list_del_init(&t->sleep_node);
+			if (rq->curr == t)
+				t->state = TASK_RUNNING;
+			else
+				enqueue_locked(rq, t, rq->idle->cpu);
+		}
+	}
+	spin_unlock(&rq->lock);
+}
+
+/* The idle task: run what is queued, else halt until an interrupt. */
+void cpu_idle_loop(void)
+{
+	struct rq *rq = this_rq();
+
+	for (;;) {
+		local_irq_disable();
+		if (READ_ONCE(rq->nr_queued)) {
+			local_irq_enable();
+			schedule();
+			continue;
+		}
+		rcu_idle_enter();
+		/* sti;hlt: an IPI sent after the check above still wakes us. */
+		arch_wait_for_interrupt();
+		local_irq_disable();
+		rcu_idle_exit();
+		local_irq_enable();
+	}
+}
+
+/* Kernel threads. */
+static void __noreturn kthread_exit(int code)
+{
+	struct task_struct *t = current;
+
+	if (t->rcu_read_lock_nesting)
+		panic("BUG: kthread %s returned inside rcu_read_lock() (nesting %d)",
+		      t->comm, t->rcu_read_lock_nesting);
+	t->exit_code = code;
+	t->state = TASK_DEAD;
+	__schedule();
+	panic("BUG: dead task %s ran again", t->comm);
+}
+
+static void __noreturn task_entry(void)
+{
+	struct task_struct *t;
+
+	finish_task_switch();
+	local_irq_enable();
+	t = current;
+	kthread_exit(t->threadfn(t->data));
+}
+
+struct task_struct *kthread_run_on_cpu(int (*fn)(void *data), void *data,
+				       unsigned int cpu, const char *name)
+{
+	struct task_struct *t;
+
+	if (!cpu_online(cpu))
+		return NULL;
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return NULL;
+	t->stack = page_alloc(THREAD_PAGES);
+	if (!t->stack) {
+		kfree(t);
+		return NULL;
+	}
+	t->threadfn = fn;
+	t->data = data;
+	t->pid = atomic_inc_return(&next_pid);
+	t->migrate_to = -1;
+	t->cpu = cpu;
+	t->state = TASK_BLOCKED;
+	strncpy(t->comm, name, sizeof(t->comm) - 1);
+	INIT_LIST_HEAD(&t->sleep_node);
+	init_completion(&t->exited);
+	arch_fpu_init(t->fpu);
+	t->sp = arch_task_stack_init((char *)t->stack + THREAD_PAGES * PAGE_SIZE,
+				     (void (*)(void))task_entry);
+	add_to_task_list(t);
+	enqueue_on(t, cpu);
+	return t;
+}
+
+bool kthread_should_stop(void)
+{
+	return READ_ONCE(current->should_stop);
+}
+
+int kthread_stop(struct task_struct *t)
+{
+	unsigned long flags;
+	int ret;
+
+	might_sleep_check("kthread_stop");
+	WRITE_ONCE(t->should_stop, true);
+	wake_up_process(t);
+	wait_for_completion(&t->exited);
+	ret = t->exit_code;
+	spin_lock_irqsave(&tasks_lock, flags);
+	list_del(&t->tasks);
+	spin_unlock_irqrestore(&tasks_lock, flags);
+	page_free(t->stack, THREAD_PAGES);
+	kfree(t);
+	return ret;
+}
+
+/* Reports. */
+int sched_nr_running(int cpu) { return READ_ONCE(runqueues[cpu].nr_queued); }
+struct task_struct *sched_curr(int cpu) { return READ_ONCE(runqueues[cpu].curr); }
+u64 sched_nr_switches(int cpu) { return READ_ONCE(runqueues[cpu].nr_switches); }
+u64 sched_last_switch_ns(int cpu) { return READ_ONCE(runqueues[cpu].last_switch_ns); }
+/* When the task waiting longest in cpu's queue was queued (0: none); for stall reports. */
+u64 sched_oldest_waiter_ns(int cpu)
+{
+	struct rq *rq = &runqueues[cpu];
+	u64 since = 0;
+
+	if (!spin_trylock(&rq->lock))
+		return 0;	/* busy: look again at the next check */
+	if (!list_empty(&rq->queue))
+		since = max(list_first_entry(&rq->queue, struct task_struct, run_node)->enqueued_ns,
+			    rq->last_switch_ns);
+	spin_unlock(&rq->lock);
+	return since;
+}
+
+bool sched_cpu_idle(int cpu) { return READ_ONCE(runqueues[cpu].curr) == &idle_tasks[cpu]; }
+
+void for_each_task(void (*fn)(struct task_struct *t, void *arg), void *arg)
+{
+	unsigned long flags;
+	struct task_struct *t;
+
+	spin_lock_irqsave(&tasks_lock, flags);
+	list_for_each_entry(t, &all_tasks, tasks)
+		fn(t, arg);
+	spin_unlock_irqrestore(&tasks_lock, flags);
+}
+
+void sched_show_cpu(int cpu)
+{
+	struct rq *rq = &runqueues[cpu];
+	struct task_struct *t;
+	unsigned long flags;
+
+	char line[256];
+	int n;
+
+	spin_lock_irqsave(&rq->lock, flags);
+	n = snprintf(line, sizeof(line), "CPU%d: current %s (pid %d), %llu switches, queue:",
+		     cpu, rq->curr->comm, rq->curr->pid, (unsigned long long)rq->nr_switches);
+	list_for_each_entry(t, &rq->queue, run_node)
+		if (n < (int)sizeof(line))
+			n += snprintf(line + n, sizeof(line) - n, " %s", t->comm);
+	spin_unlock_irqrestore(&rq->lock, flags);
+	printk("%s%s\n", line, rq->nr_queued ? "" : " (empty)");
+}

@@ -1,0 +1,94 @@
+/*
+ * Kernel threads and a non-preemptive scheduler.  A task runs until it
+ * blocks or yields: the timer tick never switches tasks.  Each CPU has its
+ * own run queue, served round-robin, and an idle task that halts the CPU
+ * until an interrupt (an IPI when work is queued for it).
+ *
+ * Every context switch calls rcu_note_context_switch(): with readers that
+ * never block and no preemption, a CPU that switches is outside any RCU
+ * read-side critical section -- the fact classic RCU is built on.
+ */
+#ifndef KERNEL_SCHED_H
+#define KERNEL_SCHED_H
+
+#include "types.h"
+#include "list.h"
+#include "smp.h"
+#include "atomic.h"
+#include "completion.h"
+
+#define TASK_COMM_LEN	16
+#define THREAD_PAGES	4		/* 16 KiB kernel stacks */
+
+enum task_state {
+	TASK_RUNNING,			/* running, or on a run queue */
+	TASK_BLOCKED,			/* waiting for wake_up_process() */
+	TASK_DEAD,			/* its function returned; kthread_stop() reaps it */
+};
+
+struct task_struct {
+	void *sp;			/* saved stack pointer while switched out */
+	enum task_state state;
+	int cpu;			/* the CPU it runs on or is queued on */
+	int pid;
+	char comm[TASK_COMM_LEN];
+	struct list_head run_node;	/* on a run queue */
+	struct list_head sleep_node;	/* on a CPU's msleep list */
+	struct list_head tasks;		/* on the list of all tasks */
+	u64 wake_at_ns;			/* msleep */
+	u64 enqueued_ns;		/* when it last joined a run queue */
+	int migrate_to;			/* run_on() target, or -1 */
+	int rcu_read_lock_nesting;	/* checking build: read-side depth */
+	u64 switches;			/* times it was switched in */
+
+	/* Kernel threads. */
+	int (*threadfn)(void *data);
+	void *data;
+	int exit_code;
+	bool should_stop;
+	struct completion exited;
+
+	void *stack;			/* THREAD_PAGES, NULL for the boot stacks */
+	u8 fpu[ARCH_FPU_SIZE] __aligned(ARCH_FPU_ALIGN);
+};
+
+/* The task running on this CPU. */
+static inline struct task_struct *get_current(void)
+{
+	return this_cpu()->curr_task;
+}
+#define current get_current()
+
+void sched_init(void);			/* boot CPU, before other CPUs start */
+void sched_init_cpu(int cpu);		/* each CPU, on itself */
+void cpu_idle_loop(void) __noreturn;
+
+void schedule(void);
+void cond_resched(void);
+bool wake_up_process(struct task_struct *t);
+void run_on(int cpu);
+void msleep(unsigned int ms);
+
+/* Kernel threads with Linux's names. */
+struct task_struct *kthread_run_on_cpu(int (*fn)(void *data), void *data,
+				       unsigned int cpu, const char *name);
+bool kthread_should_stop(void);
+int kthread_stop(struct task_struct *t);
+
+/* Checks for callers that may switch: not in a reader, no lock, not in an interrupt. */
+void might_sleep_check(const char *what);
+
+/* For reports and tools: the run queue of a CPU. */
+int sched_nr_running(int cpu);
+struct task_struct *sched_curr(int cpu);
+u64 sched_nr_switches(int cpu);
+u64 sched_last_switch_ns(int cpu);
+void sched_show_cpu(int cpu);
+bool sched_cpu_idle(int cpu);
+u64 sched_oldest_waiter_ns(int cpu);
+void sched_tick(void);
+
+/* Calls for_each task under the task-list lock (it must not block). */
+void for_each_task(void (*fn)(struct task_struct *t, void *arg), void *arg);
+
+#endif
