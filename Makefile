@@ -9,7 +9,8 @@
 #
 # Variables: ARCH (x86_64), SMP (4), MEM (128M), ACCEL (tcg | kvm), TESTS (a
 # glob on test names), CMDLINE (extra kernel command line), TIMEOUT (seconds;
-# grows with SMP: under TCG on two host cores many vCPUs are slow).
+# grows with SMP: under TCG on two host cores many vCPUs are slow), CHECKING
+# (1: the checking build, the default; 0: production, read side compiled away).
 
 ARCH    ?= x86_64
 SMP     ?= 4
@@ -19,11 +20,13 @@ TESTS   ?= *
 CMDLINE ?=
 TIMEOUT ?= $(shell echo $$((90 + 30 * $(SMP))))
 NR_CPUS ?= 16
+# 1: the checking build (read-side nesting tracked, misuse reported); 0: production
+CHECKING ?= 1
 
 include arch/$(ARCH)/arch.mk
 
 BUILD   ?= build
-B        := $(BUILD)/$(ARCH)
+B        := $(BUILD)/$(ARCH)$(if $(filter 0,$(CHECKING)),-prod)
 ELF      := $(B)/kernel.elf
 ISO      := $(B)/quiescent.iso
 NEWLIB   := build/newlib-$(ARCH)
@@ -40,7 +43,7 @@ CFLAGS := $(BASE_CFLAGS) -std=gnu11 -Wall -Wextra -Werror -fno-strict-aliasing \
           -fno-common -nostdinc -isystem $(NEWLIB)/$(NEWLIB_TARGET)/include \
           -isystem $(shell $(CC) -print-file-name=include) \
           -Ikernel -Ilib -Iarch/$(ARCH) -Iarch/$(ARCH)/include \
-          -DNR_CPUS=$(NR_CPUS) -MMD -MP
+          -DNR_CPUS=$(NR_CPUS) -DCONFIG_RCU_CHECKING=$(CHECKING) -MMD -MP
 ASFLAGS := $(ARCH_CFLAGS) -fno-pic -fno-pie -g -Ikernel -Iarch/$(ARCH) -MMD -MP
 LDFLAGS := $(ARCH_LDFLAGS) -nostdlib -static -z max-page-size=4096 -z noexecstack \
            --no-warn-rwx-segments -T $(B)/linker.ld
@@ -101,6 +104,6 @@ debug: deps all
 	@$(RUN) --mode run --debug --cmdline "$(CMDLINE)"
 
 clean:
-	rm -rf $(BUILD)/x86_64 $(BUILD)/aarch64
+	rm -rf $(BUILD)/x86_64 $(BUILD)/x86_64-prod $(BUILD)/aarch64 $(BUILD)/aarch64-prod
 
 -include $(OBJS:.o=.d)

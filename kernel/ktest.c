@@ -107,10 +107,14 @@ static int select_tests(const struct ktest **out)
 
 static bool run_one(const struct ktest *t, int n)
 {
+	u64 t0 = ktime_get_ns();
+
 	atomic_set(&failed_checks, 0);
 	skipped = false;
 	printk("# ktest: running %s\n", t->name);
 	t->fn();
+	printk("# ktest: %s took %llu ms\n", t->name,
+	       (unsigned long long)((ktime_get_ns() - t0) / NSEC_PER_MSEC));
 	if (skipped) {
 		printk("ok %d %s # SKIP %s\n", n, t->name, skip_reason);
 		return true;

@@ -440,6 +440,7 @@ void rcu_get_stats(struct rcu_stats *s)
 	s->qs_mask = READ_ONCE(rcu_state.qs_mask);
 	s->gps_completed = READ_ONCE(rcu_state.gps_completed);
 	s->tours_completed = READ_ONCE(rcu_state.tours_completed);
+	s->stall_reports = READ_ONCE(rcu_stall_reports);
 	s->cbs_queued = 0;
 	s->cbs_invoked = 0;
 	for_each_online_cpu(cpu) {

@@ -38,5 +38,6 @@ void rcu_request_gp(void);
 unsigned int rcu_tour_begin(void);
 void rcu_tour_end(unsigned int tour);
 extern int rcu_stall_timeout_s;
+extern unsigned long rcu_stall_reports;
 
 #endif

@@ -10,6 +10,7 @@
 #include "rcu_internal.h"
 
 static u64 next_check_ns;
+unsigned long rcu_stall_reports;
 static u64 gp_reported_at[NR_CPUS];	/* when this CPU's stall was last reported */
 
 static void report_cpu(int cpu, u64 stalled_ns, const char *waiter)
@@ -27,6 +28,7 @@ static void report_cpu(int cpu, u64 stalled_ns, const char *waiter)
 		dump_stack();
 	else if (!trigger_cpu_backtrace(cpu))
 		printk("rcu: \tCPU%d cannot be interrupted for a backtrace (interrupts off?)\n", cpu);
+	WRITE_ONCE(rcu_stall_reports, rcu_stall_reports + 1);	/* after the backtrace */
 }
 
 /* How long cpu has kept a waiter waiting without a quiescent state, or 0. */
@@ -45,6 +47,14 @@ static u64 stalled_for(int cpu, u64 now, const char **waiter)
 		return now - since;
 	}
 	return 0;
+}
+
+int rcu_set_stall_timeout(int seconds)
+{
+	int old = rcu_stall_timeout_s;
+
+	WRITE_ONCE(rcu_stall_timeout_s, max(seconds, 3));
+	return old;
 }
 
 void rcu_check_stalls(void)

@@ -159,8 +159,11 @@ struct rcu_stats {
 	unsigned long tours_completed;
 	long cbs_queued;
 	unsigned long long cbs_invoked;
+	unsigned long stall_reports;
 };
 void rcu_get_stats(struct rcu_stats *s);
+/* Sets rcu_cpu_stall_timeout (seconds, 3 at least); returns the old value. */
+int rcu_set_stall_timeout(int seconds);
 bool rcu_inject_no_wait(void);
 bool rcu_cpu_in_eqs(int cpu);
 

@@ -1,0 +1,90 @@
+/*
+ * RCU CPU stall warnings: a thread that spins without a quiescent state
+ * is reported (CPU, task, backtrace) while a grace period or a
+ * synchronize_rcu() tour waits for it, and the grace period completes
+ * once it yields.  Uses the shortest timeout, 3 s.
+ */
+#include "ktest.h"
+
+#define SPIN_LIMIT_NS	(20 * NSEC_PER_SEC)
+
+static unsigned long stall_reports(void)
+{
+	struct rcu_stats s;
+
+	rcu_get_stats(&s);
+	return s.stall_reports;
+}
+
+static unsigned long reports_before;
+static int spinning;
+
+/* Spins (no quiescent state) until the stall is reported, then yields. */
+static int stall_spinner(void *arg)
+{
+	u64 end = ktime_get_ns() + SPIN_LIMIT_NS;
+
+	(void)arg;
+	WRITE_ONCE(spinning, 1);
+	while (stall_reports() == reports_before && ktime_get_ns() < end)
+		mdelay(10);
+	WRITE_ONCE(spinning, 0);
+	return 0;
+}
+
+static struct task_struct *start_spinner(void)
+{
+	struct task_struct *t;
+
+	reports_before = stall_reports();
+	spinning = 0;
+	t = kthread_run_on_cpu(stall_spinner, NULL, num_online_cpus() - 1, "stall_spinner");
+	while (t && !READ_ONCE(spinning))
+		msleep(1);
+	return t;
+}
+
+static struct completion stall_cb_done;
+
+static void stall_cb(struct rcu_head *head)
+{
+	(void)head;
+	complete(&stall_cb_done);
+}
+
+KTEST(rcu_stall_warning_for_a_grace_period)
+{
+	static struct rcu_head rh;
+	struct task_struct *t;
+	int old;
+
+	if (num_online_cpus() < 2)
+		KTEST_SKIP("needs two CPUs");
+	old = rcu_set_stall_timeout(3);
+	init_completion(&stall_cb_done);
+	t = start_spinner();
+	KASSERT(t != NULL);
+	call_rcu(&rh, stall_cb);
+	wait_for_completion(&stall_cb_done);	/* ends once the spinner yields */
+	KEXPECT(stall_reports() > reports_before);
+	KEXPECT_EQ(READ_ONCE(spinning), 0);
+	kthread_stop(t);
+	rcu_set_stall_timeout(old);
+}
+
+KTEST(rcu_stall_warning_for_a_synchronize_rcu_tour)
+{
+	struct task_struct *t;
+	int old;
+
+	if (num_online_cpus() < 2)
+		KTEST_SKIP("needs two CPUs");
+	old = rcu_set_stall_timeout(3);
+	t = start_spinner();
+	KASSERT(t != NULL);
+	synchronize_rcu();			/* returns once the spinner yields */
+	KEXPECT(stall_reports() > reports_before);
+	KEXPECT_EQ(READ_ONCE(spinning), 0);
+	kthread_stop(t);
+	rcu_set_stall_timeout(old);
+}
