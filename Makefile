@@ -38,7 +38,7 @@ OBJDUMP  := $(CROSS_COMPILE)objdump
 
 # Flags newlib is built with too (a change rebuilds it).
 BASE_CFLAGS := -O2 -g -ffreestanding -fno-pic -fno-pie -fno-stack-protector \
-               -fno-omit-frame-pointer $(ARCH_CFLAGS)
+               -fno-omit-frame-pointer -fno-optimize-sibling-calls $(ARCH_CFLAGS)
 CFLAGS := $(BASE_CFLAGS) -std=gnu11 -Wall -Wextra -Werror -fno-strict-aliasing \
           -fno-common -nostdinc -isystem $(NEWLIB)/$(NEWLIB_TARGET)/include \
           -isystem $(shell $(CC) -print-file-name=include) \
@@ -64,6 +64,14 @@ deps:
 newlib: $(LIBC)
 $(LIBC): tools/build-newlib.sh | deps
 	@bash tools/build-newlib.sh $(ARCH) $(NEWLIB) "$(CROSS_COMPILE)" -- $(BASE_CFLAGS)
+
+# Rebuild everything when the flags change (a CHECKING or NR_CPUS switch, a new -f...).
+$(B)/flags: FORCE
+	@mkdir -p $(B)
+	@echo '$(CFLAGS) $(ASFLAGS)' | cmp -s - $@ || echo '$(CFLAGS) $(ASFLAGS)' > $@
+$(OBJS): $(B)/flags
+.PHONY: FORCE
+FORCE:
 
 $(B)/obj/%.c.o: %.c | $(LIBC)
 	@mkdir -p $(dir $@)

@@ -12,6 +12,9 @@ extern const struct ktest __ktest_start[], __ktest_end[];
 
 static char filter[MAX_FILTER];
 KPARAM_STRING("ktest.filter", filter);
+/* Runs this one expect-panic/expect-warning test (tools/run.py boots it alone). */
+static char isolated[MAX_FILTER];
+KPARAM_STRING("ktest.isolated", isolated);
 
 /* The running test's outcome: checks from any CPU land here. */
 static atomic_t failed_checks;
@@ -20,7 +23,7 @@ static char skip_reason[128];
 
 bool ktest_requested(void)
 {
-	return filter[0] != '\0';
+	return filter[0] != '\0' || isolated[0] != '\0';
 }
 
 static bool match_one(const char *p, const char *pend, const char *s)
@@ -84,14 +87,14 @@ void ktest_skip(const char *why)
 }
 
 /* The selected tests in file order, then in the order they stand in the file. */
-static int select_tests(const struct ktest **out)
+static int select_tests(const struct ktest **out, bool isolated_ones)
 {
 	int n = 0;
 
 	for (const struct ktest *t = __ktest_start; t < __ktest_end; t++) {
 		int i = n++;
 
-		if (!glob_match(filter, t->name)) {
+		if (!glob_match(filter, t->name) || (t->expect != KTEST_NORMAL) != isolated_ones) {
 			n--;
 			continue;
 		}
@@ -127,18 +130,57 @@ static bool run_one(const struct ktest *t, int n)
 	return true;
 }
 
+static const char *const expect_names[] = { "normal", "panic", "warning" };
+
+/* Lists the selected expect-panic/warning tests for tools/run.py to boot one by one. */
+static int list_isolated(const struct ktest **tests)
+{
+	int n = select_tests(tests, true);
+
+	for (int i = 0; i < n; i++)
+		printk("# ktest-isolated\t%s\t%s\t%s\t%s\n", tests[i]->name,
+		       expect_names[tests[i]->expect], tests[i]->message, tests[i]->cmdline);
+	return n;
+}
+
+/* The one test named by ktest.isolated, which should panic or warn. */
+static void __noreturn run_isolated(void)
+{
+	for (const struct ktest *t = __ktest_start; t < __ktest_end; t++) {
+		if (strcmp(t->name, isolated))
+			continue;
+		printk("KTAP version 1\n1..1\n");
+		printk("# ktest: running %s (expects the %s \"%s\")\n", t->name,
+		       expect_names[t->expect], t->message);
+		t->fn();
+		if (t->expect == KTEST_WARN) {
+			printk("# ktest: %s went on after its warning\n", t->name);
+			arch_qemu_exit(QEMU_EXIT_PASS);
+		}
+		printk("not ok 1 %s # the expected panic did not happen\n", t->name);
+		arch_qemu_exit(QEMU_EXIT_FAIL);
+	}
+	printk("# ktest: no test is named '%s' (ktest.isolated)\n", isolated);
+	arch_qemu_exit(QEMU_EXIT_FAIL);
+}
+
 void ktest_run_all(void)
 {
-	const struct ktest **tests = kcalloc(__ktest_end - __ktest_start + 1,
+	const struct ktest **tests = kcalloc(2 * (__ktest_end - __ktest_start) + 1,
 					     sizeof(*tests), GFP_KERNEL);
-	int total, failed = 0;
+	int total, failed = 0, isolated_count;
 
+	if (isolated[0])
+		run_isolated();
 	if (!tests)
 		panic("ktest: no memory for the test list");
-	total = select_tests(tests);
+	total = select_tests(tests, false);
 
 	printk("KTAP version 1\n");
 	printk("1..%d\n", total);
+	isolated_count = list_isolated(tests + total);
+	if (!total && isolated_count)
+		arch_qemu_exit(QEMU_EXIT_PASS);	/* only isolated tests: the runner boots them */
 	if (!total) {
 		printk("# ktest: no test matches ktest.filter='%s' (%ld tests exist): "
 		       "check the TESTS glob\n", filter, (long)(__ktest_end - __ktest_start));

@@ -17,21 +17,51 @@
 
 #include "kernel.h"
 
+enum ktest_expect {
+	KTEST_NORMAL,		/* passes when no check failed */
+	KTEST_PANIC,		/* passes when the kernel panics with `message` */
+	KTEST_WARN,		/* passes when `message` is printed and the kernel goes on */
+};
+
 struct ktest {
 	const char *name;
 	void (*fn)(void);
 	const char *file;
 	int line;
+	enum ktest_expect expect;
+	const char *message;	/* KTEST_PANIC/KTEST_WARN: text the console must show */
+	const char *cmdline;	/* extra command-line words for its own boot */
 };
 
-#define KTEST(tname)							\
+#define __KTEST(tname, kind, msg, words)				\
 	static void ktest_fn_##tname(void);				\
 	static const struct ktest ktest_desc_##tname			\
 	__used __section(".ktest") __aligned(8) = {			\
 		.name = #tname, .fn = ktest_fn_##tname, .file = __FILE__,	\
-		.line = __LINE__,					\
+		.line = __LINE__, .expect = kind, .message = msg,	\
+		.cmdline = words,					\
 	};								\
 	static void ktest_fn_##tname(void)
+
+#define KTEST(tname)	__KTEST(tname, KTEST_NORMAL, "", "")
+
+/*
+ * A test whose success is a specific panic (or warning, after which the
+ * kernel goes on).  tools/run.py boots each in a kernel of its own, at
+ * SMP=2, with the optional extra command-line words, and passes it only
+ * when the console shows `msg` and QEMU ends with the panic code (the
+ * pass code for a warning):
+ *
+ *	KTEST_EXPECT_PANIC(sleep_in_reader, "BUG: Illegal context switch")
+ *	{
+ *		rcu_read_lock();
+ *		schedule();
+ *	}
+ */
+#define KTEST_EXPECT_PANIC(tname, msg, ...) \
+	__KTEST(tname, KTEST_PANIC, msg, "" __VA_ARGS__)
+#define KTEST_EXPECT_WARN(tname, msg, ...) \
+	__KTEST(tname, KTEST_WARN, msg, "" __VA_ARGS__)
 
 /* Records a failed check (with a '# file:line: ...' line); returns ok. */
 bool ktest_check(bool ok, const char *file, int line, const char *expr);

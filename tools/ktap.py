@@ -22,7 +22,18 @@ RESULT_RE = re.compile(
     r"(?:\s+(?:-\s+)?(?P<name>.*?))?"
     r"(?:\s+#\s*(?P<directive>.*?))?\s*$"
 )
-RUNNING_RE = re.compile(r"^#\s*ktest: running\s+(?P<name>.+?)\s*$")
+RUNNING_RE = re.compile(r"^#\s*ktest: running\s+(?P<name>\S+)")
+# An expect-panic/warning test the runner must boot on its own:
+# "# ktest-isolated<TAB>name<TAB>panic|warning<TAB>message<TAB>extra cmdline"
+ISOLATED_RE = re.compile(r"^# ktest-isolated\t([^\t]+)\t(panic|warning)\t([^\t]*)\t(.*)$")
+
+
+@dataclass
+class Isolated:
+    name: str
+    kind: str      # "panic" or "warning"
+    message: str   # text the console must show
+    cmdline: str   # extra command-line words
 
 # How a run ended -> the directive given to the test that was cut short.
 END_DIRECTIVE = {
@@ -69,6 +80,7 @@ class KtapParser:
         self.results = {}      # number -> Result (a repeated number replaces)
         self.running = None    # name of the test announced after the last result
         self.last_num = 0
+        self.isolated = []     # Isolated tests listed by the kernel
 
     def feed(self, line):
         line = line.rstrip("\r\n").replace("\r", "")
@@ -93,6 +105,10 @@ class KtapParser:
             )
             self.last_num = max(self.last_num, num)
             self.running = None
+            return
+        m = ISOLATED_RE.match(line)
+        if m:
+            self.isolated.append(Isolated(*m.groups()))
             return
         m = RUNNING_RE.match(line)
         if m:
@@ -120,6 +136,9 @@ class KtapParser:
                 msg += f" (last test started: {self.running})"
             lines.append(msg)
             c.notes.append("no plan")
+            return lines, c
+        if self.plan == 0 and self.isolated:
+            c.complete = True  # only isolated tests selected: the runner boots them
             return lines, c
         if self.plan == 0:
             c.failed += 1

@@ -226,6 +226,50 @@ def build_iso(kernel, iso, words):
     return r.returncode == 0
 
 
+ISOLATED_TIMEOUT = 120
+
+
+def run_isolated(args, tests, console, first_num, counts):
+    """Boots each expect-panic/warning test in a kernel of its own, at SMP=2.
+
+    A test passes when the console shows its message and QEMU ends with the
+    panic code (a panic test) or the pass code (a warning test)."""
+    base = [w for w in args.cmdline.split() if not w.startswith("ktest.filter=")]
+    for i, t in enumerate(tests):
+        num = first_num + i
+        words = base + [f"ktest.isolated={t.name}"] + t.cmdline.split()
+        sub = argparse.Namespace(**vars(args))
+        sub.smp = 2
+        sub.cmdline = " ".join(words)
+        console.line(f"# ktest: isolated boot {i + 1}/{len(tests)}: {t.name} "
+                     f"(expects the {t.kind} \"{t.message}\"; SMP=2 {' '.join(words)})")
+        iso = None
+        if args.arch == "x86_64":
+            iso = os.path.splitext(iso_path(args))[0] + "-isolated.iso"
+            if not build_iso(args.kernel, iso, words):
+                console.line(f"not ok {num} {t.name} # could not build the ISO")
+                counts.failed += 1
+                continue
+        seen = []
+
+        def watch(line, seen=seen, msg=t.message):
+            if msg and msg in line:
+                seen.append(line)
+
+        status, timed_out = run_piped(qemu_command(sub, False, iso), console,
+                                      ISOLATED_TIMEOUT, watch)
+        end, _ = classify(args.arch, status, timed_out, ISOLATED_TIMEOUT)
+        want = "panic" if t.kind == "panic" else "clean"
+        if seen and end == want:
+            console.line(f"ok {num} {t.name}")
+            counts.passed += 1
+        else:
+            why = "message seen" if seen else f"message \"{t.message}\" not seen"
+            console.line(f"not ok {num} {t.name} # expected a {t.kind}: {why}, "
+                         f"run ended with: {end} (exit {status})")
+            counts.failed += 1
+
+
 def main(argv=None):
     args = parse_args(argv)
     return _main(args)
@@ -293,6 +337,8 @@ def _main(args):
         lines, counts = parser.finish(end)
         for line in lines:
             console.line(line)
+        if parser.isolated and end in ("clean", "failed"):
+            run_isolated(args, parser.isolated, console, (parser.plan or 0) + 1, counts)
         if end == "clean" and counts.planned and not counts.complete:
             verdict = (f"run: kernel exited with {EXIT_PASS} (clean end) "
                        "before every planned test reported")
