@@ -93,7 +93,9 @@ static void advance_callbacks(struct rcu_data *rdp)
 	for (int i = 0; i < 2; i++) {
 		if (!seg_empty(&rdp->wait) && rcu_seq_done(cur, rdp->wait.gp))
 			seg_splice(&rdp->done, &rdp->wait);
-		if (seg_empty(&rdp->wait) && !seg_empty(&rdp->next)) {
+		/* next joins wait when wait is empty or waits for the same grace period. */
+		if (!seg_empty(&rdp->next) &&
+		    (seg_empty(&rdp->wait) || rdp->wait.gp == rdp->next.gp)) {
 			seg_splice(&rdp->wait, &rdp->next);
 			rdp->wait.gp = rdp->next.gp;
 		}
@@ -292,6 +294,7 @@ static void invoke_callback(struct rcu_head *head)
 {
 	uintptr_t f = (uintptr_t)head->func;
 
+	rcu_debug_dequeue(head);
 	if (f < 4096)
 		kfree((char *)head - f);	/* kfree_rcu(): f is the offset */
 	else
@@ -304,6 +307,7 @@ void call_rcu(struct rcu_head *head, rcu_callback_t func)
 	unsigned long flags, snap;
 	bool need_gp, ready;
 
+	rcu_debug_queue(head);
 	head->func = func;
 	head->next = NULL;
 	if (inject_no_wait) {
@@ -323,8 +327,9 @@ void call_rcu(struct rcu_head *head, rcu_callback_t func)
 	if (!seg_empty(&rdp->next) && rdp->next.gp != snap) {
 		/* next waits for an earlier grace period: it moves up to wait. */
 		if (!seg_empty(&rdp->wait))
-			panic("BUG: call_rcu: three grace periods pending on CPU%d",
-			      smp_processor_id());
+			panic("BUG: call_rcu: three grace periods pending on CPU%d "
+			      "(wait %lu, next %lu, now %lu, gp_seq %lu)", smp_processor_id(),
+			      rdp->wait.gp, rdp->next.gp, snap, READ_ONCE(rcu_state.gp_seq));
 		seg_splice(&rdp->wait, &rdp->next);
 		rdp->wait.gp = rdp->next.gp;
 	}

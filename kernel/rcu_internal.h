@@ -39,5 +39,8 @@ unsigned int rcu_tour_begin(void);
 void rcu_tour_end(unsigned int tour);
 extern int rcu_stall_timeout_s;
 extern unsigned long rcu_stall_reports;
+/* Checking build: catch call_rcu() on an rcu_head already queued. */
+void rcu_debug_queue(const struct rcu_head *head);
+void rcu_debug_dequeue(const struct rcu_head *head);
 
 #endif

@@ -101,3 +101,19 @@ KTEST_EXPECT_WARN(misuse_rcu_dereference_outside_reader, "WARNING: suspicious RC
 	p = rcu_dereference(misuse_gp);		/* no rcu_read_lock(): a warning */
 	printk("# the kernel went on: *p is %d\n", *p);
 }
+
+static void never_runs(struct rcu_head *head)
+{
+	(void)head;
+}
+
+KTEST_EXPECT_PANIC(misuse_call_rcu_twice_on_one_head, "which is already queued")
+{
+	static struct rcu_head rh;
+
+	/* Hold the grace period open so the first callback cannot run in between. */
+	rcu_read_lock();
+	call_rcu(&rh, never_runs);
+	call_rcu(&rh, never_runs);
+	rcu_read_unlock();
+}

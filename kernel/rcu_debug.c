@@ -1,0 +1,78 @@
+/*
+ * The checking build's record of queued rcu_heads, so that call_rcu() on
+ * a head that is already waiting (its callback has not run yet) panics
+ * with a clear message instead of silently corrupting the callback lists.
+ * An open-addressing hash set of addresses, with backward-shift deletion;
+ * if it ever fills up, the check is switched off (and says so).
+ */
+#include "kernel.h"
+#include "rcu_internal.h"
+
+#define SLOTS	32768		/* power of two */
+
+static const void *slots[SLOTS];
+static long used;
+static bool disabled;
+static DEFINE_SPINLOCK(queued_lock);
+
+static unsigned int slot_of(const void *p)
+{
+	uintptr_t x = (uintptr_t)p >> 3;
+
+	x ^= x >> 17;
+	x *= 0x9e3779b97f4a7c15ULL;
+	return (x >> 40) & (SLOTS - 1);
+}
+
+void rcu_debug_queue(const struct rcu_head *head)
+{
+	unsigned long flags;
+	unsigned int i;
+
+	if (!CONFIG_RCU_CHECKING || READ_ONCE(disabled))
+		return;
+	spin_lock_irqsave(&queued_lock, flags);
+	if (used >= SLOTS / 2) {
+		disabled = true;
+		spin_unlock_irqrestore(&queued_lock, flags);
+		printk("rcu: more than %d callbacks in flight: double call_rcu() detection off\n",
+		       SLOTS / 2);
+		return;
+	}
+	for (i = slot_of(head); slots[i]; i = (i + 1) & (SLOTS - 1)) {
+		if (slots[i] == head) {
+			spin_unlock_irqrestore(&queued_lock, flags);
+			panic("BUG: call_rcu() on rcu_head %p, which is already queued "
+			      "(its callback %p has not run yet)", (void *)head, (void *)head->func);
+		}
+	}
+	slots[i] = head;
+	used++;
+	spin_unlock_irqrestore(&queued_lock, flags);
+}
+
+void rcu_debug_dequeue(const struct rcu_head *head)
+{
+	unsigned long flags;
+	unsigned int i, j, k;
+
+	if (!CONFIG_RCU_CHECKING || READ_ONCE(disabled))
+		return;
+	spin_lock_irqsave(&queued_lock, flags);
+	for (i = slot_of(head); slots[i] && slots[i] != head; i = (i + 1) & (SLOTS - 1))
+		;
+	if (slots[i] == head) {
+		/* Backward shift: move later entries of the probe chain into the hole. */
+		slots[i] = NULL;
+		used--;
+		for (j = (i + 1) & (SLOTS - 1); slots[j]; j = (j + 1) & (SLOTS - 1)) {
+			k = slot_of(slots[j]);
+			if ((j > i && (k <= i || k > j)) || (j < i && k <= i && k > j)) {
+				slots[i] = slots[j];
+				slots[j] = NULL;
+				i = j;
+			}
+		}
+	}
+	spin_unlock_irqrestore(&queued_lock, flags);
+}
