@@ -48,7 +48,7 @@ ASFLAGS := $(ARCH_CFLAGS) -fno-pic -fno-pie -g -Ikernel -Iarch/$(ARCH) -MMD -MP
 LDFLAGS := $(ARCH_LDFLAGS) -nostdlib -static -z max-page-size=4096 -z noexecstack \
            --no-warn-rwx-segments -T $(B)/linker.ld
 
-SRCS := $(wildcard boot/$(ARCH)/*.S arch/$(ARCH)/*.S arch/$(ARCH)/*.c kernel/*.c lib/*.c) \
+SRCS := $(wildcard boot/$(ARCH)/*.S arch/$(ARCH)/*.S arch/$(ARCH)/*.c kernel/*.c kernel/demo/*.c lib/*.c) \
         $(sort $(wildcard tests/*.c))
 OBJS := $(patsubst %,$(B)/obj/%.o,$(SRCS))
 

@@ -23,6 +23,7 @@
 #include "list.h"
 #include "rcupdate.h"
 #include "rculist.h"
+#include "trace.h"
 
 #include <string.h>
 #include <limits.h>

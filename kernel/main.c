@@ -25,6 +25,7 @@ void kmain(void *boot_info)
 	arch_irq_enable();
 	smp_boot_cpus();
 	rcu_init_cpu_threads();
+	trace_boot();
 
 	if (!kthread_run_on_cpu(ktest_requested() ? ktest_main : demo_main, NULL, 0,
 				ktest_requested() ? "ktest" : "demo"))

@@ -131,6 +131,7 @@ static void rcu_gp_end(void)
 	/* Release: every quiescent-state report is ordered before the new number. */
 	smp_store_release(&rcu_state.gp_seq, rcu_state.gp_seq + 1);
 	rcu_state.gps_completed++;
+	trace_record(TR_GP_END, rcu_state.gp_seq, 0);
 	if (rcu_state.gp_needed) {
 		rcu_state.gp_needed = false;
 		rcu_gp_start();
@@ -168,6 +169,7 @@ static bool rcu_gp_start(void)
 	smp_wmb();
 	WRITE_ONCE(rcu_state.gp_seq, rcu_state.gp_seq + 1);
 	rcu_state.gp_start_ns = ktime_get_ns();
+	trace_record(TR_GP_START, rcu_state.gp_seq, 0);
 	/*
 	 * Full barrier between publishing the grace period and reading the
 	 * idle flags.  Pairs with the smp_mb() in rcu_idle_enter(), which
@@ -221,8 +223,10 @@ static void note_qs(void)
 	if (!(gp & 1))
 		return;
 	smp_rmb();	/* pairs with the smp_wmb() in rcu_gp_start(): the mask is gp's */
-	if (READ_ONCE(rcu_state.qs_mask) & (1UL << cpu))
+	if (READ_ONCE(rcu_state.qs_mask) & (1UL << cpu)) {
+		trace_record(TR_QS, gp, 0);
 		rcu_report_qs(cpu, gp);
+	}
 }
 
 /*
@@ -295,6 +299,7 @@ static void invoke_callback(struct rcu_head *head)
 	uintptr_t f = (uintptr_t)head->func;
 
 	rcu_debug_dequeue(head);
+	trace_record(TR_CB_INVOKE, 0, (uintptr_t)head);
 	if (f < 4096)
 		kfree((char *)head - f);	/* kfree_rcu(): f is the offset */
 	else
@@ -308,6 +313,7 @@ void call_rcu(struct rcu_head *head, rcu_callback_t func)
 	bool need_gp, ready;
 
 	rcu_debug_queue(head);
+	trace_record(TR_CB_QUEUE, 0, (uintptr_t)head);
 	head->func = func;
 	head->next = NULL;
 	if (inject_no_wait) {
@@ -422,7 +428,10 @@ void rcu_init_cpu_threads(void)
 unsigned int rcu_tour_begin(void)
 {
 	/* Fully ordered: the caller's removal comes before the tour starts. */
-	return atomic_inc_return(&rcu_state.tours_started);
+	unsigned int tour = atomic_inc_return(&rcu_state.tours_started);
+
+	trace_record(TR_SYNC_BEGIN, tour, 0);
+	return tour;
 }
 
 void rcu_tour_end(unsigned int tour)
@@ -435,6 +444,7 @@ void rcu_tour_end(unsigned int tour)
 					    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
 		;
 	__atomic_fetch_add(&rcu_state.tours_completed, 1, __ATOMIC_RELAXED);
+	trace_record(TR_SYNC_END, tour, 0);
 }
 
 void rcu_get_stats(struct rcu_stats *s)

@@ -20,6 +20,7 @@
 #include "compiler.h"
 #include "barrier.h"
 #include "sched.h"
+#include "trace.h"
 
 #ifndef CONFIG_RCU_CHECKING
 #define CONFIG_RCU_CHECKING 1
@@ -40,14 +41,20 @@ void rcu_read_unlock_underflow(void) __noreturn;
 
 static __always_inline void rcu_read_lock(void)
 {
-	current->rcu_read_lock_nesting++;
+	if (current->rcu_read_lock_nesting++ == 0)
+		trace_record(TR_READ_LOCK, 0, 0);
 	barrier();	/* the critical section's accesses stay after this */
 }
 
 static __always_inline void rcu_read_unlock(void)
 {
+	int nesting;
+
 	barrier();	/* ...and before this */
-	if (unlikely(--current->rcu_read_lock_nesting < 0))
+	nesting = --current->rcu_read_lock_nesting;
+	if (nesting == 0)
+		trace_record(TR_READ_UNLOCK, 0, 0);
+	else if (unlikely(nesting < 0))
 		rcu_read_unlock_underflow();
 }
 
@@ -80,7 +87,12 @@ static inline bool rcu_read_lock_held(void) { return true; }
  * makes v reachable (a release store: plain mov on x86-64, stlr on
  * AArch64).  Pairs with the address dependency in rcu_dereference().
  */
-#define rcu_assign_pointer(p, v)	smp_store_release(&(p), (v))
+#define rcu_assign_pointer(p, v)					\
+	do {								\
+		__typeof__(p) __new = (v);				\
+		trace_record(TR_PUBLISH, 0, (uintptr_t)__new);		\
+		smp_store_release(&(p), __new);				\
+	} while (0)
 #define RCU_INIT_POINTER(p, v)		WRITE_ONCE((p), (v))
 
 /*

@@ -198,6 +198,7 @@ static void __schedule(void)
 		local_irq_restore(flags);
 		return;
 	}
+	trace_record(TR_SWITCH, prev->pid, next->pid);
 	rq->prev = prev;
 	rq->curr = next;
 	rq->nr_switches++;
@@ -272,6 +273,7 @@ void run_on(int cpu)
 	__schedule();
 	if (smp_processor_id() != cpu)
 		panic("BUG: run_on(%d) returned on CPU%d", cpu, smp_processor_id());
+	trace_record(TR_HOP, cpu, 0);
 }
 
 void msleep(unsigned int ms)

@@ -116,6 +116,7 @@ static inline void list_del_rcu(struct list_head *entry)
 	 */
 	__list_del_entry(entry);
 	entry->prev = LIST_POISON2;
+	trace_record(TR_UNPUBLISH, 0, (uintptr_t)entry);
 }
 
 /*
@@ -136,6 +137,7 @@ static inline void list_replace_rcu(struct list_head *old,
 	rcu_assign_pointer(list_next_rcu(new->prev), new);
 	new->next->prev = new;
 	old->prev = LIST_POISON2;
+	trace_record(TR_UNPUBLISH, 0, (uintptr_t)old);
 }
 
 /*
@@ -266,6 +268,7 @@ static inline void hlist_del_rcu(struct hlist_node *n)
 	 */
 	__hlist_del(n);
 	WRITE_ONCE(n->pprev, LIST_POISON2);
+	trace_record(TR_UNPUBLISH, 0, (uintptr_t)n);
 }
 
 /*
@@ -302,6 +305,7 @@ static inline void hlist_replace_rcu(struct hlist_node *old,
 	if (next)
 		WRITE_ONCE(next->pprev, &new->next);
 	WRITE_ONCE(old->pprev, LIST_POISON2);
+	trace_record(TR_UNPUBLISH, 0, (uintptr_t)old);
 }
 
 static inline void hlist_add_head_rcu(struct hlist_node *n,

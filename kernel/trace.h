@@ -1,0 +1,56 @@
+/*
+ * RCU event tracing: per-CPU ring buffers of timestamped events, switched
+ * on by the command line (trace=rcu) or trace_start(), dumped on the
+ * console by trace_dump() in the line format of docs/trace.md, which
+ * tools/timeline.py draws.  Recording costs a flag test when off.
+ */
+#ifndef KERNEL_TRACE_H
+#define KERNEL_TRACE_H
+
+#include "types.h"
+#include "compiler.h"
+
+enum trace_type {
+	TR_READ_LOCK,		/* outermost rcu_read_lock() (checking build only) */
+	TR_READ_UNLOCK,		/* outermost rcu_read_unlock() (checking build only) */
+	TR_SWITCH,		/* context switch: a = previous pid, b = next pid */
+	TR_QS,			/* quiescent state reported: a = grace period */
+	TR_HOP,			/* run_on() arrived on this CPU */
+	TR_SYNC_BEGIN,		/* synchronize_rcu() tour began: a = tour */
+	TR_SYNC_END,		/* synchronize_rcu() tour ended: a = tour */
+	TR_GP_START,		/* asynchronous grace period started: a = gp_seq */
+	TR_GP_END,		/* asynchronous grace period ended: a = gp_seq */
+	TR_CB_QUEUE,		/* call_rcu(): b = rcu_head */
+	TR_CB_INVOKE,		/* callback invoked: b = rcu_head */
+	TR_PUBLISH,		/* rcu_assign_pointer(): b = the new pointer */
+	TR_UNPUBLISH,		/* list_del_rcu()/hlist_del_rcu(): b = the element */
+	TR_MARK,		/* a label from a demo or test: b = const char * */
+	TR_NR_TYPES
+};
+
+extern bool trace_enabled;
+
+void __trace_record(enum trace_type type, u64 a, u64 b);
+
+static __always_inline void trace_record(enum trace_type type, u64 a, u64 b)
+{
+	if (unlikely(trace_enabled))
+		__trace_record(type, a, b);
+}
+
+/* A label on the timeline ("list_del_rcu(5,6,7)", ...): text must be static. */
+static inline void trace_mark(const char *text)
+{
+	trace_record(TR_MARK, 0, (uintptr_t)text);
+}
+
+void trace_start(void);
+void trace_stop(void);
+void trace_clear(void);
+/* Prints every CPU's events, oldest first, between "# trace: begin/end" lines. */
+void trace_dump(void);
+void trace_boot(void);
+/* Events of this type in the rings now (for tests). */
+u64 trace_count(enum trace_type type);
+
+#endif
