@@ -9,6 +9,10 @@
 #include "types.h"
 #include <asm/processor.h>
 
+#ifndef ARCH_INTEGER_DIVIDE_TRAPS
+#define ARCH_INTEGER_DIVIDE_TRAPS 0	/* AArch64: x / 0 is 0, no exception */
+#endif
+
 /* Exit statuses QEMU returns to the host (tools/run.py reads them). */
 #define QEMU_EXIT_PASS	33
 #define QEMU_EXIT_FAIL	35
@@ -47,6 +51,9 @@ void *arch_task_stack_init(void *stack_top, void (*entry)(void));
 void arch_fpu_save(void *area);
 void arch_fpu_restore(const void *area);
 void arch_fpu_init(void *area);
+
+/* Makes page (4 KiB) a not-present guard page below a stack, or undoes it. */
+void arch_stack_guard(void *page, bool guard);
 
 /* Monotonic clock since boot. */
 u64 arch_clock_ns(void);

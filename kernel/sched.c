@@ -371,7 +371,7 @@ struct task_struct *kthread_run_on_cpu(int (*fn)(void *data), void *data,
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
 	if (!t)
 		return NULL;
-	t->stack = page_alloc(THREAD_PAGES);
+	t->stack = kernel_stack_alloc(THREAD_PAGES);
 	if (!t->stack) {
 		kfree(t);
 		return NULL;
@@ -386,11 +386,41 @@ struct task_struct *kthread_run_on_cpu(int (*fn)(void *data), void *data,
 	INIT_LIST_HEAD(&t->sleep_node);
 	init_completion(&t->exited);
 	arch_fpu_init(t->fpu);
-	t->sp = arch_task_stack_init((char *)t->stack + THREAD_PAGES * PAGE_SIZE,
+	t->sp = arch_task_stack_init((char *)t->stack + (THREAD_PAGES + 1) * PAGE_SIZE,
 				     (void (*)(void))task_entry);
 	add_to_task_list(t);
 	enqueue_on(t, cpu);
 	return t;
+}
+
+/*
+ * Kernel stacks: `pages` usable pages above one unmapped guard page, so
+ * an overflow faults instead of silently overwriting whatever lies below.
+ * Returns the guard page's address (the stack starts one page above).
+ */
+void *kernel_stack_alloc(size_t pages)
+{
+	void *base = page_alloc(pages + 1);
+
+	if (base)
+		arch_stack_guard(base, true);
+	return base;
+}
+
+void kernel_stack_free(void *base, size_t pages)
+{
+	arch_stack_guard(base, false);
+	page_free(base, pages + 1);
+}
+
+/* Is addr in the guard page of this CPU's current stack? */
+bool stack_guard_hit(uintptr_t addr)
+{
+	struct task_struct *t = current;
+	uintptr_t page = ALIGN_DOWN(addr, PAGE_SIZE);
+
+	return (t && t->stack && page == (uintptr_t)t->stack) ||
+	       page == this_cpu()->stack_guard;
 }
 
 bool kthread_should_stop(void)
@@ -411,7 +441,7 @@ int kthread_stop(struct task_struct *t)
 	spin_lock_irqsave(&tasks_lock, flags);
 	list_del(&t->tasks);
 	spin_unlock_irqrestore(&tasks_lock, flags);
-	page_free(t->stack, THREAD_PAGES);
+	kernel_stack_free(t->stack, THREAD_PAGES);
 	kfree(t);
 	return ret;
 }

@@ -48,7 +48,7 @@ struct task_struct {
 	bool should_stop;
 	struct completion exited;
 
-	void *stack;			/* THREAD_PAGES, NULL for the boot stacks */
+	void *stack;			/* guard page + THREAD_PAGES; NULL: boot stack */
 	u8 fpu[ARCH_FPU_SIZE] __aligned(ARCH_FPU_ALIGN);
 };
 
@@ -74,6 +74,11 @@ struct task_struct *kthread_run_on_cpu(int (*fn)(void *data), void *data,
 				       unsigned int cpu, const char *name);
 bool kthread_should_stop(void);
 int kthread_stop(struct task_struct *t);
+
+/* Kernel stacks with a guard page below (returns the guard page). */
+void *kernel_stack_alloc(size_t pages);
+void kernel_stack_free(void *base, size_t pages);
+bool stack_guard_hit(uintptr_t addr);
 
 /* Checks for callers that may switch: not in a reader, no lock, not in an interrupt. */
 void might_sleep_check(const char *what);

@@ -51,14 +51,15 @@ void ap_main(int cpu)
 
 static bool start_one(int cpu)
 {
-	void *stack = page_alloc(BOOT_STACK_PAGES);
+	void *stack = kernel_stack_alloc(BOOT_STACK_PAGES);
 	u64 end;
 
 	if (!stack) {
 		printk("smp: no memory for CPU%d's stack\n", cpu);
 		return false;
 	}
-	cpus[cpu].stack_top = (char *)stack + BOOT_STACK_PAGES * PAGE_SIZE;
+	cpus[cpu].stack_guard = (uintptr_t)stack;
+	cpus[cpu].stack_top = (char *)stack + (BOOT_STACK_PAGES + 1) * PAGE_SIZE;
 	arch_start_cpu(cpu, cpus[cpu].stack_top);
 	end = ktime_get_ns() + CPU_START_TIMEOUT_NS;
 	while (!(__atomic_load_n(&online_mask, __ATOMIC_ACQUIRE) & (1UL << cpu))) {

@@ -24,6 +24,7 @@ struct cpu {
 	u64 ticks;		/* timer interrupts taken */
 	u64 ipis;		/* IPIs taken */
 	void *stack_top;
+	uintptr_t stack_guard;	/* the guard page below the boot/idle stack */
 	const char *task_name;	/* who runs here, for reports */
 	struct task_struct *curr_task;	/* `current` */
 	bool in_nmi;

@@ -27,10 +27,13 @@ static void boot_cpu_first(void)
 		acpi_ncpus = 1;
 }
 
+extern char boot_stack_guard[];
+
 void arch_early_init(void *boot_info)
 {
 	uart_init();
 	set_cpu_self(0);
+	cpus[0].stack_guard = (uintptr_t)boot_stack_guard;
 	multiboot_parse((u32)(uintptr_t)boot_info);
 	acpi_init(multiboot_rsdp());
 	boot_cpu_first();
@@ -42,11 +45,13 @@ void arch_init(void)
 	x86_cpu_tables_init(0);
 	clock_init();
 	lapic_init();
+	mmu_init();
 }
 
 void arch_cpu_init(int cpu)
 {
 	set_cpu_self(cpu);
+	mmu_cpu_init();
 	x86_cpu_tables_init(cpu);
 	lapic_cpu_init();
 }

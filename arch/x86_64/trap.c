@@ -47,16 +47,50 @@ void arch_dump_frame(const struct trap_frame *tf)
 	       (unsigned long long)read_cr3());
 }
 
+#define PF_PRESENT	0x1
+#define PF_WRITE	0x2
+#define PF_FETCH	0x10
+
+static void __noreturn page_fault(struct trap_frame *tf)
+{
+	unsigned long long addr = read_cr2();
+	const char *access = (tf->error & PF_FETCH) ? "instruction fetch" :
+			     (tf->error & PF_WRITE) ? "write" : "read";
+
+	if (stack_guard_hit(addr))
+		panic_trap(tf, "BUG: kernel stack overflow: %s hit the guard page at %#llx",
+			   current ? current->comm : "?", addr);
+	if (addr < PAGE_SIZE)
+		panic_trap(tf, "BUG: kernel NULL pointer dereference, address: %#llx (%s)",
+			   addr, access);
+	if ((tf->error & PF_PRESENT) && (tf->error & PF_FETCH))
+		panic_trap(tf, "BUG: attempt to execute non-executable memory at %#llx", addr);
+	if ((tf->error & PF_PRESENT) && (tf->error & PF_WRITE))
+		panic_trap(tf, "BUG: write to read-only memory at %#llx", addr);
+	panic_trap(tf, "BUG: unable to handle page fault for address %#llx (%s %s)", addr,
+		   (tf->error & PF_PRESENT) ? "protection violation on" : "not-present page,",
+		   access);
+}
+
 static void __noreturn exception(struct trap_frame *tf)
 {
 	const char *name = exception_names[tf->vector];
 
-	if (tf->vector == 14)
-		panic_trap(tf, "BUG: unable to handle page fault for address %#llx (%s %s)",
-			   (unsigned long long)read_cr2(),
-			   (tf->error & 1) ? "protection violation on" : "not-present page,",
-			   (tf->error & 16) ? "instruction fetch" :
-			   (tf->error & 2) ? "write" : "read");
+	switch (tf->vector) {
+	case 14:
+		page_fault(tf);
+	case 8:
+		/* On its own stack (IST): the usual cause is an overflowed kernel stack. */
+		if (stack_guard_hit(tf->rsp) || stack_guard_hit(read_cr2()))
+			panic_trap(tf, "BUG: kernel stack overflow: %s ran past its stack "
+				   "(double fault, rsp %#llx)", current ? current->comm : "?",
+				   (unsigned long long)tf->rsp);
+		break;
+	case 6:
+		panic_trap(tf, "BUG: invalid instruction (invalid opcode, exception 6)");
+	case 0:
+		panic_trap(tf, "BUG: division by zero (divide error, exception 0)");
+	}
 	panic_trap(tf, "%s (exception %llu)", name ? name : "reserved exception",
 		   (unsigned long long)tf->vector);
 }

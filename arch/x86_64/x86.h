@@ -64,6 +64,8 @@ void lapic_eoi(void);
 u32 lapic_id(void);
 void lapic_send(u32 apic_id, u32 icr_low);
 void clock_init(void);
+void mmu_init(void);
+void mmu_cpu_init(void);
 void uart_init(void);
 void pic_disable(void);
 void acpi_init(u64 rsdp_phys);

@@ -158,7 +158,9 @@ boot_info_addr:
 boot_pml4:	.skip 4096
 boot_pdpt:	.skip 4096
 boot_pd:	.skip 4096 * 4
-	.globl	boot_stack_bottom, boot_stack_top
+	.globl	boot_stack_guard, boot_stack_bottom, boot_stack_top
+boot_stack_guard:			/* unmapped by mmu_init(): overflow faults */
+	.skip	4096
 boot_stack_bottom:
 	.skip	16384
 boot_stack_top:

@@ -10,6 +10,9 @@
 #define ARCH_FPU_SIZE	512
 #define ARCH_FPU_ALIGN	16
 
+/* Integer division by zero raises an exception (#DE) on x86-64. */
+#define ARCH_INTEGER_DIVIDE_TRAPS 1
+
 static inline unsigned long arch_irq_save(void)
 {
 	unsigned long flags;

@@ -1,0 +1,72 @@
+/* Private helpers of the AArch64 port: system registers, MMIO, the trap frame. */
+#ifndef ARCH_AARCH64_H
+#define ARCH_AARCH64_H
+
+#include "kernel.h"
+#include "trap_frame.h"
+
+#define read_sysreg(r) ({						\
+	u64 __v;							\
+	__asm__ __volatile__("mrs %0, " #r : "=r"(__v));		\
+	__v;								\
+})
+#define write_sysreg(r, v)						\
+	__asm__ __volatile__("msr " #r ", %0" : : "r"((u64)(v)) : "memory")
+#define isb()		__asm__ __volatile__("isb" ::: "memory")
+
+/*
+ * Device registers (device-nGnRnE memory, mapped by boot/aarch64/entry.S).
+ * The "memory" clobber keeps them in program order with normal accesses
+ * as far as the compiler goes; the CPU keeps device accesses in order.
+ */
+static inline u32 mmio_read32(uintptr_t a)
+{
+	return *(volatile u32 *)a;
+}
+
+static inline void mmio_write32(uintptr_t a, u32 v)
+{
+	__asm__ __volatile__("" ::: "memory");
+	*(volatile u32 *)a = v;
+}
+
+static inline u64 mmio_read64(uintptr_t a)
+{
+	return *(volatile u64 *)a;
+}
+
+/* MPIDR_EL1's affinity fields, Aff3 moved down next to Aff2: 0xAA3AA2AA1AA0. */
+#define MPIDR_AFF_MASK	0xff00ffffffULL
+
+static inline u64 mpidr_affinity(u64 mpidr)
+{
+	return mpidr & MPIDR_AFF_MASK;
+}
+
+/* Machine description from the device tree (fdt.c), with QEMU virt's defaults. */
+struct dt_info {
+	u64 ram_start, ram_size;
+	u64 uart_base;
+	u64 gicd_base, gicr_base;
+	bool psci_smc;		/* PSCI conduit: smc, else hvc */
+	bool psci_found;
+	int ncpus;		/* CPUs listed, up to NR_CPUS */
+	int cpus_found;		/* CPUs listed in all */
+	u64 cpu_mpidr[NR_CPUS];
+	char bootargs[4096];
+	bool bootargs_truncated;
+};
+extern struct dt_info dt;
+
+void fdt_parse(const void *blob);
+void uart_init(uintptr_t base);
+void clock_init(void);
+void gic_init(void);
+void gic_cpu_init(void);
+void timer_cpu_init(void);
+void timer_handle(void);
+void gic_handle_irq(struct trap_frame *tf);
+void set_cpu_self(int cpu);
+extern u32 timer_interval;
+
+#endif

@@ -1,0 +1,18 @@
+# AArch64 (QEMU virt, GICv3): what the top Makefile needs to know about this architecture.
+#
+# Linked at 0x40200000: QEMU's -kernel loader leaves the device tree at the
+# start of RAM (0x40000000) only for a kernel at or above RAM + 2 MiB.
+# No -mgeneral-regs-only: newlib's string routines and GCC's vectoriser use
+# the SIMD registers, so the port saves them instead (DESIGN-NOTES.md).
+# -mno-outline-atomics: GCC's default for the Linux triplet calls libgcc
+# helpers that pick LSE or LL/SC through getauxval(); we want the
+# ldaxr/stlxr loops inline.  -mstrict-align: no unaligned accesses from
+# C (they fault on device memory and before the MMU is on).
+CROSS_COMPILE  := aarch64-linux-gnu-
+NEWLIB_TARGET  := aarch64-elf
+KERNEL_BASE    := 0x40200000
+LD_ARCH_NAME   := aarch64
+ARCH_CFLAGS    := -march=armv8-a -mstrict-align -mno-outline-atomics
+ARCH_LDFLAGS   := -m aarch64elf
+BOOT_IMAGE      = $(ELF)
+GDB            := gdb-multiarch

@@ -1,0 +1,85 @@
+/*
+ * AArch64 inline pieces of the arch interface: interrupt masking (DAIF),
+ * waiting for interrupts, the per-CPU self pointer (TPIDR_EL1).
+ */
+#ifndef ASM_PROCESSOR_H
+#define ASM_PROCESSOR_H
+
+#include "types.h"
+
+#define DAIF_I		(1UL << 7)	/* IRQ masked */
+
+/* The FP/SIMD state a task carries: q0-q31, then FPCR and FPSR (16 bytes). */
+#define ARCH_FPU_SIZE	(32 * 16 + 16)
+#define ARCH_FPU_ALIGN	16
+
+/*
+ * IRQ and FIQ are masked and unmasked together (daifset/daifclr #3); the
+ * GIC signals our group-1 interrupts as IRQs, nothing uses FIQ.  Writes to
+ * PSTATE.DAIF by MSR take effect in program order: no isb needed.
+ */
+static inline unsigned long arch_irq_save(void)
+{
+	unsigned long flags;
+
+	__asm__ __volatile__("mrs %0, daif\n\tmsr daifset, #3" : "=r"(flags) : : "memory");
+	return flags;
+}
+
+static inline void arch_irq_restore(unsigned long flags)
+{
+	__asm__ __volatile__("msr daif, %0" : : "r"(flags) : "memory");
+}
+
+static inline void arch_irq_enable(void)  { __asm__ __volatile__("msr daifclr, #3" ::: "memory"); }
+static inline void arch_irq_disable(void) { __asm__ __volatile__("msr daifset, #3" ::: "memory"); }
+
+static inline bool arch_irqs_disabled(void)
+{
+	unsigned long flags;
+
+	__asm__ __volatile__("mrs %0, daif" : "=r"(flags) : : "memory");
+	return flags & DAIF_I;
+}
+
+/*
+ * Waits for an interrupt, then takes it with interrupts enabled; called
+ * with interrupts off.  AArch64 has no "sti; hlt" shadow, but `wfi` wakes
+ * on a pending interrupt even while PSTATE.I masks it.  So we wait masked
+ * and unmask afterwards: an IPI that arrived between the caller's idle
+ * check and the wfi is pending, wfi returns at once, and the interrupt is
+ * taken right after the daifclr.  Nothing can be lost in between.
+ */
+static inline void arch_wait_for_interrupt(void)
+{
+	__asm__ __volatile__("wfi\n\tmsr daifclr, #3" ::: "memory");
+}
+
+/*
+ * Waits with interrupts as they are.  With interrupts masked only a
+ * pending interrupt wakes wfi, so callers loop around it (as on x86).
+ */
+static inline void arch_cpu_halt(void)
+{
+	__asm__ __volatile__("wfi" ::: "memory");
+}
+
+/*
+ * TPIDR_EL1 holds each CPU's struct cpu (arch/aarch64/setup.c).  volatile:
+ * a task may move to another CPU across any call that schedules, so the
+ * compiler must not reuse an earlier read.
+ */
+static inline void *arch_cpu_self(void)
+{
+	void *p;
+
+	__asm__ __volatile__("mrs %0, tpidr_el1" : "=r"(p));
+	return p;
+}
+
+static inline uintptr_t arch_current_fp(void)
+{
+	return (uintptr_t)__builtin_frame_address(0);
+}
+
+#endif

@@ -1,0 +1,83 @@
+/* Bringing the AArch64 virt machine up: the arch interface's init entry points. */
+#include "aarch64.h"
+
+/* QEMU leaves the device tree at the start of RAM for a kernel linked at RAM + 2 MiB. */
+#define VIRT_DTB_ADDR	0x40000000UL
+
+/* TPIDR_EL1 points at this CPU's struct cpu (arch_cpu_self()). */
+void set_cpu_self(int cpu)
+{
+	cpus[cpu].self = &cpus[cpu];
+	cpus[cpu].id = cpu;
+	write_sysreg(tpidr_el1, &cpus[cpu]);
+}
+
+/* Puts the boot CPU first in the CPU list, whatever order the tree used. */
+static void boot_cpu_first(void)
+{
+	u64 me = mpidr_affinity(read_sysreg(mpidr_el1));
+
+	for (int i = 0; i < dt.ncpus; i++) {
+		if (dt.cpu_mpidr[i] == me) {
+			dt.cpu_mpidr[i] = dt.cpu_mpidr[0];
+			dt.cpu_mpidr[0] = me;
+			return;
+		}
+	}
+	dt.cpu_mpidr[0] = me;	/* not listed (or beyond NR_CPUS): take slot 0 */
+	if (!dt.ncpus)
+		dt.ncpus = 1;
+}
+
+/*
+ * boot_info is what entry.S passes: the device tree's address.  An ELF
+ * kernel gets x0 = 0 from QEMU, so entry.S passes VIRT_DTB_ADDR itself.
+ */
+void arch_early_init(void *boot_info)
+{
+	uart_init(dt.uart_base);
+	set_cpu_self(0);
+	clock_init();
+	fdt_parse(boot_info ? boot_info : (void *)VIRT_DTB_ADDR);
+	uart_init(dt.uart_base);
+	if (dt.cpus_found > NR_CPUS)
+		printk("smp: firmware lists %d CPUs, this kernel supports NR_CPUS=%d: "
+		       "bringing up the first %d\n", dt.cpus_found, NR_CPUS, NR_CPUS);
+	boot_cpu_first();
+}
+
+void arch_init(void)
+{
+	gic_init();
+	timer_cpu_init();
+}
+
+void arch_cpu_init(int cpu)
+{
+	set_cpu_self(cpu);
+	gic_cpu_init();
+	timer_cpu_init();
+}
+
+int arch_possible_cpus(void)
+{
+	return dt.ncpus ? dt.ncpus : 1;
+}
+
+const char *arch_cmdline(void)
+{
+	if (dt.bootargs_truncated)
+		printk("cmdline: longer than %zu bytes: the rest is ignored\n",
+		       sizeof(dt.bootargs) - 1);
+	dt.bootargs_truncated = false;
+	return dt.bootargs;
+}
+
+int arch_mem_regions(struct mem_region *out, int max)
+{
+	if (max < 1)
+		return 0;
+	out[0].start = dt.ram_start;
+	out[0].end = dt.ram_start + dt.ram_size;
+	return 1;
+}

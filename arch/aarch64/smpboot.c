@@ -1,0 +1,67 @@
+/*
+ * Waking the other CPUs through PSCI CPU_ON, on the conduit (hvc or smc)
+ * the device tree names.  The CPU starts at secondary_entry
+ * (boot/aarch64/entry.S) at EL1 with the MMU off and x0 = its logical
+ * number; it finds its stack and struct cpu in secondary_boot[].
+ * kernel/smp.c waits for the CPU to say it is online.
+ */
+#include "aarch64.h"
+
+#define PSCI_CPU_ON		0xc4000003	/* SMC64 */
+#define PSCI_SUCCESS		0
+#define PSCI_ALREADY_ON		(-4)
+
+/* Read by secondary_entry (entry.S) with the MMU on: {stack top, struct cpu}. */
+struct secondary_boot {
+	u64 stack_top;
+	void *self;
+};
+struct secondary_boot secondary_boot[NR_CPUS];
+extern const u8 secondary_entry[];
+
+/*
+ * An SMC Calling Convention call: function id in x0, arguments in x1-x3,
+ * result in x0.  SMCCC 1.0 lets the callee clobber x4-x17.
+ */
+static long psci_call(u64 fn, u64 a1, u64 a2, u64 a3)
+{
+	register u64 x0 __asm__("x0") = fn;
+	register u64 x1 __asm__("x1") = a1;
+	register u64 x2 __asm__("x2") = a2;
+	register u64 x3 __asm__("x3") = a3;
+
+	if (dt.psci_smc)
+		__asm__ __volatile__("smc #0" : "+r"(x0), "+r"(x1), "+r"(x2), "+r"(x3) : :
+				     "x4", "x5", "x6", "x7", "x8", "x9", "x10", "x11", "x12",
+				     "x13", "x14", "x15", "x16", "x17", "memory");
+	else
+		__asm__ __volatile__("hvc #0" : "+r"(x0), "+r"(x1), "+r"(x2), "+r"(x3) : :
+				     "x4", "x5", "x6", "x7", "x8", "x9", "x10", "x11", "x12",
+				     "x13", "x14", "x15", "x16", "x17", "memory");
+	return (long)x0;
+}
+
+bool arch_start_cpu(int cpu, void *stack_top)
+{
+	long ret;
+
+	if (!dt.psci_found) {
+		printk("smp: no /psci node in the device tree: cannot start CPU%d\n", cpu);
+		return false;
+	}
+	secondary_boot[cpu].stack_top = (uintptr_t)stack_top;
+	secondary_boot[cpu].self = &cpus[cpu];
+	/*
+	 * The new CPU reads this with its MMU (and caches) on, coherent with
+	 * ours; the barrier orders our stores before the PSCI call starts it.
+	 */
+	__asm__ __volatile__("dsb ish" ::: "memory");
+	ret = psci_call(PSCI_CPU_ON, dt.cpu_mpidr[cpu], (uintptr_t)secondary_entry, cpu);
+	if (ret != PSCI_SUCCESS) {
+		printk("smp: PSCI CPU_ON for CPU%d (MPIDR %#llx) failed: %ld%s\n", cpu,
+		       (unsigned long long)dt.cpu_mpidr[cpu], ret,
+		       ret == PSCI_ALREADY_ON ? " (already on)" : "");
+		return false;
+	}
+	return true;
+}

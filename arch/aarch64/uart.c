@@ -1,0 +1,44 @@
+/*
+ * The PL011 UART: the serial console, polled.  QEMU's needs no baud rate
+ * set-up; we only make sure it is enabled with FIFOs and no interrupts.
+ * Its address comes from the device tree (0x09000000 on virt until then).
+ */
+#include "aarch64.h"
+
+#define UART_DR		0x00
+#define UART_FR		0x18
+#define UART_LCR_H	0x2c
+#define UART_CR		0x30
+#define UART_IMSC	0x38
+#define FR_RXFE		(1U << 4)	/* receive FIFO empty */
+#define FR_TXFF		(1U << 5)	/* transmit FIFO full */
+#define LCR_H_FEN	(1U << 4)
+#define LCR_H_WLEN8	(3U << 5)
+#define CR_UARTEN	(1U << 0)
+#define CR_TXE		(1U << 8)
+#define CR_RXE		(1U << 9)
+
+static uintptr_t uart = 0x09000000;
+
+void uart_init(uintptr_t base)
+{
+	uart = base;
+	mmio_write32(uart + UART_CR, 0);		/* off while we change the format */
+	mmio_write32(uart + UART_IMSC, 0);		/* polled: no UART interrupts */
+	mmio_write32(uart + UART_LCR_H, LCR_H_FEN | LCR_H_WLEN8);
+	mmio_write32(uart + UART_CR, CR_UARTEN | CR_TXE | CR_RXE);
+}
+
+void arch_console_putc(char c)
+{
+	while (mmio_read32(uart + UART_FR) & FR_TXFF)
+		;
+	mmio_write32(uart + UART_DR, (u8)c);
+}
+
+int arch_console_getc(void)
+{
+	if (mmio_read32(uart + UART_FR) & FR_RXFE)
+		return -1;
+	return mmio_read32(uart + UART_DR) & 0xff;
+}

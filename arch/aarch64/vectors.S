@@ -1,0 +1,136 @@
+/*
+ * Exception entry.  VBAR_EL1 points at `vectors`: 16 entries of 128 bytes
+ * (current EL on SP_EL0 / on SP_EL1 / lower EL AArch64 / lower EL AArch32,
+ * each sync, IRQ, FIQ, SError).  We run at EL1 on SP_EL1, so only the
+ * second group is expected; the others are reported as bugs.
+ *
+ * Each entry makes room for a struct trap_frame (trap_frame.h), saves
+ * x0/x1, puts its number in x1 and jumps to trap_entry, which saves the
+ * rest: general and exception registers, and the FP/SIMD state (q0-q31,
+ * FPCR, FPSR), because handlers call printk and newlib uses the q
+ * registers.  The exception masked IRQs (DAIF), and they stay masked
+ * until eret.
+ *
+ * Room for issue 8: a stack-overflow check belongs at the top of
+ * trap_entry, before the first store into the new frame.
+ */
+#include "trap_frame.h"
+
+	.macro	ventry kind
+	.balign	0x80
+	sub	sp, sp, #TF_SIZE
+	stp	x0, x1, [sp, #TF_X0]
+	mov	x1, #\kind
+	b	trap_entry
+	.endm
+
+	.section .text, "ax"
+	.balign	2048
+	.globl	vectors
+vectors:
+	.set	kind, 0
+	.rept	16
+	ventry	kind
+	.set	kind, kind + 1
+	.endr
+
+trap_entry:
+	stp	x2, x3, [sp, #16 * 1]
+	stp	x4, x5, [sp, #16 * 2]
+	stp	x6, x7, [sp, #16 * 3]
+	stp	x8, x9, [sp, #16 * 4]
+	stp	x10, x11, [sp, #16 * 5]
+	stp	x12, x13, [sp, #16 * 6]
+	stp	x14, x15, [sp, #16 * 7]
+	stp	x16, x17, [sp, #16 * 8]
+	stp	x18, x19, [sp, #16 * 9]
+	stp	x20, x21, [sp, #16 * 10]
+	stp	x22, x23, [sp, #16 * 11]
+	stp	x24, x25, [sp, #16 * 12]
+	stp	x26, x27, [sp, #16 * 13]
+	stp	x28, x29, [sp, #16 * 14]
+	add	x2, sp, #TF_SIZE		/* sp before the exception */
+	stp	x30, x2, [sp, #16 * 15]
+	mrs	x2, elr_el1
+	mrs	x3, spsr_el1
+	stp	x2, x3, [sp, #TF_ELR]
+	mrs	x4, esr_el1
+	mrs	x5, far_el1
+	stp	x4, x5, [sp, #TF_ESR]
+	str	x1, [sp, #TF_KIND]
+	/*
+	 * A frame record {x29, elr}: a backtrace taken inside the handler
+	 * walks on into the interrupted code.
+	 */
+	stp	x29, x2, [sp, #TF_FRAME]
+	add	x29, sp, #TF_FRAME
+
+	mrs	x2, fpcr
+	mrs	x3, fpsr
+	stp	x2, x3, [sp, #TF_FPCR]
+	add	x2, sp, #TF_Q
+	stp	q0, q1, [x2, #32 * 0]
+	stp	q2, q3, [x2, #32 * 1]
+	stp	q4, q5, [x2, #32 * 2]
+	stp	q6, q7, [x2, #32 * 3]
+	stp	q8, q9, [x2, #32 * 4]
+	stp	q10, q11, [x2, #32 * 5]
+	stp	q12, q13, [x2, #32 * 6]
+	stp	q14, q15, [x2, #32 * 7]
+	stp	q16, q17, [x2, #32 * 8]
+	stp	q18, q19, [x2, #32 * 9]
+	stp	q20, q21, [x2, #32 * 10]
+	stp	q22, q23, [x2, #32 * 11]
+	stp	q24, q25, [x2, #32 * 12]
+	stp	q26, q27, [x2, #32 * 13]
+	stp	q28, q29, [x2, #32 * 14]
+	stp	q30, q31, [x2, #32 * 15]
+
+	mov	x0, sp
+	bl	trap_dispatch
+
+	add	x2, sp, #TF_Q
+	ldp	q0, q1, [x2, #32 * 0]
+	ldp	q2, q3, [x2, #32 * 1]
+	ldp	q4, q5, [x2, #32 * 2]
+	ldp	q6, q7, [x2, #32 * 3]
+	ldp	q8, q9, [x2, #32 * 4]
+	ldp	q10, q11, [x2, #32 * 5]
+	ldp	q12, q13, [x2, #32 * 6]
+	ldp	q14, q15, [x2, #32 * 7]
+	ldp	q16, q17, [x2, #32 * 8]
+	ldp	q18, q19, [x2, #32 * 9]
+	ldp	q20, q21, [x2, #32 * 10]
+	ldp	q22, q23, [x2, #32 * 11]
+	ldp	q24, q25, [x2, #32 * 12]
+	ldp	q26, q27, [x2, #32 * 13]
+	ldp	q28, q29, [x2, #32 * 14]
+	ldp	q30, q31, [x2, #32 * 15]
+	ldp	x2, x3, [sp, #TF_FPCR]
+	msr	fpcr, x2
+	msr	fpsr, x3
+	/* A nested exception (a fault inside a handler) overwrote these. */
+	ldp	x2, x3, [sp, #TF_ELR]
+	msr	elr_el1, x2
+	msr	spsr_el1, x3
+
+	ldp	x2, x3, [sp, #16 * 1]
+	ldp	x4, x5, [sp, #16 * 2]
+	ldp	x6, x7, [sp, #16 * 3]
+	ldp	x8, x9, [sp, #16 * 4]
+	ldp	x10, x11, [sp, #16 * 5]
+	ldp	x12, x13, [sp, #16 * 6]
+	ldp	x14, x15, [sp, #16 * 7]
+	ldp	x16, x17, [sp, #16 * 8]
+	ldp	x18, x19, [sp, #16 * 9]
+	ldp	x20, x21, [sp, #16 * 10]
+	ldp	x22, x23, [sp, #16 * 11]
+	ldp	x24, x25, [sp, #16 * 12]
+	ldp	x26, x27, [sp, #16 * 13]
+	ldp	x28, x29, [sp, #16 * 14]
+	ldr	x30, [sp, #16 * 15]
+	ldp	x0, x1, [sp, #TF_X0]
+	add	sp, sp, #TF_SIZE
+	eret
+
+	.section .note.GNU-stack, "", %progbits

@@ -1,0 +1,145 @@
+/*
+ * The kernel's page tables, built once the page allocator works, replacing
+ * the boot tables (boot/x86_64/entry.S: 4 GiB of writable, executable
+ * 2 MiB pages).  RAM is mapped with 4 KiB pages so each can carry its own
+ * protection:
+ *
+ *	page 0			not present: a NULL dereference faults
+ *	kernel text		read-only, executable (CR0.WP: even for the kernel)
+ *	rodata, .ksyms		read-only, not executable
+ *	data, bss, free RAM	writable, not executable (EFER.NXE)
+ *	stack guard pages	not present: a stack overflow faults
+ *
+ * The device range above RAM (LAPIC, ...) keeps 2 MiB pages, uncached.
+ */
+#include "x86.h"
+
+#define PTE_P		(1ULL << 0)
+#define PTE_W		(1ULL << 1)
+#define PTE_PWT		(1ULL << 3)
+#define PTE_PCD		(1ULL << 4)
+#define PTE_PS		(1ULL << 7)
+#define PTE_NX		(1ULL << 63)
+#define PTE_ADDR	0x000ffffffffff000ULL
+#define EFER_NXE	(1ULL << 11)
+#define MAP_LIMIT	(1ULL << 32)
+
+extern char __kernel_start[], __text_end[], __data_start[], __kernel_end[];
+extern char boot_stack_guard[];
+static u64 *kernel_pml4;
+static u64 nx_bit;
+
+static u64 *zeroed_page(void)
+{
+	u64 *p = page_alloc(1);
+
+	if (!p)
+		panic("mmu: out of memory for page tables");
+	memset(p, 0, PAGE_SIZE);
+	return p;
+}
+
+static uintptr_t ram_end(void)
+{
+	struct mem_region r[32];
+	int n = arch_mem_regions(r, ARRAY_SIZE(r));
+	uintptr_t end = 0;
+
+	for (int i = 0; i < n; i++)
+		end = max(end, min(r[i].end, (uintptr_t)MAP_LIMIT));
+	return ALIGN_UP(end, 2 * 1024 * 1024);
+}
+
+/* The protection of one 4 KiB page of RAM. */
+static u64 page_flags(uintptr_t a)
+{
+	if (a == 0)
+		return 0;
+	if (a == (uintptr_t)boot_stack_guard)
+		return 0;
+	if (a >= (uintptr_t)__kernel_start && a < (uintptr_t)__text_end)
+		return PTE_P;
+	if (a >= (uintptr_t)__text_end && a < (uintptr_t)__data_start)
+		return PTE_P | nx_bit;
+	return PTE_P | PTE_W | nx_bit;
+}
+
+static u64 *pte_of(uintptr_t a)
+{
+	u64 *pdpt = (u64 *)(kernel_pml4[0] & PTE_ADDR);
+	u64 *pd = (u64 *)(pdpt[a >> 30] & PTE_ADDR);
+	u64 pde = pd[(a >> 21) & 511];
+
+	if (pde & PTE_PS)
+		return NULL;
+	return (u64 *)(pde & PTE_ADDR) + ((a >> 12) & 511);
+}
+
+void mmu_cpu_init(void)
+{
+	u32 a, b, c, d;
+
+	cpuid(0x80000001, &a, &b, &c, &d);
+	if (d & (1u << 20))
+		wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_NXE);
+	if (kernel_pml4)
+		__asm__ __volatile__("mov %0, %%cr3" : : "r"(kernel_pml4) : "memory");
+}
+
+void mmu_init(void)
+{
+	uintptr_t end = ram_end();
+	u64 *pdpt = zeroed_page();
+	u32 a, b, c, d;
+
+	cpuid(0x80000001, &a, &b, &c, &d);
+	nx_bit = (d & (1u << 20)) ? PTE_NX : 0;
+	if (!nx_bit)
+		printk("mmu: this CPU has no NX bit: data stays executable\n");
+	kernel_pml4 = zeroed_page();
+	kernel_pml4[0] = (uintptr_t)pdpt | PTE_P | PTE_W;
+	for (int g = 0; g < 4; g++) {
+		u64 *pd = zeroed_page();
+
+		pdpt[g] = (uintptr_t)pd | PTE_P | PTE_W;
+		for (int i = 0; i < 512; i++) {
+			uintptr_t base = ((uintptr_t)g << 30) | ((uintptr_t)i << 21);
+			u64 *pt;
+
+			if (base >= end) {	/* devices: 2 MiB, uncached */
+				pd[i] = base | PTE_P | PTE_W | PTE_PS | PTE_PCD | PTE_PWT | nx_bit;
+				continue;
+			}
+			pt = zeroed_page();
+			for (int k = 0; k < 512; k++)
+				pt[k] = (base + ((uintptr_t)k << 12)) | page_flags(base + ((uintptr_t)k << 12));
+			pd[i] = (uintptr_t)pt | PTE_P | PTE_W;
+		}
+	}
+	mmu_cpu_init();
+	printk("mmu: page 0 unmapped, text read-only, data %sexecutable, stack guard pages\n",
+	       nx_bit ? "not " : "");
+}
+
+static void flush_tlb(void *info)
+{
+	(void)info;
+	__asm__ __volatile__("mov %%cr3, %%rax; mov %%rax, %%cr3" ::: "rax", "memory");
+}
+
+/*
+ * Makes a page a guard page (not present) or ordinary memory again.  Other
+ * CPUs may hold the old translation in their TLBs: flush theirs too when
+ * we may (a guard page they could still write through would not guard).
+ */
+void arch_stack_guard(void *page, bool guard)
+{
+	u64 *pte = kernel_pml4 ? pte_of((uintptr_t)page) : NULL;
+
+	if (!pte)
+		return;
+	WRITE_ONCE(*pte, guard ? 0 : ((uintptr_t)page | PTE_P | PTE_W | nx_bit));
+	__asm__ __volatile__("invlpg (%0)" : : "r"(page) : "memory");
+	if (guard && !arch_irqs_disabled() && !in_interrupt() && num_online_cpus() > 1)
+		on_each_cpu(flush_tlb, NULL, true);
+}

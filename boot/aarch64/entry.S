@@ -1,0 +1,205 @@
+/*
+ * The first instructions on AArch64 (QEMU virt).  QEMU's -kernel loader
+ * starts the ELF at _start on CPU 0, at EL1 (EL2 with virtualization=on),
+ * MMU off, x0 = 0.  We drop to EL1 if needed, enable FP/SIMD (newlib's
+ * string routines use the q registers), turn the MMU on with an identity
+ * map, zero .bss, and call kmain() with the device tree's address.  The
+ * other CPUs arrive at secondary_entry through PSCI CPU_ON.
+ */
+#define CPACR_FPEN_ALL		(3 << 20)	/* no FP/SIMD traps at EL1/EL0 */
+
+/* MAIR_EL1: attribute 0 device-nGnRnE, attribute 1 normal write-back. */
+#define MAIR_VALUE		0xff00
+#define ATTR_DEVICE		(0 << 2)
+#define ATTR_NORMAL		(1 << 2)
+
+/* Level-1 block descriptors (1 GiB), EL1 read/write, access flag set. */
+#define PTE_BLOCK		0x1
+#define PTE_INNER_SHAREABLE	(3 << 8)
+#define PTE_AF			(1 << 10)
+#define PTE_PXN			(1 << 53)
+#define PTE_UXN			(1 << 54)
+#define BLOCK_NORMAL		(PTE_BLOCK | ATTR_NORMAL | PTE_INNER_SHAREABLE | PTE_AF)
+#define BLOCK_DEVICE		(PTE_BLOCK | ATTR_DEVICE | PTE_AF | PTE_PXN | PTE_UXN)
+
+/*
+ * TCR_EL1: 4 GiB of address space through TTBR0 (T0SZ = 32, so the walk
+ * starts at level 1 with four entries), 4 KiB granule, table walks
+ * inner-shareable and write-back cacheable; TTBR1 walks off (EPD1);
+ * 32-bit physical addresses (IPS = 0).
+ */
+#define TCR_T0SZ		32
+#define TCR_IRGN0_WBWA		(1 << 8)
+#define TCR_ORGN0_WBWA		(1 << 10)
+#define TCR_SH0_INNER		(3 << 12)
+#define TCR_EPD1		(1 << 23)
+#define TCR_TG1_4K		(2 << 30)
+#define TCR_VALUE		(TCR_T0SZ | TCR_IRGN0_WBWA | TCR_ORGN0_WBWA | \
+				 TCR_SH0_INNER | TCR_EPD1 | TCR_TG1_4K)
+
+/*
+ * SCTLR_EL1: the ARMv8.0 RES1 bits, WFI/WFE not trapped, then MMU (M),
+ * data cache (C), stack alignment check (SA) and instruction cache (I).
+ * No alignment check (A): ordinary memory allows unaligned accesses.
+ */
+#define SCTLR_RES1		0x30d00800
+#define SCTLR_NTWI_NTWE		((1 << 16) | (1 << 18))
+#define SCTLR_M			(1 << 0)
+#define SCTLR_C			(1 << 2)
+#define SCTLR_SA		(1 << 3)
+#define SCTLR_I			(1 << 12)
+#define SCTLR_MMU_ON		(SCTLR_RES1 | SCTLR_NTWI_NTWE | SCTLR_M | SCTLR_C | \
+				 SCTLR_SA | SCTLR_I)
+#define SCTLR_MMU_OFF		(SCTLR_RES1 | SCTLR_NTWI_NTWE)
+
+/* Leaving EL2: EL1 is AArch64, its timers, GIC and FP are not trapped. */
+#define HCR_RW			(1 << 31)
+#define CNTHCTL_EL1PCTEN_EL1PCEN 3
+#define ICC_SRE_EL2_ENABLE_SRE	0xf		/* SRE, DFB, DIB, Enable (EL1 may use SRE) */
+#define CPTR_EL2_RES1		0x33ff		/* TFP (bit 10) clear */
+#define SPSR_EL1H_MASKED	0x3c5		/* EL1 on SP_EL1, DAIF masked */
+
+/* QEMU leaves the device tree at the start of RAM for a kernel at RAM + 2 MiB. */
+#define VIRT_DTB_ADDR		0x40000000
+
+	.section .text.boot, "ax"
+	.globl	_start
+_start:
+	mov	x21, x0				/* a DTB from a Linux-style loader, else 0 */
+	bl	drop_to_el1
+	bl	cpu_setup
+
+	/* .bss: the loader zero-fills it (QEMU does), but do not rely on it. */
+	ldr	x9, =__bss_start
+	ldr	x10, =__bss_end
+1:	cmp	x9, x10
+	b.hs	2f
+	str	xzr, [x9], #8
+	b	1b
+2:
+	ldr	x9, =boot_stack_top
+	mov	sp, x9
+	/* Boot CPU's struct cpu before any C: a fault report needs this_cpu(). */
+	ldr	x9, =cpus
+	msr	tpidr_el1, x9
+	mov	x29, xzr			/* ends the backtrace */
+	mov	x30, xzr
+	mov	x0, x21
+	cbnz	x0, 3f
+	mov	x0, #VIRT_DTB_ADDR
+3:	bl	kmain
+4:	msr	daifset, #0xf
+	wfi
+	b	4b
+
+/*
+ * PSCI CPU_ON's entry for the other CPUs (arch/aarch64/smpboot.c), MMU
+ * off, x0 = the logical CPU number.  The MMU goes on first: the boot CPU
+ * wrote secondary_boot[] with its caches on, and with ours on we read it
+ * coherently.
+ */
+	.globl	secondary_entry
+secondary_entry:
+	mov	x19, x0
+	bl	drop_to_el1
+	bl	cpu_setup
+	ldr	x9, =secondary_boot
+	add	x9, x9, x19, lsl #4		/* 16 bytes each: {stack top, self} */
+	ldp	x10, x11, [x9]
+	mov	sp, x10
+	msr	tpidr_el1, x11
+	mov	x29, xzr
+	mov	x30, xzr
+	mov	x0, x19
+	bl	ap_main
+5:	msr	daifset, #0xf
+	wfi
+	b	5b
+
+/*
+ * If we run at EL2, set up EL1 and return there (to our caller, at EL1).
+ * Uses x9 only.
+ */
+drop_to_el1:
+	mrs	x9, CurrentEL
+	cmp	x9, #(2 << 2)
+	b.ne	1f
+	mov	x9, #HCR_RW
+	msr	hcr_el2, x9
+	mrs	x9, cnthctl_el2
+	orr	x9, x9, #CNTHCTL_EL1PCTEN_EL1PCEN
+	msr	cnthctl_el2, x9
+	msr	cntvoff_el2, xzr
+	mrs	x9, S3_4_C12_C9_5		/* ICC_SRE_EL2 */
+	orr	x9, x9, #ICC_SRE_EL2_ENABLE_SRE
+	msr	S3_4_C12_C9_5, x9
+	isb
+	mov	x9, #CPTR_EL2_RES1
+	msr	cptr_el2, x9
+	msr	hstr_el2, xzr
+	mrs	x9, midr_el1			/* what EL1 reads as MIDR/MPIDR */
+	msr	vpidr_el2, x9
+	mrs	x9, mpidr_el1
+	msr	vmpidr_el2, x9
+	ldr	x9, =SCTLR_MMU_OFF
+	msr	sctlr_el1, x9
+	mov	x9, #SPSR_EL1H_MASKED
+	msr	spsr_el2, x9
+	msr	elr_el2, x30
+	eret
+1:	ret
+
+/*
+ * Per CPU, at EL1 with the MMU off: interrupts masked, FP/SIMD on, the
+ * exception vectors, then the MMU with the shared identity map.  Uses x9.
+ */
+cpu_setup:
+	msr	daifset, #0xf
+	mov	x9, #CPACR_FPEN_ALL
+	msr	cpacr_el1, x9
+	ldr	x9, =vectors
+	msr	vbar_el1, x9
+	ldr	x9, =MAIR_VALUE
+	msr	mair_el1, x9
+	ldr	x9, =TCR_VALUE
+	msr	tcr_el1, x9
+	adrp	x9, boot_l1
+	msr	ttbr0_el1, x9
+	msr	ttbr1_el1, xzr
+	isb
+	tlbi	vmalle1
+	dsb	nsh
+	isb
+	ldr	x9, =SCTLR_MMU_ON
+	msr	sctlr_el1, x9
+	isb
+	ic	iallu
+	dsb	nsh
+	isb
+	ret
+
+	.ltorg
+
+/*
+ * The identity map, fixed at link time so no CPU writes it with its MMU
+ * off: 0-1 GiB is the devices (GIC, UART, flash, PCI windows), device-
+ * nGnRnE and never executable; 1-4 GiB is RAM (QEMU's starts at 1 GiB),
+ * normal write-back cacheable and inner shareable, which exclusive loads
+ * and stores (spinlocks, atomics) and newlib's unaligned memcpy need.
+ */
+	.section .rodata
+	.balign	4096
+boot_l1:
+	.quad	0x00000000 | BLOCK_DEVICE
+	.quad	0x40000000 | BLOCK_NORMAL
+	.quad	0x80000000 | BLOCK_NORMAL
+	.quad	0xc0000000 | BLOCK_NORMAL
+
+	.section .bss
+	.balign	16
+boot_stack_bottom:
+	.skip	16384
+	.globl	boot_stack_top
+boot_stack_top:
+
+	.section .note.GNU-stack, "", %progbits

@@ -1,0 +1,109 @@
+/*
+ * Faults on a CPU other than the boot CPU end in a report that names the
+ * CPU, the task, the registers and a symbolized backtrace, stop the other
+ * CPUs and end QEMU with the panic code.  And the memory protection holds:
+ * page 0 unmapped, text read-only, data not executable, stack guard pages.
+ */
+#include "ktest.h"
+
+/* Runs fn in a kernel thread on the last CPU and waits (it should panic). */
+static void on_other_cpu(int (*fn)(void *))
+{
+	struct task_struct *t = kthread_run_on_cpu(fn, NULL, num_online_cpus() - 1,
+						   "fault_thread");
+
+	if (t)
+		msleep(5000);	/* the panic ends the run before this returns */
+}
+
+static int null_deref(void *arg)
+{
+	volatile int *p = arg;	/* NULL */
+
+	return *p;
+}
+
+KTEST_EXPECT_PANIC(fault_null_dereference_on_another_cpu,
+		   "BUG: kernel NULL pointer dereference")
+{
+	on_other_cpu(null_deref);
+}
+
+static int invalid_instruction(void *arg)
+{
+	(void)arg;
+	__builtin_trap();	/* ud2 on x86-64, brk/udf on AArch64 */
+	return 0;
+}
+
+KTEST_EXPECT_PANIC(fault_invalid_instruction_on_another_cpu, "BUG: invalid instruction")
+{
+	on_other_cpu(invalid_instruction);
+}
+
+static volatile int divisor;
+
+static int divide_by_zero(void *arg)
+{
+	(void)arg;
+	return 100 / divisor;
+}
+
+KTEST_EXPECT_PANIC(fault_division_by_zero_on_another_cpu, "BUG: division by zero")
+{
+	if (!ARCH_INTEGER_DIVIDE_TRAPS)
+		KTEST_SKIP("integer division by zero does not trap on this architecture");
+	on_other_cpu(divide_by_zero);
+}
+
+static volatile int forever = 1;
+
+/* Each call takes a 512-byte frame the compiler cannot drop. */
+static int recurse(int depth)
+{
+	volatile char frame[512];
+
+	frame[0] = (char)depth;
+	if (!forever)
+		return frame[0];
+	return recurse(depth + 1) + frame[0];
+}
+
+static int overflow_stack(void *arg)
+{
+	(void)arg;
+	return recurse(0);
+}
+
+KTEST_EXPECT_PANIC(fault_stack_overflow_hits_the_guard_page, "BUG: kernel stack overflow")
+{
+	on_other_cpu(overflow_stack);
+}
+
+static int write_text(void *arg)
+{
+	(void)arg;
+	*(volatile u8 *)(uintptr_t)write_text = 0xc3;
+	return 0;
+}
+
+KTEST_EXPECT_PANIC(protect_kernel_text_is_read_only, "BUG: write to read-only memory")
+{
+	on_other_cpu(write_text);
+}
+
+static u8 data_code[16] __aligned(16);
+
+static int execute_data(void *arg)
+{
+	(void)arg;
+	data_code[0] = 0xc3;	/* ret */
+	((void (*)(void))(uintptr_t)data_code)();
+	return 0;
+}
+
+KTEST_EXPECT_PANIC(protect_data_is_not_executable,
+		   "BUG: attempt to execute non-executable memory")
+{
+	on_other_cpu(execute_data);
+}
