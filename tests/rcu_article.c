@@ -25,7 +25,7 @@
 #define POISON_PTR	((void *)0x6b6b6b6b6b6b6b6bUL)
 
 /* Budget of a wait that only runs out when the kernel misbehaves. */
-#define BUDGET_NS	(3 * NSEC_PER_SEC)
+#define BUDGET_NS	(30 * NSEC_PER_SEC)	/* generous: 16 vCPUs on 2 host cores are slow */
 
 static bool budget_left(u64 start)
 {
