@@ -45,6 +45,8 @@ bool arch_send_nmi(int cpu);
  * task's registers, returning into the next task.
  */
 void arch_switch_to(void **prev_sp, void *next_sp);
+/* Where a switched-out task stands: its saved pc and frame pointer, for backtraces. */
+void arch_switched_frame(const void *sp, uintptr_t *pc, uintptr_t *fp);
 /* A new task's first stack: switching to it calls entry() on that stack. */
 void *arch_task_stack_init(void *stack_top, void (*entry)(void));
 /* FP/SIMD state per task (ARCH_FPU_SIZE bytes, ARCH_FPU_ALIGN aligned). */

@@ -79,6 +79,7 @@ void wait_for_completion(struct completion *c)
 	might_sleep_check("wait_for_completion");
 	spin_lock_irqsave(&c->lock, flags);
 	list_add_tail(&w.node, &c->waiters);
+	WRITE_ONCE(current->waiting_since_ns, ktime_get_ns());	/* hung-task check */
 	while (!c->done) {
 		current->state = TASK_BLOCKED;
 		spin_unlock_irqrestore(&c->lock, flags);
@@ -88,6 +89,7 @@ void wait_for_completion(struct completion *c)
 	if (c->done != UINT_MAX)
 		c->done--;
 	list_del(&w.node);
+	WRITE_ONCE(current->waiting_since_ns, 0);
 	spin_unlock_irqrestore(&c->lock, flags);
 }
 

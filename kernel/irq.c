@@ -23,6 +23,7 @@ void irq_timer(void)
 		jiffies++;
 	sched_tick();
 	rcu_check_stalls();
+	hung_task_check();
 }
 
 void irq_ipi(int kind)

@@ -37,6 +37,8 @@ struct task_struct {
 	struct list_head tasks;		/* on the list of all tasks */
 	u64 wake_at_ns;			/* msleep */
 	u64 enqueued_ns;		/* when it last joined a run queue */
+	u64 waiting_since_ns;		/* in wait_for_completion() since; 0: not */
+	u64 hung_reported_ns;		/* last hung-task report about it */
 	int migrate_to;			/* run_on() target, or -1 */
 	int rcu_read_lock_nesting;	/* checking build: read-side depth */
 	u64 switches;			/* times it was switched in */
@@ -74,6 +76,10 @@ struct task_struct *kthread_run_on_cpu(int (*fn)(void *data), void *data,
 				       unsigned int cpu, const char *name);
 bool kthread_should_stop(void);
 int kthread_stop(struct task_struct *t);
+
+/* Reports tasks stuck in wait_for_completion() (kernel/hung_task.c). */
+void hung_task_check(void);
+extern unsigned long hung_task_reports;
 
 /* Kernel stacks with a guard page below (returns the guard page). */
 void *kernel_stack_alloc(size_t pages);

@@ -88,3 +88,28 @@ KTEST(rcu_stall_warning_for_a_synchronize_rcu_tour)
 	kthread_stop(t);
 	rcu_set_stall_timeout(old);
 }
+
+static struct completion never_completed;
+
+static int hung_waiter(void *arg)
+{
+	(void)arg;
+	wait_for_completion(&never_completed);
+	return 0;
+}
+
+/* A task waiting forever is reported as hung, with where it waits; the kernel goes on. */
+KTEST_EXPECT_WARN(hung_task_is_reported, "INFO: task hung_waiter", "hung_task_timeout_secs=2")
+{
+	struct task_struct *t;
+	unsigned long before = hung_task_reports;
+	u64 end = ktime_get_ns() + 30 * NSEC_PER_SEC;
+
+	init_completion(&never_completed);
+	t = kthread_run_on_cpu(hung_waiter, NULL, num_online_cpus() - 1, "hung_waiter");
+	KASSERT(t != NULL);
+	while (READ_ONCE(hung_task_reports) == before && ktime_get_ns() < end)
+		msleep(100);
+	complete(&never_completed);	/* set it free, then reap it */
+	kthread_stop(t);
+}

@@ -58,7 +58,14 @@ struct dt_info {
 };
 extern struct dt_info dt;
 
+#define EXCEPTION_STACK_SIZE	(16 * 1024)
+#define BOOT_STACK_SIZE		(16 * 1024)
+extern const uintptr_t boot_stack_guard;
+void *exception_stack_top(int cpu);
+
 void fdt_parse(const void *blob);
+void mmu_init(void);
+void mmu_cpu_init(void);
 void uart_init(uintptr_t base);
 void clock_init(void);
 void gic_init(void);

@@ -37,6 +37,7 @@ void arch_early_init(void *boot_info)
 {
 	uart_init(dt.uart_base);
 	set_cpu_self(0);
+	cpus[0].stack_guard = boot_stack_guard;
 	clock_init();
 	fdt_parse(boot_info ? boot_info : (void *)VIRT_DTB_ADDR);
 	uart_init(dt.uart_base);
@@ -50,11 +51,13 @@ void arch_init(void)
 {
 	gic_init();
 	timer_cpu_init();
+	mmu_init();
 }
 
 void arch_cpu_init(int cpu)
 {
 	set_cpu_self(cpu);
+	mmu_cpu_init();
 	gic_cpu_init();
 	timer_cpu_init();
 }

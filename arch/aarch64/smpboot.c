@@ -11,11 +11,14 @@
 #define PSCI_SUCCESS		0
 #define PSCI_ALREADY_ON		(-4)
 
-/* Read by secondary_entry (entry.S) with the MMU on: {stack top, struct cpu}. */
+/* Read by secondary_entry (entry.S) with the MMU on: 32 bytes each. */
 struct secondary_boot {
-	u64 stack_top;
-	void *self;
+	u64 stack_top;			/* SP_EL0: the kernel stack */
+	void *self;			/* TPIDR_EL1 */
+	void *exception_stack_top;	/* SP_EL1 */
+	u64 pad;
 };
+_Static_assert(sizeof(struct secondary_boot) == 32, "entry.S indexes it with lsl #5");
 struct secondary_boot secondary_boot[NR_CPUS];
 extern const u8 secondary_entry[];
 
@@ -51,6 +54,7 @@ bool arch_start_cpu(int cpu, void *stack_top)
 	}
 	secondary_boot[cpu].stack_top = (uintptr_t)stack_top;
 	secondary_boot[cpu].self = &cpus[cpu];
+	secondary_boot[cpu].exception_stack_top = exception_stack_top(cpu);
 	/*
 	 * The new CPU reads this with its MMU (and caches) on, coherent with
 	 * ours; the barrier orders our stores before the PSCI call starts it.

@@ -1,7 +1,9 @@
 /*
  * Where every exception lands (from vectors.S): IRQs go to the GIC
  * dispatcher, synchronous exceptions become a panic report with the
- * exception syndrome (ESR_EL1) decoded, anything else is a bug.
+ * exception syndrome (ESR_EL1) decoded, in the words x86-64 uses for the
+ * same faults (NULL dereference, stack overflow, read-only text...);
+ * anything else (FIQ, SError, an exception from a lower EL) is a bug.
  */
 #include "aarch64.h"
 
@@ -48,8 +50,9 @@ static const char *const ec_names[64] = {
 };
 
 static const char *const vector_names[16] = {
-	"synchronous (SP_EL0)", "IRQ (SP_EL0)", "FIQ (SP_EL0)", "SError (SP_EL0)",
 	"synchronous", "IRQ", "FIQ", "SError",
+	"synchronous (in a handler)", "IRQ (in a handler)", "FIQ (in a handler)",
+	"SError (in a handler)",
 	"synchronous from EL0", "IRQ from EL0", "FIQ from EL0", "SError from EL0",
 	"synchronous from AArch32", "IRQ from AArch32", "FIQ from AArch32",
 	"SError from AArch32",
@@ -89,7 +92,7 @@ void arch_dump_frame(const struct trap_frame *tf)
 	}
 }
 
-/* The data/instruction fault status code (ISS[5:0]) in words. */
+/* The fault status code (ISS[5:0] of an abort) in words. */
 static const char *fault_status(u32 fsc)
 {
 	switch (fsc & 0x3c) {
@@ -105,24 +108,55 @@ static const char *fault_status(u32 fsc)
 	return "fault";
 }
 
+#define FSC_PERMISSION(fsc)	(((fsc) & 0x3c) == 0x0c)
+
+/* Fault status codes below 0x10 carry the translation level in bits [1:0]. */
+static const char *const levels[4] = {
+	" at level 0", " at level 1", " at level 2", " at level 3",
+};
+
+/* A data or instruction abort at EL1: the same reports as x86's page faults. */
+static void __noreturn kernel_abort(struct trap_frame *tf, u32 ec, u32 iss)
+{
+	bool fetch = ec == EC_IABT_CUR;
+	bool far_valid = fetch || !(iss & ISS_FNV);
+	unsigned long long addr = far_valid ? tf->far : 0;
+	u32 fsc = iss & 0x3f;
+	const char *access = fetch ? "instruction fetch" : (iss & ISS_WNR) ? "write" : "read";
+
+	if (far_valid && (stack_guard_hit(addr) || stack_guard_hit(tf->sp)))
+		panic_trap(tf, "BUG: kernel stack overflow: %s hit the guard page at %#llx",
+			   current ? current->comm : "?", addr);
+	if (far_valid && addr < PAGE_SIZE)
+		panic_trap(tf, "BUG: kernel NULL pointer dereference, address: %#llx (%s)",
+			   addr, access);
+	if (fetch && FSC_PERMISSION(fsc))
+		panic_trap(tf, "BUG: attempt to execute non-executable memory at %#llx", addr);
+	if (!fetch && FSC_PERMISSION(fsc) && (iss & ISS_WNR))
+		panic_trap(tf, "BUG: write to read-only memory at %#llx", addr);
+	panic_trap(tf, "BUG: unable to handle kernel paging request at virtual address "
+		   "%016llx (%s: %s%s, %s)", addr, ec_names[ec], fault_status(fsc),
+		   fsc < 0x10 ? levels[fsc & 3] : "", access);
+}
+
 static void __noreturn sync_exception(struct trap_frame *tf)
 {
 	u32 esr = tf->esr, ec = ESR_EC(esr), iss = ESR_ISS(esr);
 	const char *name = ec_names[ec];
 
-	if (ec == EC_DABT_CUR || ec == EC_IABT_CUR) {
-		bool far_valid = ec == EC_IABT_CUR || !(iss & ISS_FNV);
-
-		panic_trap(tf, "BUG: unable to handle kernel paging request at virtual "
-			   "address %016llx (%s, %s at level %u, %s)",
-			   far_valid ? (unsigned long long)tf->far : 0ULL,
-			   name, fault_status(iss & 0x3f), iss & 3,
-			   ec == EC_IABT_CUR ? "instruction fetch" :
-			   (iss & ISS_WNR) ? "write" : "read");
+	switch (ec) {
+	case EC_DABT_CUR:
+	case EC_IABT_CUR:
+		kernel_abort(tf, ec, iss);
+	case EC_UNKNOWN:
+		panic_trap(tf, "BUG: invalid instruction (undefined instruction, esr %#x)", esr);
+	case EC_BRK64:
+		/* __builtin_trap() is brk #0x3e8 on AArch64. */
+		panic_trap(tf, "BUG: invalid instruction (brk #%#x, esr %#x)", iss & 0xffff, esr);
+	case EC_PC_ALIGN:
+	case EC_SP_ALIGN:
+		panic_trap(tf, "%s at %016llx (esr %#x)", name, (unsigned long long)tf->far, esr);
 	}
-	if (ec == EC_PC_ALIGN || ec == EC_SP_ALIGN)
-		panic_trap(tf, "%s at %016llx (esr %#x)", name,
-			   (unsigned long long)tf->far, esr);
 	panic_trap(tf, "%s (esr %#x: class %#x, iss %#x)",
 		   name ? name : "unknown exception class", esr, ec, iss);
 }
@@ -132,9 +166,11 @@ void trap_dispatch(struct trap_frame *tf);
 void trap_dispatch(struct trap_frame *tf)
 {
 	switch (tf->kind) {
+	case VEC_CUR_SP0_IRQ:
 	case VEC_CUR_SPX_IRQ:
 		gic_handle_irq(tf);
 		return;
+	case VEC_CUR_SP0_SYNC:
 	case VEC_CUR_SPX_SYNC:
 		/*
 		 * The semihosting call in arch_qemu_exit() when QEMU runs

@@ -22,11 +22,10 @@
 #define TF_SIZE		848	/* a multiple of 16: sp stays aligned */
 
 /* Which of the 16 vector-table entries was taken (vectors.S). */
-#define VEC_CUR_SP0_SYNC	0	/* current EL on SP_EL0: never used */
-#define VEC_CUR_SPX_SYNC	4	/* current EL on SP_EL1: ours */
+#define VEC_CUR_SP0_SYNC	0	/* from kernel code (EL1t: on SP_EL0) */
+#define VEC_CUR_SP0_IRQ		1
+#define VEC_CUR_SPX_SYNC	4	/* from a handler (EL1h: on SP_EL1) */
 #define VEC_CUR_SPX_IRQ		5
-#define VEC_CUR_SPX_FIQ		6
-#define VEC_CUR_SPX_SERROR	7
 #define VEC_LOWER_A64_SYNC	8	/* EL0: never used */
 
 #ifndef __ASSEMBLER__
@@ -34,7 +33,7 @@
 
 struct trap_frame {
 	u64 x[31];		/* x29 is the frame pointer, x30 the link register */
-	u64 sp;			/* before the exception */
+	u64 sp;			/* before the exception (SP_EL0 for kernel code) */
 	u64 elr, spsr, esr, far;
 	u64 kind;		/* VEC_* */
 	u64 pad;

@@ -2,7 +2,10 @@
  * Exception entry.  VBAR_EL1 points at `vectors`: 16 entries of 128 bytes
  * (current EL on SP_EL0 / on SP_EL1 / lower EL AArch64 / lower EL AArch32,
  * each sync, IRQ, FIQ, SError).  We run at EL1 on SP_EL1, so only the
- * second group is expected; the others are reported as bugs.
+ * Kernel code runs on SP_EL0 (EL1t, see stacks.c), so its exceptions
+ * arrive at the first group; the second group is an exception inside a
+ * handler (or before the boot code switched stacks).  Both run on SP_EL1,
+ * the CPU's exception stack.  The lower-EL groups are reported as bugs.
  *
  * Each entry makes room for a struct trap_frame (trap_frame.h), saves
  * x0/x1, puts its number in x1 and jumps to trap_entry, which saves the
@@ -11,8 +14,8 @@
  * registers.  The exception masked IRQs (DAIF), and they stay masked
  * until eret.
  *
- * Room for issue 8: a stack-overflow check belongs at the top of
- * trap_entry, before the first store into the new frame.
+ * A kernel stack overflow needs no check here: the task's stack is
+ * SP_EL0, and the exception came in on SP_EL1.
  */
 #include "trap_frame.h"
 
@@ -34,6 +37,7 @@ vectors:
 	.set	kind, kind + 1
 	.endr
 
+	.type	trap_entry, %function
 trap_entry:
 	stp	x2, x3, [sp, #16 * 1]
 	stp	x4, x5, [sp, #16 * 2]
@@ -49,7 +53,11 @@ trap_entry:
 	stp	x24, x25, [sp, #16 * 12]
 	stp	x26, x27, [sp, #16 * 13]
 	stp	x28, x29, [sp, #16 * 14]
-	add	x2, sp, #TF_SIZE		/* sp before the exception */
+	/* The interrupted sp: SP_EL0 from kernel code (kinds 0-3), else ours. */
+	mrs	x2, sp_el0
+	add	x3, sp, #TF_SIZE
+	cmp	x1, #VEC_CUR_SPX_SYNC
+	csel	x2, x2, x3, lo
 	stp	x30, x2, [sp, #16 * 15]
 	mrs	x2, elr_el1
 	mrs	x3, spsr_el1
@@ -59,10 +67,13 @@ trap_entry:
 	stp	x4, x5, [sp, #TF_ESR]
 	str	x1, [sp, #TF_KIND]
 	/*
-	 * A frame record {x29, elr}: a backtrace taken inside the handler
-	 * walks on into the interrupted code.
+	 * A frame record {x29, elr + 4}: a backtrace taken inside the
+	 * handler walks on into the interrupted code.  The walker prints
+	 * "return address - 1" (to land inside the call); elr + 4 makes
+	 * that land inside the interrupted instruction.
 	 */
-	stp	x29, x2, [sp, #TF_FRAME]
+	add	x3, x2, #4
+	stp	x29, x3, [sp, #TF_FRAME]
 	add	x29, sp, #TF_FRAME
 
 	mrs	x2, fpcr
@@ -132,5 +143,6 @@ trap_entry:
 	ldp	x0, x1, [sp, #TF_X0]
 	add	sp, sp, #TF_SIZE
 	eret
+	.size	trap_entry, . - trap_entry
 
 	.section .note.GNU-stack, "", %progbits

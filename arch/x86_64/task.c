@@ -18,6 +18,15 @@ void *arch_task_stack_init(void *stack_top, void (*entry)(void))
 	return sp;
 }
 
+/* arch_switch_to() left r15, r14, r13, r12, rbx, rbp, then the return address. */
+void arch_switched_frame(const void *sp, uintptr_t *pc, uintptr_t *fp)
+{
+	const u64 *s = sp;
+
+	*fp = s[5];
+	*pc = s[6];
+}
+
 void arch_fpu_save(void *area)
 {
 	__asm__ __volatile__("fxsave64 (%0)" : : "r"(area) : "memory");

@@ -1,0 +1,625 @@
+/*
+ * rcutorture: a torture test for RCU in the manner of Linux's rcutorture
+ * (kernel/rcu/rcutorture.c, Documentation/RCU/torture.rst), written for
+ * this kernel: one writer, a few fake writers and one reader per CPU hammer
+ * RCU for rcutorture.duration seconds, and the readers check that no grace
+ * period ever ends under their feet.
+ *
+ * The writer publishes torture elements through rt_current, one after the
+ * other.  Each element carries a pipe_count that says how many grace
+ * periods have passed since it was removed:
+ *
+ *   0          it is rt_current (or was handed out again from the pool);
+ *   1          the writer replaced it: it is "retired", no grace period yet
+ *              (the writer sets 1 at removal, before waiting for anything);
+ *   1 + k      k grace periods, each begun after the removal, have ended;
+ *   PIPE_LEN   it went back to the free pool: mbtest is 0, pipe_count is
+ *              poisoned and it may be published again with a new gen.
+ *
+ * A retired element either joins the writer's shared pipeline, advanced by
+ * one each time the writer waits for a grace period (synchronize_rcu(),
+ * call_rcu() and waiting for the callback, or a polled cookie), or it takes
+ * the asynchronous path Linux calls deferred free: a call_rcu() chain in
+ * which each callback adds one and queues the element again.
+ *
+ * The invariant the readers check.  A reader obtains an element from
+ * rt_current, so when it loaded the pointer the element was current (0) or
+ * being retired at that instant (1).  Every grace period counted into
+ * pipe_count began after the removal, hence after the reader began, so it
+ * must wait for the reader to finish: while the reader holds the element,
+ * pipe_count can have gone from 0 to 1 (retired meanwhile), never further.
+ * So with a correct RCU only buckets 0 and 1 of the Reader Pipe histogram
+ * may be non-zero; bucket 2..PIPE_LEN-1 means a grace period ended while a
+ * pre-existing reader still held the element, and bucket PIPE_LEN means
+ * the element was even freed (and perhaps reused) under the reader.
+ *
+ * The Reader Batch histogram counts the writer's grace periods that ended
+ * during a read-side critical section (a counter bumped after each one).
+ * At most one may: the one that was already running when the reader began.
+ * Any later one began after the reader, so it must outlast it.  Again only
+ * buckets 0 and 1 may be non-zero.
+ *
+ * With rcu.inject=no_wait (grace periods that wait for nothing) and two or
+ * more CPUs, readers on other CPUs see their elements age and be recycled
+ * under them, and the test must fail.  On one CPU a grace period that waits
+ * for nothing is still correct here (readers never block and nothing
+ * preempts them), so the test passes there.
+ */
+#include "ktest.h"
+
+#define RT_PIPE_LEN		10	/* Linux's RCU_TORTURE_PIPE_LEN */
+#define RT_NELEM		128	/* the element pool */
+#define RT_MAX_READERS		64
+#define RT_MAX_FAKERS		8
+#define RT_POISON_INT		0x6b6b6b6b
+#define RT_MIN_UPDATES		(2 * RT_PIPE_LEN)
+
+static int rt_duration = 3;
+KPARAM_INT("rcutorture.duration", rt_duration, 1, 3600);
+static int rt_nreaders_param;		/* 0: one per online CPU */
+KPARAM_INT("rcutorture.readers", rt_nreaders_param, 0, RT_MAX_READERS);
+static int rt_nfakers_param = 2;
+KPARAM_INT("rcutorture.fakewriters", rt_nfakers_param, 0, RT_MAX_FAKERS);
+
+struct rt_elem {
+	struct rcu_head rh;		/* the deferred (call_rcu chain) path */
+	int pipe_count;			/* see the comment at the top */
+	int mbtest;			/* 1 while it may be published, 0 once freed */
+	unsigned long gen;		/* bumped each time it leaves the pool */
+	struct list_head node;		/* on the free pool or the pipeline */
+};
+
+/* The element readers find; only the writer thread changes it. */
+static struct rt_elem *rt_current;
+
+/* The free pool: the writer takes, the writer and callbacks give back. */
+static DEFINE_SPINLOCK(rt_pool_lock);
+static LIST_HEAD(rt_pool);
+static int rt_pool_count;
+
+/* Retired elements waiting for the writer's grace periods (writer only). */
+static LIST_HEAD(rt_pipeline);
+
+/* Writer grace periods completed: the readers' Batch clock. */
+static unsigned long rt_writer_gps;
+
+static atomic_t rt_frees;		/* elements returned to the pool */
+static atomic_t rt_deferred_inflight;	/* elements on a call_rcu chain */
+static atomic_t rt_deferred_cbs;	/* callbacks of those chains */
+
+struct rt_writer_stats {
+	unsigned long long updates;
+	unsigned long long gp_sync, gp_call, gp_poll, poll_early;
+	unsigned long long deferred, alloc_fail;
+};
+static struct rt_writer_stats rt_wstats;
+
+/* The writer's call_rcu() grace period: its callback says it is over. */
+static struct rcu_head rt_wgp_head;
+static struct completion rt_wgp_done;
+
+struct rt_reader {
+	struct task_struct *task;
+	u32 rng;
+	u32 sleep_mask;			/* sleeps when (random & sleep_mask) == 0 */
+	unsigned long long passes, nulls, long_holds;
+	unsigned long long pipe[RT_PIPE_LEN + 1];
+	unsigned long long batch[RT_PIPE_LEN + 1];
+	unsigned long long mbtest_errs, recycled;
+};
+
+struct rt_faker {
+	struct task_struct *task;
+	u32 rng;
+	unsigned long long sync, call, poll;
+	struct rcu_head rh;
+	atomic_t cbs;
+};
+
+/* xorshift32: each thread its own state, nothing shared. */
+static u32 rt_rand(u32 *state)
+{
+	u32 x = *state;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	*state = x;
+	return x;
+}
+
+static u32 rt_seed(int salt)
+{
+	u32 s = (u32)ktime_get_ns() ^ (0x9e3779b9u * (u32)(salt + 1));
+
+	return s ? s : 0x12345678u;
+}
+
+/* Back to the pool: unusable from now on, which a late reader will see. */
+static void rt_elem_free(struct rt_elem *e)
+{
+	WRITE_ONCE(e->mbtest, 0);
+	WRITE_ONCE(e->pipe_count, RT_POISON_INT);
+	spin_lock(&rt_pool_lock);
+	list_add_tail(&e->node, &rt_pool);
+	rt_pool_count++;
+	spin_unlock(&rt_pool_lock);
+	atomic_inc(&rt_frees);
+}
+
+static struct rt_elem *rt_elem_alloc(void)
+{
+	struct rt_elem *e = NULL;
+
+	spin_lock(&rt_pool_lock);
+	if (!list_empty(&rt_pool)) {
+		e = list_first_entry(&rt_pool, struct rt_elem, node);
+		list_del(&e->node);
+		rt_pool_count--;
+	}
+	spin_unlock(&rt_pool_lock);
+	if (!e)
+		return NULL;
+	/*
+	 * A new generation first, then the fields: a reader that still holds
+	 * the element from its previous life reads pipe_count before gen
+	 * (smp_rmb), so if it sees the fresh 0 it also sees the new gen.
+	 */
+	WRITE_ONCE(e->gen, e->gen + 1);
+	smp_wmb();
+	WRITE_ONCE(e->pipe_count, 0);
+	WRITE_ONCE(e->mbtest, 1);
+	return e;
+}
+
+/* Deferred path: one more grace period for this element; again, or free. */
+static void rt_deferred_cb(struct rcu_head *rh)
+{
+	struct rt_elem *e = container_of(rh, struct rt_elem, rh);
+	int pc = READ_ONCE(e->pipe_count) + 1;
+
+	atomic_inc(&rt_deferred_cbs);
+	if (pc >= RT_PIPE_LEN) {
+		rt_elem_free(e);
+		atomic_dec(&rt_deferred_inflight);
+		return;
+	}
+	WRITE_ONCE(e->pipe_count, pc);
+	call_rcu(&e->rh, rt_deferred_cb);
+}
+
+static void rt_wgp_cb(struct rcu_head *rh)
+{
+	(void)rh;
+	complete(&rt_wgp_done);
+}
+
+/* A grace period has passed since every element now in the pipeline was retired. */
+static void rt_pipeline_advance(void)
+{
+	struct rt_elem *e, *n;
+
+	WRITE_ONCE(rt_writer_gps, rt_writer_gps + 1);
+	list_for_each_entry_safe(e, n, &rt_pipeline, node) {
+		int pc = e->pipe_count + 1;
+
+		if (pc >= RT_PIPE_LEN) {
+			list_del(&e->node);
+			rt_elem_free(e);
+		} else {
+			WRITE_ONCE(e->pipe_count, pc);
+		}
+	}
+}
+
+/* Waits for one grace period, by the method of this round. */
+static void rt_writer_wait_gp(unsigned int mode, u32 *rng)
+{
+	unsigned long cookie;
+
+	switch (mode) {
+	case 0:
+		synchronize_rcu();
+		rt_wstats.gp_sync++;
+		break;
+	case 1:
+		call_rcu(&rt_wgp_head, rt_wgp_cb);
+		wait_for_completion(&rt_wgp_done);
+		rt_wstats.gp_call++;
+		break;
+	default:
+		rt_wstats.gp_poll++;
+		if (rt_rand(rng) & 1) {
+			/* Start an asynchronous grace period and poll it for a while. */
+			cookie = start_poll_synchronize_rcu();
+			for (int i = 0; i < 8; i++) {
+				if (poll_state_synchronize_rcu(cookie)) {
+					rt_wstats.poll_early++;
+					return;
+				}
+				udelay(20);
+				cond_resched();
+			}
+		} else {
+			cookie = get_state_synchronize_rcu();
+			cond_resched();
+		}
+		cond_synchronize_rcu(cookie);
+		break;
+	}
+}
+
+static int rt_writer(void *arg)
+{
+	u32 rng = rt_seed(1000);
+	unsigned int round = 0;
+
+	(void)arg;
+	while (!kthread_should_stop()) {
+		struct rt_elem *new = rt_elem_alloc(), *old;
+
+		if (!new) {
+			rt_wstats.alloc_fail++;
+			msleep(1);
+			continue;
+		}
+		old = rcu_dereference_protected(rt_current, 1 /* the only updater */);
+		rcu_assign_pointer(rt_current, new);
+		rt_wstats.updates++;
+		if (old) {
+			/* Retired: readers may still hold it, no grace period yet. */
+			WRITE_ONCE(old->pipe_count, 1);
+			if ((rt_rand(&rng) & 3) == 0) {
+				rt_wstats.deferred++;
+				atomic_inc(&rt_deferred_inflight);
+				call_rcu(&old->rh, rt_deferred_cb);
+			} else {
+				list_add_tail(&old->node, &rt_pipeline);
+			}
+		}
+		rt_writer_wait_gp(round++ % 3, &rng);
+		rt_pipeline_advance();
+
+		if ((rt_rand(&rng) & 63) == 0)
+			msleep(1);
+		else
+			cond_resched();
+	}
+	return 0;
+}
+
+/* Fake writers: grace periods of every kind, concurrent with the writer's. */
+static void rt_faker_cb(struct rcu_head *rh)
+{
+	struct rt_faker *f = container_of(rh, struct rt_faker, rh);
+
+	atomic_inc(&f->cbs);
+}
+
+static int rt_fake_writer(void *arg)
+{
+	struct rt_faker *f = arg;
+
+	while (!kthread_should_stop()) {
+		u32 r = rt_rand(&f->rng);
+		unsigned long cookie;
+
+		switch (r % 3) {
+		case 0:
+			synchronize_rcu();
+			f->sync++;
+			break;
+		case 1:
+			call_rcu(&f->rh, rt_faker_cb);
+			rcu_barrier();	/* f->rh is free again only after this */
+			f->call++;
+			break;
+		default:
+			cookie = get_state_synchronize_rcu();
+			if (!poll_state_synchronize_rcu(cookie))
+				cond_synchronize_rcu(cookie);
+			f->poll++;
+			break;
+		}
+		if ((r >> 8) & 1)
+			msleep(1 + ((r >> 9) & 1));
+		else
+			cond_resched();
+	}
+	return 0;
+}
+
+/* Has anything happened to p that a correct RCU forbids while we hold it? */
+static bool rt_reader_saw_gp_end(struct rt_elem *p, unsigned long gen0, unsigned long b0)
+{
+	return READ_ONCE(p->pipe_count) >= 2 || READ_ONCE(p->gen) != gen0 ||
+	       READ_ONCE(rt_writer_gps) - b0 >= 2;
+}
+
+/*
+ * How long a reader holds its element: mostly a few microseconds, one pass
+ * in eight 20-120 us, one in eight 1-2 ms.  A long hold
+ * ends early only once the element has visibly gone through a grace
+ * period (or two of the writer's grace periods ended) under it, which a
+ * correct RCU never allows: so with a correct RCU every long hold lasts
+ * its full time, and with a broken one it lasts until the writer has made
+ * the progress that convicts it, however the host schedules our vCPUs.
+ */
+static bool rt_reader_delay(u32 *rng, struct rt_elem *p, unsigned long gen0,
+			    unsigned long b0)
+{
+	u32 r = rt_rand(rng);
+
+	if ((r & 7) == 0) {
+		u64 end = ktime_get_ns() + (1000 + (r >> 8) % 1000) * NSEC_PER_USEC;
+
+		while (ktime_get_ns() < end && !rt_reader_saw_gp_end(p, gen0, b0))
+			udelay(5);
+		return true;
+	}
+	if ((r & 7) == 1)
+		udelay(20 + (r >> 8) % 100);
+	else
+		udelay(1 + (r >> 8) % 16);
+	return false;
+}
+
+static int rt_reader(void *arg)
+{
+	struct rt_reader *rd = arg;
+
+	while (!kthread_should_stop()) {
+		struct rt_elem *p;
+		unsigned long b0, b1, gen0, gen1;
+		int pc0, pc1, mb1, pc;
+
+		rcu_read_lock();
+		b0 = READ_ONCE(rt_writer_gps);
+		p = rcu_dereference(rt_current);
+		if (!p) {
+			rcu_read_unlock();
+			rd->nulls++;
+			cond_resched();
+			continue;
+		}
+		gen0 = READ_ONCE(p->gen);
+		smp_rmb();
+		if (READ_ONCE(p->mbtest) == 0)
+			rd->mbtest_errs++;
+		pc0 = READ_ONCE(p->pipe_count);
+
+		if (rt_reader_delay(&rd->rng, p, gen0, b0))
+			rd->long_holds++;
+
+		pc1 = READ_ONCE(p->pipe_count);
+		mb1 = READ_ONCE(p->mbtest);
+		smp_rmb();	/* pairs with smp_wmb() in rt_elem_alloc() */
+		gen1 = READ_ONCE(p->gen);
+		b1 = READ_ONCE(rt_writer_gps);
+		rcu_read_unlock();
+
+		if (gen1 != gen0 || !mb1) {
+			pc = RT_PIPE_LEN;	/* freed (and maybe reused) under us */
+			rd->recycled++;
+		} else {
+			pc = max(pc0, pc1);
+			if (pc < 0 || pc > RT_PIPE_LEN)
+				pc = RT_PIPE_LEN;
+		}
+		rd->pipe[pc]++;
+		rd->batch[min(b1 - b0, (unsigned long)RT_PIPE_LEN)]++;
+		rd->passes++;
+
+		/* Now and then let the CPU idle: lighter, and idle CPUs are tested too. */
+		if ((rt_rand(&rd->rng) & rd->sleep_mask) == 0)
+			msleep(1);
+		else
+			cond_resched();
+	}
+	return 0;
+}
+
+/* "label: n0 n1 ... n10" into buf. */
+static void rt_fmt_hist(char *buf, size_t size, const char *label,
+			const unsigned long long *h)
+{
+	int n = snprintf(buf, size, "rcutorture: %s:", label);
+
+	for (int i = 0; i <= RT_PIPE_LEN && n < (int)size; i++)
+		n += snprintf(buf + n, size - n, "%s%llu", i ? " " : "  ", h[i]);
+}
+
+/* Writer is stopped and readers are gone: every element back to the pool. */
+static void rt_drain(void)
+{
+	struct rt_elem *e, *n, *cur;
+
+	/* Deferred chains requeue themselves: one rcu_barrier() per link at most. */
+	for (int i = 0; i <= RT_PIPE_LEN + 2 && atomic_read(&rt_deferred_inflight); i++)
+		rcu_barrier();
+	cur = rcu_dereference_protected(rt_current, 1 /* writer stopped */);
+	RCU_INIT_POINTER(rt_current, NULL);
+	synchronize_rcu();
+	if (cur)
+		rt_elem_free(cur);
+	list_for_each_entry_safe(e, n, &rt_pipeline, node) {
+		list_del(&e->node);
+		rt_elem_free(e);
+	}
+}
+
+KTEST(rcutorture)
+{
+	long live_before = kmalloc_live_objects();
+	int ncpus = num_online_cpus();
+	int nreaders = rt_nreaders_param ? rt_nreaders_param : ncpus;
+	int nfakers = rt_nfakers_param;
+	int writer_cpu = ncpus - 1;
+	struct rt_reader *readers;
+	struct rt_faker *fakers;
+	struct task_struct *writer;
+	struct rcu_stats s0, s1;
+	unsigned long long pipe[RT_PIPE_LEN + 1] = { 0 }, batch[RT_PIPE_LEN + 1] = { 0 };
+	unsigned long long mbtest_errs = 0, recycled = 0, fake_gps = 0, long_holds = 0;
+	unsigned long long bad_pipe = 0, bad_batch = 0, min_passes = ~0ULL;
+	char line[320];
+	bool fail = false, started = true;
+	u64 t0, t_run, t_stop;
+	int pooled, n, i, run_frees;
+
+	if (nreaders > RT_MAX_READERS)
+		nreaders = RT_MAX_READERS;
+	ktest_info("rcutorture: --- Start of test: nreaders=%d nfakewriters=%d duration=%d s "
+		   "cpus=%d pipe_len=%d%s", nreaders, nfakers, rt_duration, ncpus, RT_PIPE_LEN,
+		   rcu_inject_no_wait() ? " rcu.inject=no_wait" : "");
+
+	/* Fresh state (the test may run more than once per boot). */
+	memset(&rt_wstats, 0, sizeof(rt_wstats));
+	atomic_set(&rt_frees, 0);
+	atomic_set(&rt_deferred_inflight, 0);
+	atomic_set(&rt_deferred_cbs, 0);
+	rt_writer_gps = 0;
+	RCU_INIT_POINTER(rt_current, NULL);
+	INIT_LIST_HEAD(&rt_pipeline);
+	init_completion(&rt_wgp_done);
+
+	readers = kcalloc(nreaders, sizeof(*readers), GFP_KERNEL);
+	fakers = kcalloc(nfakers ? nfakers : 1, sizeof(*fakers), GFP_KERNEL);
+	KASSERT(readers && fakers);
+	for (i = 0; i < RT_NELEM; i++) {
+		struct rt_elem *e = kzalloc(sizeof(*e), GFP_KERNEL);
+
+		KASSERT(e);
+		rt_elem_free(e);
+	}
+	atomic_set(&rt_frees, 0);
+	rcu_get_stats(&s0);
+
+	/* Readers first, one per CPU (all on CPU0 with everything else at SMP=1). */
+	for (i = 0; i < nreaders; i++) {
+		char name[TASK_COMM_LEN];
+
+		snprintf(name, sizeof(name), "rtort_r/%d", i);
+		readers[i].rng = rt_seed(i);
+		/*
+		 * The host may have two cores for all our vCPUs: the more CPUs,
+		 * the more often each reader sleeps (1 pass in 32 at SMP<=2, in 16
+		 * at <=4, in 8 beyond), so the readers' demand stays about constant.
+		 */
+		readers[i].sleep_mask = ncpus <= 2 ? 31 : ncpus <= 4 ? 15 : 7;
+		readers[i].task = kthread_run_on_cpu(rt_reader, &readers[i], i % ncpus, name);
+		started &= readers[i].task != NULL;
+	}
+	for (i = 0; i < nfakers; i++) {
+		char name[TASK_COMM_LEN];
+
+		snprintf(name, sizeof(name), "rtort_fw/%d", i);
+		fakers[i].rng = rt_seed(100 + i);
+		fakers[i].task = kthread_run_on_cpu(rt_fake_writer, &fakers[i],
+						    (i + 1) % ncpus, name);
+		started &= fakers[i].task != NULL;
+	}
+	writer = kthread_run_on_cpu(rt_writer, NULL, writer_cpu, "rtort_w");
+	started &= writer != NULL;
+	t0 = ktime_get_ns();
+
+	if (started) {
+		msleep((unsigned int)rt_duration * 1000);
+		/*
+		 * At least RT_MIN_UPDATES updates, however slow the machine:
+		 * 16 vCPUs on two host cores make every grace period slow.
+		 * An event count, with a generous cap that only a hung writer hits.
+		 */
+		while (READ_ONCE(rt_wstats.updates) < RT_MIN_UPDATES &&
+		       ktime_get_ns() - t0 < 120 * NSEC_PER_SEC)
+			msleep(10);
+	}
+	t_run = ktime_get_ns() - t0;
+
+	/* Writer first (it needs the others to make progress), then the rest. */
+	if (writer)
+		kthread_stop(writer);
+	for (i = 0; i < nfakers; i++)
+		if (fakers[i].task)
+			kthread_stop(fakers[i].task);
+	for (i = 0; i < nreaders; i++)
+		if (readers[i].task)
+			kthread_stop(readers[i].task);
+	run_frees = atomic_read(&rt_frees);	/* before the final drain */
+	rcu_barrier();
+	rt_drain();
+	t_stop = ktime_get_ns() - t0 - t_run;
+	rcu_get_stats(&s1);
+
+	for (i = 0; i < nreaders; i++) {
+		struct rt_reader *rd = &readers[i];
+
+		for (n = 0; n <= RT_PIPE_LEN; n++) {
+			pipe[n] += rd->pipe[n];
+			batch[n] += rd->batch[n];
+		}
+		mbtest_errs += rd->mbtest_errs;
+		recycled += rd->recycled;
+		long_holds += rd->long_holds;
+		min_passes = min(min_passes, rd->passes);
+	}
+	for (n = 2; n <= RT_PIPE_LEN; n++) {
+		bad_pipe += pipe[n];
+		bad_batch += batch[n];
+	}
+	for (i = 0; i < nfakers; i++)
+		fake_gps += fakers[i].sync + fakers[i].call + fakers[i].poll;
+
+	rt_fmt_hist(line, sizeof(line), "Reader Pipe", pipe);
+	ktest_info("%s", line);
+	rt_fmt_hist(line, sizeof(line), "Reader Batch", batch);
+	ktest_info("%s", line);
+	n = snprintf(line, sizeof(line), "rcutorture: reader passes:");
+	for (i = 0; i < nreaders && n < (int)sizeof(line); i++)
+		n += snprintf(line + n, sizeof(line) - n, " %llu", readers[i].passes);
+	ktest_info("%s (long holds %llu)", line, long_holds);
+	ktest_info("rcutorture: mbtest errors: %llu", mbtest_errs);
+	ktest_info("rcutorture: freed under a reader: %llu", recycled);
+	ktest_info("rcutorture: updates %llu, frees %d (%d at the end), deferred %llu "
+		   "(callbacks %d), alloc failures %llu", rt_wstats.updates, run_frees,
+		   atomic_read(&rt_frees) - run_frees,
+		   rt_wstats.deferred, atomic_read(&rt_deferred_cbs), rt_wstats.alloc_fail);
+	ktest_info("rcutorture: grace periods: writer %llu (sync %llu, call_rcu %llu, "
+		   "polled %llu [%llu early]), fake writers %llu; rcu: gps_completed %lu, "
+		   "tours %lu, callbacks invoked %llu",
+		   rt_wstats.gp_sync + rt_wstats.gp_call + rt_wstats.gp_poll,
+		   rt_wstats.gp_sync, rt_wstats.gp_call, rt_wstats.gp_poll, rt_wstats.poll_early,
+		   fake_gps, s1.gps_completed - s0.gps_completed,
+		   s1.tours_completed - s0.tours_completed, s1.cbs_invoked - s0.cbs_invoked);
+	ktest_info("rcutorture: ran %llu ms, stopping took %llu ms",
+		   (unsigned long long)(t_run / NSEC_PER_MSEC),
+		   (unsigned long long)(t_stop / NSEC_PER_MSEC));
+
+	/* Give the pool back, counting it: every element must have come home. */
+	pooled = 0;
+	while (!list_empty(&rt_pool)) {
+		struct rt_elem *e = list_first_entry(&rt_pool, struct rt_elem, node);
+
+		list_del(&e->node);
+		kfree(e);
+		pooled++;
+	}
+	rt_pool_count = 0;
+	kfree(readers);
+	kfree(fakers);
+
+#define RT_EXPECT(cond) do { fail |= !(cond); KEXPECT(cond); } while (0)
+	RT_EXPECT(started);
+	RT_EXPECT(bad_pipe == 0);	/* Reader Pipe buckets >= 2 */
+	RT_EXPECT(bad_batch == 0);	/* Reader Batch buckets >= 2 */
+	RT_EXPECT(mbtest_errs == 0);
+	RT_EXPECT(min_passes > 0);	/* every reader made progress */
+	RT_EXPECT(rt_wstats.updates >= RT_MIN_UPDATES);
+	RT_EXPECT(run_frees > 0);	/* elements went round while it ran */
+	RT_EXPECT(atomic_read(&rt_deferred_inflight) == 0);
+	RT_EXPECT(pooled == RT_NELEM);	/* no element leaked */
+	RT_EXPECT(kmalloc_live_objects() == live_before);
+#undef RT_EXPECT
+
+	ktest_info("--- End of test: %s", fail ? "FAILURE" : "SUCCESS");
+}
