@@ -5,6 +5,7 @@
  */
 #include "ktest.h"
 #include "ktest_runner.h"
+#include <stdlib.h>
 
 #define MAX_FILTER 256
 
@@ -108,14 +109,53 @@ static int select_tests(const struct ktest **out, bool isolated_ones)
 	return n;
 }
 
+static bool inject_leak;	/* ktest.inject=leak: proves the leak check can fail */
+
+static bool set_inject(const struct kparam *p, const char *val)
+{
+	(void)p;
+	if (strcmp(val, "leak"))
+		return false;
+	inject_leak = true;
+	return true;
+}
+KPARAM_CALL("ktest.inject", set_inject, "'leak' (the runner leaks one object per test)");
+
+/*
+ * kmalloc's live objects once every callback queued so far has run:
+ * memory a test frees with kfree_rcu() or call_rcu() counts as freed.
+ */
+static long settled_live_objects(void)
+{
+	rcu_barrier();
+	return kmalloc_live_objects();
+}
+
+static void check_leaks(const struct ktest *t, long before)
+{
+	long after;
+
+	if (inject_leak)
+		kmalloc(24, GFP_KERNEL);	/* the fault: never freed */
+	after = settled_live_objects();
+	if (after != before) {
+		printk("# ktest: %s: %ld kmalloc object%s %s (live objects %ld before, %ld after)\n",
+		       t->name, labs(after - before), labs(after - before) == 1 ? "" : "s",
+		       after > before ? "leaked" : "freed that it did not allocate", before, after);
+		atomic_inc(&failed_checks);
+	}
+}
+
 static bool run_one(const struct ktest *t, int n)
 {
 	u64 t0 = ktime_get_ns();
+	long live = settled_live_objects();
 
 	atomic_set(&failed_checks, 0);
 	skipped = false;
 	printk("# ktest: running %s\n", t->name);
 	t->fn();
+	check_leaks(t, live);
 	printk("# ktest: %s took %llu ms\n", t->name,
 	       (unsigned long long)((ktime_get_ns() - t0) / NSEC_PER_MSEC));
 	if (skipped) {

