@@ -102,33 +102,67 @@ static void report(const char *word, const char *why, const struct kparam *p)
 		printk("cmdline: ignoring '%s': %s\n", word, why);
 }
 
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n';
+}
+
+/*
+ * Copies the next word of *line into word (at most size-1 characters) and
+ * advances *line past it.  As in Linux and in GRUB's own rewriting of the
+ * line: "double quotes" group spaces into a word and are dropped, and a
+ * backslash takes the next character literally (GRUB puts one before
+ * every \ ' and " it passes on).  Returns the word's length before any
+ * truncation.
+ */
+static size_t next_word(const char **line, char *word, size_t size)
+{
+	const char *s = *line;
+	size_t n = 0;
+	bool quoted = false;
+
+	for (; *s && (quoted || !is_space(*s)); s++) {
+		char c = *s;
+
+		if (c == '"') {
+			quoted = !quoted;
+			continue;
+		}
+		if (c == '\\' && s[1])
+			c = *++s;
+		if (n < size - 1)
+			word[n] = c;
+		n++;
+	}
+	word[min(n, size - 1)] = '\0';
+	*line = s;
+	return n;
+}
+
 int cmdline_parse(const char *line, bool verbose)
 {
 	char word[MAX_WORD];
 	int ignored = 0;
 
-	while (*line) {
-		size_t n = 0;
+	for (;;) {
 		const char *why;
 		const struct kparam *p = NULL;
+		size_t n;
 
-		while (*line == ' ' || *line == '\t')
+		while (is_space(*line))
 			line++;
 		if (!*line)
 			break;
-		while (line[n] && line[n] != ' ' && line[n] != '\t')
-			n++;
+		n = next_word(&line, word, sizeof(word));
 		if (n >= MAX_WORD) {
 			why = "word too long";
-			memcpy(word, line, 40);
 			strcpy(word + 40, "...");
+		} else if (!word[0]) {
+			why = "empty word";
 		} else {
-			memcpy(word, line, n);
-			word[n] = '\0';
 			/* GRUB passes the kernel's path first: not a parameter. */
 			why = word[0] == '/' ? "" : apply_word(word, &p);
 		}
-		line += n;
 		if (why && *why) {
 			ignored++;
 			if (verbose)

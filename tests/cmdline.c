@@ -33,6 +33,18 @@ KTEST(cmdline_reports_and_ignores_bad_words)
 	KEXPECT_EQ(cmdline_parse("", true), 0);
 }
 
+KTEST(cmdline_understands_quotes_and_backslashes)
+{
+	KEXPECT_EQ(cmdline_parse("test.name=\"a b\" test.num=\\4\\2", false), 0);
+	KEXPECT(!strcmp(test_name, "a b"));
+	KEXPECT_EQ(test_num, 42);
+	/* What GRUB hands on for the word it's: a backslash before the quote. */
+	KEXPECT_EQ(cmdline_parse("test.name=it\\'s", false), 0);
+	KEXPECT(!strcmp(test_name, "it's"));
+	KEXPECT_EQ(cmdline_parse("\"\" $x test.name=$HOME", true), 2);	/* "" and $x */
+	KEXPECT(!strcmp(test_name, "$HOME"));
+}
+
 KTEST(cmdline_survives_an_overlong_word)
 {
 	static char line[600];

@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""Boot the kernel with malformed and hostile command lines, one per boot.
+
+    tools/test_cmdlines.py --arch x86_64 --kernel build/x86_64/kernel.elf [--smp 2]
+
+Each line of the table must boot, report exactly the words it ignored
+("cmdline: ignoring ..."), and then run a test normally.  GRUB's own
+parser treats quotes, $ and backslashes specially: tools/mkiso.sh quotes
+every word so it arrives literally, and the kernel undoes the backslashes
+GRUB adds.  Prints "N passed, N failed" last; exit status 0 when all passed.
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+
+TOOLS = os.path.dirname(os.path.abspath(__file__))
+
+# (command-line words, how many the kernel must report as ignored, what it is)
+TABLE = [
+    ("bogus=1", 1, "unknown key"),
+    ("rcu_cpu_stall_timeout=abc", 1, "not a number"),
+    ("rcu_cpu_stall_timeout=99999999999999999999", 1, "number too large"),
+    ("rcu_cpu_stall_timeout=-5", 1, "number out of range"),
+    ("rcu_cpu_stall_timeout=", 1, "empty value"),
+    ("rcu_cpu_stall_timeout", 1, "no value"),
+    ("trace=" + "x" * 300, 1, "overlong value"),
+    ("=", 1, "empty key"),
+    ("rcu.inject=maybe spinlock.inject", 2, "bad values for injection keys"),
+    ('"quoted"', 1, "double quotes"),
+    ("it's", 1, "single quote"),
+    ("$HOME ${x} $(reboot)", 3, "dollar signs (GRUB variables)"),
+    ("a;b {x} #c back\\slash", 4, "GRUB's special characters"),
+    ("hung_task_timeout_secs=100 bogus rcu_cpu_stall_timeout=30", 1, "good words around a bad one"),
+    (" ".join(f"k{i}=v" for i in range(120)), 120, "120 unknown words"),
+]
+
+
+def boot(args, words):
+    cmd = [sys.executable, os.path.join(TOOLS, "run.py"), "--arch", args.arch,
+           "--kernel", args.kernel, "--smp", str(args.smp), "--mode", "test",
+           "--timeout", "120", "--log", os.path.join(args.logdir, "cmdline.log"),
+           "--cmdline", f"ktest.filter=cmdline_applies_good_words {words}"]
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                       errors="replace")
+    return r.returncode, r.stdout
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--arch", default="x86_64")
+    p.add_argument("--kernel", required=True)
+    p.add_argument("--smp", type=int, default=2)
+    args = p.parse_args()
+    args.logdir = os.path.dirname(os.path.abspath(args.kernel))
+    passed = failed = 0
+    for words, want, what in TABLE:
+        rc, out = boot(args, words)
+        head = out.split("KTAP version 1")[0]
+        ignored = [l for l in head.splitlines() if l.startswith("cmdline: ignoring")]
+        shown = words if len(words) < 60 else words[:57] + "..."
+        if rc == 0 and len(ignored) == want:
+            print(f"ok {passed + failed + 1} {what}: {shown!r} ({want} ignored, tests ran)")
+            passed += 1
+        else:
+            print(f"not ok {passed + failed + 1} {what}: {shown!r}: exit {rc}, "
+                  f"{len(ignored)} ignored (expected {want})")
+            for l in ignored[:5]:
+                print(f"#   {l}")
+            if rc != 0:
+                print("\n".join("#   " + l for l in out.splitlines()[-8:]))
+            failed += 1
+    print(f"{passed} passed, {failed} failed")
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
