@@ -5,6 +5,8 @@
 #   make test       build, boot, run every in-kernel test, print KTAP and
 #                   "N passed, N failed"; non-zero exit on any failure or hang
 #   make debug      QEMU waiting for gdb (see README.md)
+#   make trace      record a grace period and its readers (trace=rcu), draw
+#                   $(BUILD)/trace/timeline.svg; non-zero exit on an RCU violation
 #   make clean
 #
 # Variables: ARCH (x86_64), SMP (4), MEM (128M), ACCEL (tcg | kvm), TESTS (a
@@ -22,6 +24,9 @@ TIMEOUT ?= $(shell echo $$((90 + 30 * $(SMP))))
 NR_CPUS ?= 16
 # 1: the checking build (read-side nesting tracked, misuse reported); 0: production
 CHECKING ?= 1
+# make run: the demo to play (a name, list, none) and its pace (enter, 0, milliseconds)
+DEMO      ?=
+DEMO_PACE ?=
 
 include arch/$(ARCH)/arch.mk
 
@@ -102,8 +107,11 @@ $(ISO): $(ELF) tools/mkiso.sh
 	@echo "  ISO     $@"
 	@bash tools/mkiso.sh $(ELF) $@
 
+# make run DEMO=name plays one demo (DEMO=list lists them); DEMO_PACE=enter|0|MS
+# (default: wait for Enter when a terminal is attached, else never wait).
+RUN_DEMO_WORDS := $(if $(DEMO),demo=$(DEMO)) $(if $(DEMO_PACE),demo.pace=$(DEMO_PACE))
 run: deps all
-	@$(RUN) --mode run --cmdline "$(CMDLINE)"
+	@$(RUN) --mode run --cmdline "$(strip $(RUN_DEMO_WORDS) $(CMDLINE))"
 
 test: deps all
 	@$(RUN) --mode test --log $(B)/test.log --cmdline "ktest.filter=$(TESTS) $(CMDLINE)"
@@ -115,3 +123,22 @@ clean:
 	rm -rf $(BUILD)/x86_64 $(BUILD)/x86_64-prod $(BUILD)/aarch64 $(BUILD)/aarch64-prod
 
 -include $(OBJS:.o=.d)
+
+# make trace: boot the trace scenario (kernel/demo/trace_scenario.c) with
+# trace=rcu, keep the console in $(BUILD)/trace/console.log and draw it with
+# tools/timeline.py: $(BUILD)/trace/timeline.svg (and .png when it can).
+# Fails if the kernel test failed or the timeline finds an RCU violation.
+TRACE_DIR := $(BUILD)/trace
+.PHONY: trace
+trace: deps all
+	@mkdir -p $(TRACE_DIR)
+	@rc=0; \
+	$(RUN) --mode test --log $(TRACE_DIR)/console.log \
+	    --cmdline "ktest.filter=trace_scenario* trace=rcu $(CMDLINE)" \
+	    > $(TRACE_DIR)/run.out 2>&1 || rc=1; \
+	sed '/^# trace: begin/,/^# trace: end/d' $(TRACE_DIR)/run.out; \
+	echo "trace: the whole console is in $(TRACE_DIR)/console.log"; \
+	python3 tools/timeline.py $(TRACE_DIR)/console.log -o $(TRACE_DIR)/timeline.svg \
+	    --png $(TRACE_DIR)/timeline.png || rc=1; \
+	if [ $$rc -ne 0 ]; then echo "trace: FAILED (kernel test or timeline check)"; fi; \
+	exit $$rc

@@ -31,8 +31,8 @@ const char *ksym_lookup(uintptr_t addr, uintptr_t *offset, uintptr_t *size)
 	if (lo == 0)
 		return NULL;
 	const struct ksym *s = &ksym_table[lo - 1];
-	if (addr >= s->addr + (s->size ? s->size : 1) && s->size)
-		return NULL;
+	if (addr >= s->addr + s->size)
+		return NULL;	/* past the function: not code we know */
 	*offset = addr - s->addr;
 	*size = s->size;
 	return ksym_names + s->name;

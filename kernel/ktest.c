@@ -88,14 +88,14 @@ void ktest_skip(const char *why)
 }
 
 /* The selected tests in file order, then in the order they stand in the file. */
-static int select_tests(const struct ktest **out, bool isolated_ones)
+static int select_tests(const char *glob, const struct ktest **out, bool isolated_ones)
 {
 	int n = 0;
 
 	for (const struct ktest *t = __ktest_start; t < __ktest_end; t++) {
 		int i = n++;
 
-		if (!glob_match(filter, t->name) || (t->expect != KTEST_NORMAL) != isolated_ones) {
+		if (!glob_match(glob, t->name) || (t->expect != KTEST_NORMAL) != isolated_ones) {
 			n--;
 			continue;
 		}
@@ -175,7 +175,7 @@ static const char *const expect_names[] = { "normal", "panic", "warning" };
 /* Lists the selected expect-panic/warning tests for tools/run.py to boot one by one. */
 static int list_isolated(const struct ktest **tests)
 {
-	int n = select_tests(tests, true);
+	int n = select_tests(filter, tests, true);
 
 	for (int i = 0; i < n; i++)
 		printk("# ktest-isolated\t%s\t%s\t%s\t%s\n", tests[i]->name,
@@ -218,7 +218,7 @@ void ktest_run_all(void)
 		run_isolated();
 	if (!tests)
 		panic("ktest: no memory for the test list");
-	total = select_tests(tests, false);
+	total = select_tests(filter, tests, false);
 
 	printk("KTAP version 1\n");
 	printk("1..%d\n", total);
@@ -236,4 +236,29 @@ void ktest_run_all(void)
 	}
 	printk("# ktest: %d passed, %d failed\n", total - failed, failed);
 	arch_qemu_exit(failed ? QEMU_EXIT_FAIL : QEMU_EXIT_PASS);
+}
+
+/*
+ * Runs the ordinary tests matching glob and comes back (the monitor's
+ * `test GLOB`).  Returns how many failed, or -1 when none matched.
+ */
+int ktest_run_glob(const char *glob, int *passed)
+{
+	const struct ktest **tests = kcalloc(__ktest_end - __ktest_start + 1,
+					     sizeof(*tests), GFP_KERNEL);
+	int total, failed = 0;
+
+	*passed = 0;
+	if (!tests)
+		return -1;
+	total = select_tests(glob, tests, false);
+	printk("KTAP version 1\n1..%d\n", total);
+	for (int i = 0; i < total; i++) {
+		if (run_one(tests[i], i + 1))
+			(*passed)++;
+		else
+			failed++;
+	}
+	kfree(tests);
+	return total ? failed : -1;
 }

@@ -27,7 +27,19 @@ def functions(nm, elf):
             continue
         if kind in "TtWw" and not name.startswith("."):
             syms.append((int(addr, 16), int(size, 16), name))
-    return syms
+    # Only code: nothing at or past the end of .text (linker markers such as
+    # __text_end would otherwise "contain" every data address).
+    end = next((a for a, _, n in syms if n == "__text_end"), None)
+    if end is not None:
+        syms = [s for s in syms if s[0] < end]
+    # Assembly functions have no size: they reach the next symbol (or .text's end).
+    out = []
+    for i, (a, size, name) in enumerate(syms):
+        if size == 0:
+            nxt = next((b for b, _, _ in syms[i + 1:] if b > a), end)
+            size = (nxt - a) if nxt is not None else 0
+        out.append((a, size, name))
+    return out
 
 
 def write(out, syms):

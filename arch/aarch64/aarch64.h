@@ -73,6 +73,7 @@ void gic_cpu_init(void);
 void timer_cpu_init(void);
 void timer_handle(void);
 void gic_handle_irq(struct trap_frame *tf);
+void trap_dispatch(struct trap_frame *tf);	/* from vectors.S */
 void set_cpu_self(int cpu);
 extern u32 timer_interval;
 

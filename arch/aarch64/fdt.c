@@ -2,8 +2,8 @@
  * A small reader for the flattened device tree QEMU leaves at the start
  * of RAM: just what the port needs (RAM, CPUs, PSCI conduit, command line,
  * GIC and UART addresses).  The blob is big-endian; its structure block is
- * a stream of tokens (begin node, property, end node) we walk once,
- * keeping the path of the current node.  We copy what we keep: the page
+ * a stream of tokens (begin node, property, end node) we walk keeping
+ * the path of the current node.  We copy what we keep: the page
  * allocator never hands out the blob's memory (it is below the kernel),
  * but nothing reads it after boot.
  */

@@ -37,15 +37,17 @@
 /* The EL1 virtual timer's PPI (INTID 27 on every Arm system, SBSA). */
 #define PPI_VTIMER		27
 
-/* This CPU's redistributor, found by its affinity. */
-static uintptr_t gicr_base[NR_CPUS];
-
 static void gicd_wait_rwp(void)
 {
 	while (mmio_read32(dt.gicd_base + GICD_CTLR) & GICD_CTLR_RWP)
 		;
 }
 
+/*
+ * This CPU's redistributor: the frames of the first redistributor region
+ * (the device tree's second reg entry; virt adds a second region only
+ * beyond 123 CPUs) are walked until one's affinity matches.
+ */
 static uintptr_t find_redistributor(u64 aff)
 {
 	uintptr_t rd = dt.gicr_base;
@@ -84,7 +86,6 @@ void gic_cpu_init(void)
 	if (!rd)
 		panic("gic: no redistributor for CPU%d (MPIDR %#llx)", cpu,
 		      (unsigned long long)read_sysreg(mpidr_el1));
-	gicr_base[cpu] = rd;
 	mmio_write32(rd + GICR_WAKER, mmio_read32(rd + GICR_WAKER) & ~GICR_WAKER_SLEEP);
 	while (mmio_read32(rd + GICR_WAKER) & GICR_WAKER_ASLEEP)
 		;

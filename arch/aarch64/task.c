@@ -21,6 +21,15 @@ void *arch_task_stack_init(void *stack_top, void (*entry)(void))
 	return sp;
 }
 
+/* arch_switch_to() left x19-x28, then x29 (frame pointer), then x30 (return address). */
+void arch_switched_frame(const void *sp, uintptr_t *pc, uintptr_t *fp)
+{
+	const u64 *s = sp;
+
+	*fp = s[10];
+	*pc = s[11];
+}
+
 /* area: q0-q31 (512 bytes), then FPCR and FPSR. */
 void arch_fpu_save(void *area)
 {

@@ -161,8 +161,6 @@ static void __noreturn sync_exception(struct trap_frame *tf)
 		   name ? name : "unknown exception class", esr, ec, iss);
 }
 
-void trap_dispatch(struct trap_frame *tf);
-
 void trap_dispatch(struct trap_frame *tf)
 {
 	switch (tf->kind) {

@@ -77,7 +77,16 @@ _start:
 	str	xzr, [x9], #8
 	b	1b
 2:
+	/*
+	 * Exceptions on SP_EL1 (this CPU's exception stack), everything
+	 * else on SP_EL0 (arch/aarch64/stacks.c says why).
+	 */
+	ldr	x9, =boot_exception_stack_top
+	ldr	x9, [x9]
+	mov	sp, x9
+	msr	spsel, #0
 	ldr	x9, =boot_stack_top
+	ldr	x9, [x9]
 	mov	sp, x9
 	/* Boot CPU's struct cpu before any C: a fault report needs this_cpu(). */
 	ldr	x9, =cpus
@@ -96,7 +105,7 @@ _start:
  * PSCI CPU_ON's entry for the other CPUs (arch/aarch64/smpboot.c), MMU
  * off, x0 = the logical CPU number.  The MMU goes on first: the boot CPU
  * wrote secondary_boot[] with its caches on, and with ours on we read it
- * coherently.
+ * coherently.  Then the same two stacks as the boot CPU.
  */
 	.globl	secondary_entry
 secondary_entry:
@@ -104,9 +113,12 @@ secondary_entry:
 	bl	drop_to_el1
 	bl	cpu_setup
 	ldr	x9, =secondary_boot
-	add	x9, x9, x19, lsl #4		/* 16 bytes each: {stack top, self} */
+	add	x9, x9, x19, lsl #5		/* 32 bytes each, see smpboot.c */
 	ldp	x10, x11, [x9]
-	mov	sp, x10
+	ldr	x12, [x9, #16]
+	mov	sp, x12				/* SP_EL1: the exception stack */
+	msr	spsel, #0
+	mov	sp, x10				/* SP_EL0: the kernel stack */
 	msr	tpidr_el1, x11
 	mov	x29, xzr
 	mov	x30, xzr
@@ -151,7 +163,9 @@ drop_to_el1:
 
 /*
  * Per CPU, at EL1 with the MMU off: interrupts masked, FP/SIMD on, the
- * exception vectors, then the MMU with the shared identity map.  Uses x9.
+ * exception vectors (then SErrors unmasked: IRQ and FIQ stay masked until
+ * the kernel enables them), then the MMU with the shared identity map.
+ * Uses x9.
  */
 cpu_setup:
 	msr	daifset, #0xf
@@ -159,6 +173,8 @@ cpu_setup:
 	msr	cpacr_el1, x9
 	ldr	x9, =vectors
 	msr	vbar_el1, x9
+	isb
+	msr	daifclr, #4			/* SErrors reported from here on */
 	ldr	x9, =MAIR_VALUE
 	msr	mair_el1, x9
 	ldr	x9, =TCR_VALUE
@@ -181,8 +197,9 @@ cpu_setup:
 	.ltorg
 
 /*
- * The identity map, fixed at link time so no CPU writes it with its MMU
- * off: 0-1 GiB is the devices (GIC, UART, flash, PCI windows), device-
+ * The boot identity map, until mmu_init() (arch/aarch64/mmu.c) builds the
+ * kernel's page tables with per-page protection.  Fixed at link time, so
+ * no CPU writes it with its MMU off: 0-1 GiB is the devices (GIC, UART, flash, PCI windows), device-
  * nGnRnE and never executable; 1-4 GiB is RAM (QEMU's starts at 1 GiB),
  * normal write-back cacheable and inner shareable, which exclusive loads
  * and stores (spinlocks, atomics) and newlib's unaligned memcpy need.
@@ -194,12 +211,5 @@ boot_l1:
 	.quad	0x40000000 | BLOCK_NORMAL
 	.quad	0x80000000 | BLOCK_NORMAL
 	.quad	0xc0000000 | BLOCK_NORMAL
-
-	.section .bss
-	.balign	16
-boot_stack_bottom:
-	.skip	16384
-	.globl	boot_stack_top
-boot_stack_top:
 
 	.section .note.GNU-stack, "", %progbits

@@ -15,7 +15,7 @@
 #include "monitor.h"
 
 #define MAX_DEMOS	64
-#define LINE_MAX	640
+#define DEMO_LINE	640
 
 extern const struct demo __demo_start[], __demo_end[];
 
@@ -165,7 +165,7 @@ void demo_fmt_elem(char *buf, size_t size, size_t *len, int a, int b, int c, boo
 
 static void vsay(const char *prefix, const char *fmt, va_list ap)
 {
-	char line[LINE_MAX];
+	char line[DEMO_LINE];
 	size_t len = 0;
 	int n;
 
@@ -189,15 +189,18 @@ void demo_say(const char *fmt, ...)
 
 void demo_code(const char *text)
 {
-	char line[LINE_MAX];
+	char line[DEMO_LINE];
 
 	while (*text) {
 		const char *nl = strchr(text, '\n');
 		size_t n = nl ? (size_t)(nl - text) : strlen(text);
 		size_t len = 0;
 
-		demo_fmt(line, sizeof(line), &len, "      %s%.*s%s\n", demo_color(DC_BLUE),
-			 (int)n, text, demo_color(DC_RESET));
+		if (n)
+			demo_fmt(line, sizeof(line), &len, "      %s%.*s%s\n", demo_color(DC_BLUE),
+				 (int)n, text, demo_color(DC_RESET));
+		else
+			demo_fmt(line, sizeof(line), &len, "\n");
 		emit(line);
 		text += n + (nl ? 1 : 0);
 	}
@@ -345,7 +348,7 @@ const struct demo *demo_find(const char *name)
 
 void demo_list(void)
 {
-	char line[LINE_MAX];
+	char line[DEMO_LINE];
 
 	sort_demos();
 	for (int i = 0; i < nr_sorted; i++) {
@@ -359,7 +362,7 @@ void demo_list(void)
 
 bool demo_run(const struct demo *d)
 {
-	char line[LINE_MAX];
+	char line[DEMO_LINE];
 	size_t len = 0;
 	long live;
 	u64 t0;
@@ -404,29 +407,33 @@ int demo_run_all(void)
 	return failed;
 }
 
-/* Plays the demos named in "a,b,c"; an unknown name plays nothing. */
-static int run_named(const char *names, bool *unknown)
+/* Checks every name of "a,b,c" first: a typo should not cost a whole demo. */
+static bool names_known(const char *names)
 {
 	char name[64];
-	const char *p = names;
-	int failed = 0;
 
-	*unknown = false;
-	/* Check every name first: a typo should not cost a whole demo. */
-	while (*p) {
+	for (const char *p = names; *p; ) {
 		size_t n = strcspn(p, ",");
 
 		snprintf(name, sizeof(name), "%.*s", (int)n, p);
 		if (n && !demo_find(name)) {
-			printk("demo: there is no demo named '%s'. The demos are:\n", name);
+			printk("\ndemo: there is no demo named '%s'. The demos are:\n", name);
 			demo_list();
 			printk("Try: make run DEMO=deletion (or DEMO=list)\n");
-			*unknown = true;
-			return 1;
+			return false;
 		}
 		p += n + (p[n] == ',');
 	}
-	for (p = names; *p; ) {
+	return true;
+}
+
+/* Plays the demos named in "a,b,c"; returns how many failed. */
+static int run_named(const char *names)
+{
+	char name[64];
+	int failed = 0;
+
+	for (const char *p = names; *p; ) {
 		size_t n = strcspn(p, ",");
 
 		snprintf(name, sizeof(name), "%.*s", (int)n, p);
@@ -439,25 +446,26 @@ static int run_named(const char *names, bool *unknown)
 
 void demo_boot(void)
 {
+	bool all = !demo_names[0] || !strcmp(demo_names, "all");
+	bool none = !strcmp(demo_names, "none");
 	int failed = 0;
-	bool unknown = false;
 
 	if (!strcmp(demo_names, "list")) {
 		printk("\nThe demos (make run DEMO=name plays one):\n");
 		demo_list();
 		arch_qemu_exit(QEMU_EXIT_PASS);
 	}
+	if (!all && !none && !names_known(demo_names))
+		arch_qemu_exit(QEMU_EXIT_FAIL);
 	printk("\n%sWhat is RCU, Fundamentally? -- played on %d CPUs%s\n",
 	       demo_color(DC_BOLD), num_online_cpus(), demo_color(DC_RESET));
 	if (effective_pace() == DEMO_PACE_ENTER)
 		printk("The demo waits for Enter at each step ('c' runs to the end; "
 		       "DEMO_PACE=0 never waits).\n");
-	if (!demo_names[0] || !strcmp(demo_names, "all"))
+	if (all)
 		failed = demo_run_all();
-	else if (strcmp(demo_names, "none"))
-		failed = run_named(demo_names, &unknown);
-	if (unknown)
-		arch_qemu_exit(QEMU_EXIT_FAIL);
+	else if (!none)
+		failed = run_named(demo_names);
 	if (failed)
 		printk("\n%d demo%s FAILED\n", failed, failed == 1 ? "" : "s");
 	if (demo_tty())

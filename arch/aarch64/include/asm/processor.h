@@ -52,7 +52,8 @@ static inline bool arch_irqs_disabled(void)
  */
 static inline void arch_wait_for_interrupt(void)
 {
-	__asm__ __volatile__("wfi\n\tmsr daifclr, #3" ::: "memory");
+	/* dsb: our earlier stores complete before the CPU sleeps (as Linux's cpu_do_idle). */
+	__asm__ __volatile__("dsb sy\n\twfi\n\tmsr daifclr, #3" ::: "memory");
 }
 
 /*

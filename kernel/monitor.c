@@ -1,0 +1,379 @@
+/*
+ * The kernel monitor: a command prompt on the serial console, after the
+ * demos, when a terminal is attached.  Like JOS's monitor it is a table
+ * of commands and a line reader; the reader polls console_getc() and
+ * sleeps a little between polls (the UART raises no interrupt here), so
+ * the CPU it runs on keeps passing quiescent states while it waits.
+ *
+ * monitor_exec() runs one line and is what the tests call.
+ */
+#include <stdlib.h>
+#include "kernel.h"
+#include "ktest.h"
+#include "ktest_runner.h"
+#include "demo.h"
+#include "monitor.h"
+
+#define MON_LINE	128
+#define MON_ARGS	4
+#define POLL_MS		10
+
+extern const struct ktest __ktest_start[], __ktest_end[];
+
+struct command {
+	const char *name;
+	const char *args;
+	const char *help;
+	enum monitor_result (*fn)(int argc, char **argv);
+};
+
+static const struct command commands[];
+
+static enum monitor_result usage(const char *name, const char *why);
+
+static enum monitor_result cmd_help(int argc, char **argv);
+
+static enum monitor_result cmd_cpus(int argc, char **argv)
+{
+	int cpu;
+
+	(void)argc, (void)argv;
+	printk("%d CPUs online\n", num_online_cpus());
+	for_each_online_cpu(cpu) {
+		struct task_struct *t = sched_curr(cpu);
+		const char *state;
+
+		if (!sched_cpu_idle(cpu))
+			state = "busy";
+		else if (rcu_cpu_in_eqs(cpu))
+			state = "idle (halted; RCU does not wait for it)";
+		else
+			state = "idle";
+		printk("CPU%d: running %s (pid %d), %llu switches, %d queued, %s; "
+		       "%llu ticks, %llu IPIs\n", cpu, t->comm, t->pid,
+		       (unsigned long long)sched_nr_switches(cpu), sched_nr_running(cpu), state,
+		       (unsigned long long)cpus[cpu].ticks, (unsigned long long)cpus[cpu].ipis);
+	}
+	return MON_OK;
+}
+
+static void show_task(struct task_struct *t, void *arg)
+{
+	static const char *const states[] = { "running", "blocked", "dead" };
+
+	(void)arg;
+	printk("  %4d  %-15s CPU%-2d %-8s %llu switches\n", t->pid, t->comm, t->cpu,
+	       t->state <= TASK_DEAD ? states[t->state] : "?", (unsigned long long)t->switches);
+}
+
+static enum monitor_result cmd_ps(int argc, char **argv)
+{
+	int cpu;
+
+	(void)argc, (void)argv;
+	for_each_online_cpu(cpu)
+		sched_show_cpu(cpu);
+	printk("  pid   task            cpu  state\n");
+	for_each_task(show_task, NULL);
+	return MON_OK;
+}
+
+static enum monitor_result cmd_rcu(int argc, char **argv)
+{
+	struct rcu_stats s;
+	char owe[8 * NR_CPUS] = "";
+	size_t len = 0;
+	int cpu;
+
+	(void)argc, (void)argv;
+	rcu_get_stats(&s);
+	for_each_online_cpu(cpu)
+		if (s.qs_mask & (1UL << cpu))
+			demo_fmt(owe, sizeof(owe), &len, "%sCPU%d", len ? " " : "", cpu);
+	printk("grace period %lu: %s (gp_seq %lu)\n", s.gp_seq >> 1,
+	       (s.gp_seq & 1) ? "in progress" : "none in progress", s.gp_seq);
+	printk("CPUs that still owe a quiescent state: %s (qs_mask %#lx)\n",
+	       len ? owe : "none", s.qs_mask);
+	printk("callbacks queued: %ld, invoked: %llu\n", s.cbs_queued, s.cbs_invoked);
+	printk("grace periods completed: %lu, synchronize_rcu() tours completed: %lu, "
+	       "stall reports: %lu\n", s.gps_completed, s.tours_completed, s.stall_reports);
+	return MON_OK;
+}
+
+static enum monitor_result cmd_demo(int argc, char **argv)
+{
+	const struct demo *d;
+
+	if (argc < 2 || !strcmp(argv[1], "list")) {
+		demo_list();
+		return MON_OK;
+	}
+	if (!strcmp(argv[1], "all")) {
+		int failed = demo_run_all();
+
+		printk("%d demo%s failed\n", failed, failed == 1 ? "" : "s");
+		return MON_OK;
+	}
+	d = demo_find(argv[1]);
+	if (!d) {
+		printk("demo: no demo named '%s' (demo list shows them)\n", argv[1]);
+		return MON_ERROR;
+	}
+	demo_run(d);
+	return MON_OK;
+}
+
+/*
+ * Without ktest_run_glob() from kernel/ktest.c: run the matching tests
+ * here.  Their checks count in kernel/ktest.c where we cannot read them,
+ * so the verdicts are the "EXPECTATION FAILED" lines the tests print.
+ */
+static int run_tests_here(const char *glob)
+{
+	int n = 0;
+
+	for (const struct ktest *t = __ktest_start; t < __ktest_end; t++) {
+		u64 t0;
+
+		if (t->expect != KTEST_NORMAL || !glob_match(glob, t->name))
+			continue;
+		n++;
+		printk("# monitor: running %s\n", t->name);
+		t0 = ktime_get_ns();
+		t->fn();
+		printk("# monitor: %s ran (%llu ms)\n", t->name,
+		       (unsigned long long)((ktime_get_ns() - t0) / NSEC_PER_MSEC));
+	}
+	return n;
+}
+
+static enum monitor_result run_tests(const char *glob)
+{
+	int passed = 0, failed, n;
+
+	if (ktest_run_glob) {
+		failed = ktest_run_glob(glob, &passed);
+		if (failed < 0) {
+			printk("test: no test matches '%s'\n", glob);
+			return MON_ERROR;
+		}
+		printk("test: %d passed, %d failed\n", passed, failed);
+		return MON_OK;
+	}
+	n = run_tests_here(glob);
+	if (!n) {
+		printk("test: no test matches '%s'\n", glob);
+		return MON_ERROR;
+	}
+	printk("test: %d test%s ran; a failed check prints 'EXPECTATION FAILED' above "
+	       "(make test gives the verdicts)\n", n, n == 1 ? "" : "s");
+	return MON_OK;
+}
+
+static enum monitor_result cmd_test(int argc, char **argv)
+{
+	if (argc != 2)
+		return usage("test", "needs one GLOB, e.g. test 'rcu_*'");
+	return run_tests(argv[1]);
+}
+
+static enum monitor_result cmd_torture(int argc, char **argv)
+{
+	char word[48], *end;
+	long secs;
+	bool found = false;
+
+	if (argc != 2)
+		return usage("torture", "needs a duration in seconds, e.g. torture 5");
+	secs = strtol(argv[1], &end, 10);
+	if (!*argv[1] || *end || secs < 1 || secs > 3600)
+		return usage("torture", "SECONDS must be a number from 1 to 3600");
+	for (const struct ktest *t = __ktest_start; t < __ktest_end; t++)
+		found |= !strcmp(t->name, "rcutorture");
+	if (!found) {
+		printk("torture: this kernel has no rcutorture test (tests/rcutorture.c)\n");
+		return MON_ERROR;
+	}
+	snprintf(word, sizeof(word), "rcutorture.duration=%ld", secs);
+	if (cmdline_parse(word, true))
+		return MON_ERROR;
+	printk("torture: rcutorture for %ld s on %d CPUs\n", secs, num_online_cpus());
+	return run_tests("rcutorture");
+}
+
+static enum monitor_result cmd_trace(int argc, char **argv)
+{
+	if (argc != 2)
+		return usage("trace", "needs on, off, dump or clear");
+	if (!strcmp(argv[1], "on")) {
+		trace_start();
+		printk("trace: recording (trace dump prints it)\n");
+	} else if (!strcmp(argv[1], "off")) {
+		trace_stop();
+		printk("trace: stopped\n");
+	} else if (!strcmp(argv[1], "dump")) {
+		trace_dump();
+	} else if (!strcmp(argv[1], "clear")) {
+		trace_clear();
+		printk("trace: cleared\n");
+	} else {
+		return usage("trace", "needs on, off, dump or clear");
+	}
+	return MON_OK;
+}
+
+static enum monitor_result cmd_backtrace(int argc, char **argv)
+{
+	int cpu, self = smp_processor_id();
+
+	(void)argc, (void)argv;
+	printk("CPU%d (the monitor, %s):\n", self, current->comm);
+	dump_stack();
+	for_each_online_cpu(cpu) {
+		if (cpu == self)
+			continue;
+		if (!trigger_cpu_backtrace(cpu))
+			printk("CPU%d: did not answer\n", cpu);
+	}
+	return MON_OK;
+}
+
+static enum monitor_result cmd_halt(int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	return MON_HALT;
+}
+
+static const struct command commands[] = {
+	{ "help", "", "this list", cmd_help },
+	{ "cpus", "", "online CPUs: current task, switches, idle or busy", cmd_cpus },
+	{ "ps", "", "each CPU's run queue and current task; every task", cmd_ps },
+	{ "rcu", "", "grace period, CPUs owing a quiescent state, callbacks", cmd_rcu },
+	{ "demo", "[NAME|list|all]", "play a demo (no name: list them)", cmd_demo },
+	{ "test", "GLOB", "run the in-kernel tests matching GLOB", cmd_test },
+	{ "torture", "SECONDS", "run rcutorture for SECONDS", cmd_torture },
+	{ "trace", "on|off|dump|clear", "the RCU event trace (docs/trace.md)", cmd_trace },
+	{ "backtrace", "", "backtrace of the monitor and of every other CPU", cmd_backtrace },
+	{ "halt", "", "end QEMU cleanly", cmd_halt },
+};
+
+static enum monitor_result cmd_help(int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++) {
+		char left[40];
+
+		snprintf(left, sizeof(left), "%s %s", commands[i].name, commands[i].args);
+		printk("  %-28s %s\n", left, commands[i].help);
+	}
+	return MON_OK;
+}
+
+static enum monitor_result usage(const char *name, const char *why)
+{
+	printk("%s: %s\n", name, why);
+	return MON_ERROR;
+}
+
+enum monitor_result monitor_exec(const char *line)
+{
+	char buf[MON_LINE], *argv[MON_ARGS + 1];
+	int argc = 0;
+	char *p;
+
+	snprintf(buf, sizeof(buf), "%s", line);
+	for (p = buf; *p; ) {
+		while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+			*p++ = '\0';
+		if (!*p)
+			break;
+		if (argc == MON_ARGS) {
+			printk("too many arguments (type help)\n");
+			return MON_ERROR;
+		}
+		/* Quotes group words: test 'rcu_*' as a shell would. */
+		if (*p == '\'' || *p == '"') {
+			char q = *p++;
+
+			argv[argc++] = p;
+			while (*p && *p != q)
+				p++;
+			if (*p)
+				*p++ = '\0';
+			continue;
+		}
+		argv[argc++] = p;
+		while (*p && *p != ' ' && *p != '\t' && *p != '\r' && *p != '\n')
+			p++;
+	}
+	argv[argc] = NULL;
+	if (!argc)
+		return MON_EMPTY;
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		if (!strcmp(argv[0], commands[i].name))
+			return commands[i].fn(argc, argv);
+	printk("unknown command '%s' (type help)\n", argv[0]);
+	return MON_ERROR;
+}
+
+/*
+ * Reads one line with echo: printable characters, Backspace/Delete,
+ * Ctrl-U (erase the line), Enter.  Escape sequences (arrow keys) are
+ * swallowed.
+ */
+static void read_line(char *buf, size_t size)
+{
+	size_t len = 0;
+	int esc = 0;
+
+	for (;;) {
+		int ch = console_getc();
+
+		if (ch < 0) {
+			msleep(POLL_MS);
+			continue;
+		}
+		if (esc) {		/* ESC [ X or ESC O X */
+			if (esc == 1 && (ch == '[' || ch == 'O'))
+				esc = 2;
+			else if (ch >= 0x40 && ch <= 0x7e)
+				esc = 0;
+			continue;
+		}
+		if (ch == 0x1b) {
+			esc = 1;
+		} else if (ch == '\r' || ch == '\n') {
+			printk("\n");
+			buf[len] = '\0';
+			return;
+		} else if (ch == 0x7f || ch == '\b') {
+			if (len) {
+				len--;
+				printk("\b \b");
+			}
+		} else if (ch == 0x15) {	/* Ctrl-U */
+			while (len) {
+				len--;
+				printk("\b \b");
+			}
+		} else if (ch >= ' ' && ch < 0x7f && len + 1 < size) {
+			buf[len++] = (char)ch;
+			printk("%c", ch);
+		}
+	}
+}
+
+void monitor_run(void)
+{
+	char line[MON_LINE];
+
+	printk("\nQuiescent kernel monitor. Type 'help' for the commands, 'halt' to end.\n");
+	for (;;) {
+		printk("quiescent> ");
+		read_line(line, sizeof(line));
+		if (monitor_exec(line) == MON_HALT) {
+			printk("halting\n");
+			arch_qemu_exit(QEMU_EXIT_PASS);
+		}
+	}
+}

@@ -1,0 +1,227 @@
+/*
+ * The narrated demos (kernel/demo/) and the monitor (kernel/monitor.c):
+ * each demo is played as `make run` would without a terminal (no pauses,
+ * no colour) and must end with "demo NAME: done" and print what it
+ * claims -- the figures' versions of the list, the grace period visiting
+ * every CPU, the quizzes' counts.  The monitor's commands are run from
+ * canned lines.
+ */
+#include <stdlib.h>
+#include "ktest.h"
+#include "demo.h"
+#include "monitor.h"
+
+static char out[32768];
+
+/* Plays one demo non-interactively with its narration captured in out. */
+static bool play(const char *name)
+{
+	const struct demo *d = demo_find(name);
+	int pace = demo_set_pace(0);
+	bool color = demo_set_color(false);
+	bool ok;
+
+	demo_capture(out, sizeof(out));
+	ok = d && demo_run(d);
+	demo_capture(NULL, 0);
+	demo_set_pace(pace);
+	demo_set_color(color);
+	return ok;
+}
+
+static bool said(const char *text)
+{
+	if (strstr(out, text))
+		return true;
+	ktest_info("the demo did not print \"%s\"", text);
+	return false;
+}
+
+/* The number printed right after text, or -1. */
+static long said_number(const char *text)
+{
+	const char *p = strstr(out, text);
+
+	return p ? strtol(p + strlen(text), NULL, 10) : -1;
+}
+
+KTEST(demo_registry_in_article_order)
+{
+	static const char *const order[] = {
+		"publish", "list_publish", "deletion", "replacement", "qq1_seqlock",
+		"qq2_add_race", "qq3_hlist", "qq45_versions", "qq6_cost",
+	};
+	int i = 0;
+
+	KASSERT(demo_count() >= (int)ARRAY_SIZE(order));
+	/* Ours come in this order (others may sit between them). */
+	for (int k = 0; k < demo_count() && i < (int)ARRAY_SIZE(order); k++)
+		if (!strcmp(demo_get(k)->name, order[i]))
+			i++;
+	KEXPECT_EQ(i, (int)ARRAY_SIZE(order));
+	KEXPECT(demo_find("deletion") != NULL);
+	KEXPECT(demo_find("no_such_demo") == NULL);
+	for (int k = 0; k < demo_count(); k++)
+		KEXPECT(demo_get(k)->title && demo_get(k)->title[0]);
+}
+
+KTEST(demo_publish)
+{
+	KEXPECT(play("publish"));
+	KEXPECT(said("demo publish: done"));
+	KEXPECT(said("then it saw 1,2,3: the whole foo"));
+	KEXPECT(said("saw 1,2,3, and 0 saw a"));
+}
+
+KTEST(demo_list_publish)
+{
+	KEXPECT(play("list_publish"));
+	KEXPECT(said("demo list_publish: done"));
+	KEXPECT(said("now sees: head -> 9,10,11\n"));
+	KEXPECT(said("now sees: head -> 1,2,3 -> 5,6,7 -> 9,10,11\n"));
+	KEXPECT(said(", 0 incomplete elements"));
+}
+
+KTEST(demo_deletion)
+{
+	char line[64];
+
+	KEXPECT(play("deletion"));
+	KEXPECT(said("demo deletion: done"));
+	KEXPECT(said("the list:     head -> [1,2,3]* -> [5,6,7]* -> [9,10,11]*\n"));
+	/* Both versions after list_del_rcu(), then one. */
+	KEXPECT(said("new readers:  head -> [1,2,3]* -> [9,10,11]*\n"));
+	KEXPECT(said("old readers:  head -> [1,2,3]* -> [5,6,7]* -> [9,10,11]*\n"));
+	KEXPECT(said("exactly synchronize_rcu()'s loop"));
+	for (int cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		snprintf(line, sizeof(line), "on CPU%d: it switched", cpu);
+		KEXPECT(said(line));
+	}
+	KEXPECT(said("back to one version"));
+	KEXPECT(said("every reader: head -> [1,2,3]* -> [9,10,11]*\n"));
+	KEXPECT(said("p:            5,6,7   (unreachable"));
+	KEXPECT(said("5,6,7 is freed"));
+	KEXPECT(said("0 anything else"));
+	KEXPECT(said("still found 5,6,7: 0."));
+	if (num_online_cpus() > 1) {
+		KEXPECT(said("found 5,6,7 and keeps it"));
+		KEXPECT(said("sees from p: [5,6,7]* -> [9,10,11]*"));
+		KEXPECT(said("waited for it"));
+		/* The reader left before the tour got past its CPU. */
+		KEXPECT(strstr(out, "rcu_read_unlock(): it no longer holds 5,6,7") <
+			strstr(out, "for the reader holding 5,6,7)"));
+	} else {
+		KEXPECT(said("one CPU: a reader cannot be inside"));
+	}
+}
+
+KTEST(demo_replacement)
+{
+	KEXPECT(play("replacement"));
+	KEXPECT(said("demo replacement: done"));
+	KEXPECT(said("q:            ?,?,?"));
+	KEXPECT(said("q:            5,6,7"));
+	KEXPECT(said("q:            5,2,7"));
+	KEXPECT(said("q:            5,2,3"));
+	KEXPECT(said("new readers:  head -> [1,2,3]* -> [5,2,3]* -> [9,10,11]*\n"));
+	KEXPECT(said("old readers:  head -> [1,2,3]* -> [5,6,7]* -> [9,10,11]*\n"));
+	KEXPECT(said("synchronize_rcu() returned after"));
+	KEXPECT(said("every reader: head -> [1,2,3]* -> [5,2,3]* -> [9,10,11]*\n"));
+	KEXPECT(said("the replacement is complete"));
+	KEXPECT(said("0 anything else"));
+	if (num_online_cpus() > 1)
+		KEXPECT(said("sees from p: [5,6,7]* -> [9,10,11]*"));
+}
+
+KTEST(demo_qq1_seqlock)
+{
+	KEXPECT(play("qq1_seqlock"));
+	KEXPECT(said("demo qq1_seqlock: done"));
+	KEXPECT(said("every one useful, none retried; 0 inconsistent"));
+	KEXPECT(said_number("seqlock readers: ") > 0);
+	KEXPECT(said_number("RCU readers: ") > 0);
+}
+
+KTEST(demo_qq2_add_race)
+{
+	KEXPECT(play("qq2_add_race"));
+	KEXPECT(said("demo qq2_add_race: done"));
+	KEXPECT(said("400 additions"));
+	KEXPECT(said("0 incomplete elements; 0 faults"));
+}
+
+KTEST(demo_qq3_hlist)
+{
+	KEXPECT(play("qq3_hlist"));
+	KEXPECT(said("demo qq3_hlist: done"));
+	KEXPECT(said("visits 12 elements, the new form 12"));
+	KEXPECT(said("bucket 5: -> 13,14,15 -> NULL"));
+	KEXPECT(said(" 0 misses of keys nobody removed"));
+}
+
+KTEST(demo_qq45_versions)
+{
+	KEXPECT(play("qq45_versions"));
+	KEXPECT(said("demo qq45_versions: done"));
+	KEXPECT(said("at most 1 removed-but-not-freed at once: at most 2 versions"));
+	KEXPECT(said_number("now up to ") >= 3);
+}
+
+KTEST(demo_qq6_cost)
+{
+	KEXPECT(play("qq6_cost"));
+	KEXPECT(said("demo qq6_cost: done"));
+	KEXPECT(said_number("no writer:   ") > 0);
+	KEXPECT(said_number("with writer: ") >= 0);
+	KEXPECT(said("TCG there are no caches to miss"));
+}
+
+/* The monitor's commands, from canned lines; its output goes through printk on this CPU. */
+static enum monitor_result mon(const char *line)
+{
+	enum monitor_result r;
+
+	console_capture(out, sizeof(out));
+	r = monitor_exec(line);
+	console_capture(NULL, 0);
+	return r;
+}
+
+KTEST(demo_monitor_commands)
+{
+	KEXPECT_EQ(mon(""), MON_EMPTY);
+	KEXPECT_EQ(mon("   "), MON_EMPTY);
+	KEXPECT_EQ(mon("help"), MON_OK);
+	KEXPECT(said("torture SECONDS"));
+	KEXPECT(said("backtrace"));
+	KEXPECT_EQ(mon("cpus"), MON_OK);
+	KEXPECT(said("CPU0: running"));
+	KEXPECT_EQ(mon("ps"), MON_OK);
+	KEXPECT(said("CPU0: current"));
+	KEXPECT_EQ(mon("rcu"), MON_OK);
+	KEXPECT(said("grace period "));
+	KEXPECT(said("CPUs that still owe a quiescent state: "));
+	KEXPECT(said("callbacks queued: "));
+	KEXPECT_EQ(mon("demo"), MON_OK);
+	KEXPECT(said("deletion"));
+	KEXPECT_EQ(mon("trace clear"), MON_OK);
+	KEXPECT_EQ(mon("halt"), MON_HALT);	/* the prompt loop ends QEMU, not monitor_exec() */
+}
+
+KTEST(demo_monitor_bad_input)
+{
+	KEXPECT_EQ(mon("bogus"), MON_ERROR);
+	KEXPECT(said("unknown command 'bogus'"));
+	KEXPECT_EQ(mon("demo no_such_demo"), MON_ERROR);
+	KEXPECT(said("no demo named 'no_such_demo'"));
+	KEXPECT_EQ(mon("trace sideways"), MON_ERROR);
+	KEXPECT_EQ(mon("torture"), MON_ERROR);
+	KEXPECT_EQ(mon("torture soon"), MON_ERROR);
+	KEXPECT_EQ(mon("torture 0"), MON_ERROR);
+	KEXPECT_EQ(mon("test"), MON_ERROR);
+	KEXPECT_EQ(mon("test no_test_is_called_this*"), MON_ERROR);
+	KEXPECT_EQ(mon("a b c d e f"), MON_ERROR);
+	/* Each error is one line. */
+	KEXPECT_EQ(mon("bogus"), MON_ERROR);
+	KEXPECT(strchr(out, '\n') == out + strlen(out) - 1);
+}
