@@ -142,3 +142,22 @@ trace: deps all
 	    --png $(TRACE_DIR)/timeline.png || rc=1; \
 	if [ $$rc -ne 0 ]; then echo "trace: FAILED (kernel test or timeline check)"; fi; \
 	exit $$rc
+
+# make torture DURATION=600: rcutorture for DURATION seconds at each CPU count
+# in TORTURE_SMP (not in CI), then its reader-pipe histogram and the grace
+# periods and callbacks it completed, per CPU count.  Fails if any run failed.
+DURATION    ?= 60
+TORTURE_SMP ?= 1 2 4 8 16
+.PHONY: torture
+torture: deps all
+	@mkdir -p $(B)/torture; rc=0; \
+	for n in $(TORTURE_SMP); do \
+		echo "=== rcutorture: $(DURATION) s at SMP=$$n ==="; \
+		python3 tools/run.py --arch $(ARCH) --kernel $(ELF) --smp $$n --mem $(MEM) \
+		    --accel $(ACCEL) --timeout $$(($(DURATION) + 300 + 30 * $$n)) --mode test \
+		    --log $(B)/torture/smp$$n.log \
+		    --cmdline "ktest.filter=rcutorture rcutorture.duration=$(DURATION) $(CMDLINE)" \
+		    > $(B)/torture/smp$$n.out 2>&1 || rc=1; \
+		grep -E 'Reader Pipe|Reader Batch|grace periods|updates|End of test|passed, ' \
+		    $(B)/torture/smp$$n.out | sed 's/^# //'; \
+	done; exit $$rc
