@@ -109,6 +109,7 @@ static int select_tests(const char *glob, const struct ktest **out, bool isolate
 	return n;
 }
 
+static const char *ktap_indent = "";	/* "    " for the monitor's nested runs */
 static bool inject_leak;	/* ktest.inject=leak: proves the leak check can fail */
 
 static bool set_inject(const struct kparam *p, const char *val)
@@ -153,20 +154,20 @@ static bool run_one(const struct ktest *t, int n)
 
 	atomic_set(&failed_checks, 0);
 	skipped = false;
-	printk("# ktest: running %s\n", t->name);
+	printk("%s# ktest: running %s\n", ktap_indent, t->name);
 	t->fn();
 	check_leaks(t, live);
-	printk("# ktest: %s took %llu ms\n", t->name,
+	printk("%s# ktest: %s took %llu ms\n", ktap_indent, t->name,
 	       (unsigned long long)((ktime_get_ns() - t0) / NSEC_PER_MSEC));
 	if (skipped) {
-		printk("ok %d %s # SKIP %s\n", n, t->name, skip_reason);
+		printk("%sok %d %s # SKIP %s\n", ktap_indent, n, t->name, skip_reason);
 		return true;
 	}
 	if (atomic_read(&failed_checks)) {
-		printk("not ok %d %s\n", n, t->name);
+		printk("%snot ok %d %s\n", ktap_indent, n, t->name);
 		return false;
 	}
-	printk("ok %d %s\n", n, t->name);
+	printk("%sok %d %s\n", ktap_indent, n, t->name);
 	return true;
 }
 
@@ -252,13 +253,16 @@ int ktest_run_glob(const char *glob, int *passed)
 	if (!tests)
 		return -1;
 	total = select_tests(glob, tests, false);
-	printk("KTAP version 1\n1..%d\n", total);
+	/* Nested in whatever run is going on: indented, as KTAP subtests are. */
+	ktap_indent = "    ";
+	printk("%sKTAP version 1\n%s1..%d\n", ktap_indent, ktap_indent, total);
 	for (int i = 0; i < total; i++) {
 		if (run_one(tests[i], i + 1))
 			(*passed)++;
 		else
 			failed++;
 	}
+	ktap_indent = "";
 	kfree(tests);
 	return total ? failed : -1;
 }

@@ -1,0 +1,183 @@
+/*
+ * The article's Quick Quiz 3, the answer shown happening: why the old
+ * hlist_for_each_entry_rcu() took two cursors, and today's form walking a
+ * hash table of hlists while a reader looks keys up.
+ */
+#include "demo.h"
+
+#define QQ3_BUCKETS	8
+#define QQ3_KEYS	12
+
+struct hfoo {
+	int key;
+	int a, b, c;
+	struct hlist_node node;		/* not first: container_of(NULL) is not NULL */
+};
+
+static struct hlist_head qq3_table[QQ3_BUCKETS];
+static DEFINE_SPINLOCK(qq3_lock);
+
+static struct qq3_reader {
+	struct task_struct *task;
+	int cpu;
+	long lookups, found, missed_stable;
+} qq3_reader;
+
+/* A reader's lookup, today's three-argument form. */
+static struct hfoo *qq3_lookup(int key)
+{
+	struct hfoo *p;
+
+	hlist_for_each_entry_rcu(p, &qq3_table[key % QQ3_BUCKETS], node)
+		if (READ_ONCE(p->key) == key)
+			return p;
+	return NULL;
+}
+
+static int qq3_reader_fn(void *arg)
+{
+	struct qq3_reader *r = arg;
+	u64 burst = ktime_get_ns();
+	int key = 1;
+
+	while (!kthread_should_stop()) {
+		struct hfoo *p;
+
+		rcu_read_lock();
+		p = qq3_lookup(key);
+		if (p)
+			r->found++;
+		else if (key != 5 && key != 13)	/* the only keys the updater touches */
+			r->missed_stable++;
+		rcu_read_unlock();
+		key = key % (QQ3_KEYS + 1) + 1;
+		WRITE_ONCE(r->lookups, r->lookups + 1);
+		demo_reader_pause(&burst);
+	}
+	return 0;
+}
+
+static struct hfoo *qq3_add(int key)
+{
+	struct hfoo *p = kmalloc(sizeof(*p), GFP_KERNEL);
+
+	if (!p)
+		return NULL;
+	p->key = key;
+	p->a = key, p->b = key + 1, p->c = key + 2;
+	spin_lock(&qq3_lock);
+	hlist_add_head_rcu(&p->node, &qq3_table[key % QQ3_BUCKETS]);
+	spin_unlock(&qq3_lock);
+	return p;
+}
+
+static void qq3_show_buckets(void)
+{
+	rcu_read_lock();
+	for (int b = 0; b < QQ3_BUCKETS; b++) {
+		char line[160];
+		size_t len = 0;
+		struct hfoo *p;
+
+		demo_fmt(line, sizeof(line), &len, "bucket %d:", b);
+		hlist_for_each_entry_rcu(p, &qq3_table[b], node)
+			demo_fmt(line, sizeof(line), &len, " -> %d,%d,%d", p->a, p->b, p->c);
+		demo_fmt(line, sizeof(line), &len, " -> NULL");
+		demo_say("%s", line);
+	}
+	rcu_read_unlock();
+}
+
+DEMO(qq3_hlist, "Quick Quiz 3: why hlist_for_each_entry_rcu() once took two pointers")
+{
+	int cpus[1];
+	struct hfoo *p, *gone, *doomed[QQ3_KEYS + 1];
+	struct hlist_node *n;
+	int ndoomed = 0;
+	long walked_new = 0, walked_old = 0;
+
+	demo_step("Quick Quiz 3: why two pointers for hlist_for_each_entry_rcu()?");
+	demo_say("The article's (2007) form kept a struct hlist_node cursor besides the entry:");
+	demo_code("hlist_for_each_entry_rcu(tpos, pos, head, member)\n"
+		  "  for (pos = rcu_dereference((head)->first);\n"
+		  "       pos && ({ tpos = hlist_entry(pos, typeof(*tpos), member); 1; });\n"
+		  "       pos = rcu_dereference(pos->next))");
+	demo_say("A circular list ends where the walk comes back to the head, which the");
+	demo_say("entry cursor can be compared with.  An hlist ends with NULL, and the entry");
+	demo_say("of a NULL node is not NULL: here container_of(NULL, struct hfoo, node) is");
+	demo_say("%p.  So the end test needed the node pointer.  Linux 3.9 (2013) answered",
+		 (void *)((char *)NULL - offsetof(struct hfoo, node)));
+	demo_say("the article's challenge with hlist_entry_safe(), which maps NULL to NULL:");
+	demo_code("hlist_for_each_entry_rcu(pos, head, member)     /* lib/rculist.h */\n"
+		  "  for (pos = hlist_entry_safe(rcu_dereference(head->first), ...);\n"
+		  "       pos;\n"
+		  "       pos = hlist_entry_safe(rcu_dereference(pos->member.next), ...))");
+
+	demo_step("A hash table of %d hlist buckets, keys 1..%d, walked with the new form",
+		  QQ3_BUCKETS, QQ3_KEYS);
+	for (int b = 0; b < QQ3_BUCKETS; b++)
+		INIT_HLIST_HEAD(&qq3_table[b]);
+	for (int k = 1; k <= QQ3_KEYS; k++)
+		if (!qq3_add(k))
+			demo_fail("out of memory");
+	qq3_show_buckets();
+
+	/* Both forms visit the same elements. */
+	rcu_read_lock();
+	for (int b = 0; b < QQ3_BUCKETS; b++) {
+		struct hlist_node *pos;
+		struct hfoo *tpos;
+
+		hlist_for_each_entry_rcu(p, &qq3_table[b], node)
+			walked_new++;
+		for (pos = rcu_dereference(qq3_table[b].first);
+		     pos && ({ tpos = hlist_entry(pos, struct hfoo, node); 1; });
+		     pos = rcu_dereference(pos->next))
+			walked_old += tpos->key > 0;
+	}
+	rcu_read_unlock();
+	demo_say("the two-cursor walk written out by hand visits %ld elements, the new form "
+		 "%ld", walked_old, walked_new);
+	if (walked_old != walked_new || walked_new != QQ3_KEYS)
+		demo_fail("the walks disagree");
+
+	demo_step("hlist_del_rcu() and hlist_add_head_rcu() while a reader looks keys up");
+	demo_reader_cpus(cpus, 1);
+	memset(&qq3_reader, 0, sizeof(qq3_reader));
+	qq3_reader.cpu = cpus[0];
+	qq3_reader.task = kthread_run_on_cpu(qq3_reader_fn, &qq3_reader, cpus[0], "qq3_reader");
+	msleep(10);
+	spin_lock(&qq3_lock);
+	gone = NULL;
+	hlist_for_each_entry(p, &qq3_table[5 % QQ3_BUCKETS], node)
+		if (p->key == 5)
+			gone = p;
+	if (gone)
+		hlist_del_rcu(&gone->node);
+	spin_unlock(&qq3_lock);
+	synchronize_rcu();
+	kfree(gone);
+	if (!qq3_add(13))
+		demo_fail("out of memory");
+	msleep(20);
+	kthread_stop(qq3_reader.task);
+	demo_say("removed key 5 (hlist_del_rcu(), synchronize_rcu(), kfree()), added key 13:");
+	qq3_show_buckets();
+	demo_say("reader on CPU%d: %ld lookups, %ld hits, %ld misses of keys nobody removed",
+		 qq3_reader.cpu, qq3_reader.lookups, qq3_reader.found, qq3_reader.missed_stable);
+	if (qq3_reader.missed_stable)
+		demo_fail("a lookup missed a key that was never removed");
+
+	spin_lock(&qq3_lock);
+	for (int b = 0; b < QQ3_BUCKETS; b++) {
+		hlist_for_each_entry_safe(p, n, &qq3_table[b], node) {
+			hlist_del_rcu(&p->node);
+			if (ndoomed < (int)ARRAY_SIZE(doomed))
+				doomed[ndoomed++] = p;
+		}
+	}
+	spin_unlock(&qq3_lock);
+	synchronize_rcu();
+	while (ndoomed)
+		kfree(doomed[--ndoomed]);
+}

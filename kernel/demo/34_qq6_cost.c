@@ -1,0 +1,152 @@
+/*
+ * The article's Quick Quiz 6, the answer shown happening (and what TCG
+ * measures instead): what an updater costs readers that never spin nor
+ * block.
+ */
+#include "demo.h"
+
+#define QQ6_ELEMS	4
+#define QQ6_MS		200
+
+static LIST_HEAD(qq6_head);
+static DEFINE_SPINLOCK(qq6_lock);
+
+struct cfoo {
+	struct list_head list;
+	int a, b, c;
+	struct rcu_head rh;
+};
+
+static struct {
+	struct task_struct *task;
+	int cpu;
+	long passes;
+	long sum;
+} qq6_reader;
+
+static long qq6_updates;
+
+static int qq6_reader_fn(void *arg)
+{
+	(void)arg;
+	while (!kthread_should_stop()) {
+		struct cfoo *p;
+		long sum = 0;
+
+		rcu_read_lock();
+		list_for_each_entry_rcu(p, &qq6_head, list)
+			sum += READ_ONCE(p->a) + READ_ONCE(p->b) + READ_ONCE(p->c);
+		rcu_read_unlock();
+		qq6_reader.sum += sum;
+		WRITE_ONCE(qq6_reader.passes, qq6_reader.passes + 1);
+		cond_resched();		/* runs flat out: we are measuring it */
+	}
+	return 0;
+}
+
+/* Replaces the elements the reader reads, one after the other, as fast as it can. */
+static int qq6_writer_fn(void *arg)
+{
+	int i = 0;
+
+	(void)arg;
+	while (!kthread_should_stop()) {
+		struct cfoo *old, *q = kmalloc(sizeof(*q), GFP_KERNEL);
+		int k = 0;
+
+		if (q) {
+			spin_lock(&qq6_lock);
+			list_for_each_entry(old, &qq6_head, list)
+				if (k++ == i % QQ6_ELEMS)
+					break;
+			*q = *old;
+			q->b++;
+			q->c--;
+			list_replace_rcu(&old->list, &q->list);
+			spin_unlock(&qq6_lock);
+			kfree_rcu(old, rh);
+			WRITE_ONCE(qq6_updates, qq6_updates + 1);
+		}
+		i++;
+		cond_resched();
+	}
+	return 0;
+}
+
+static long qq6_measure(void)
+{
+	long p0 = READ_ONCE(qq6_reader.passes);
+	u64 t0 = ktime_get_ns(), dt;
+
+	msleep(QQ6_MS);
+	dt = ktime_get_ns() - t0;
+	return (READ_ONCE(qq6_reader.passes) - p0) * (long)NSEC_PER_MSEC / (long)dt;
+}
+
+DEMO(qq6_cost, "Quick Quiz 6: how updaters slow readers that never spin nor block")
+{
+	int cpus[2], n = demo_reader_cpus(cpus, 2);
+	int wcpu = n > 1 ? cpus[1] : smp_processor_id();
+	struct task_struct *writer;
+	struct cfoo *p, *next, *doomed[QQ6_ELEMS];
+	long quiet, busy;
+	int nd = 0;
+
+	demo_step("Quick Quiz 6: how can updaters delay readers at all?");
+	demo_say("A reader on CPU%d walks a %d-element list flat out; we count its passes",
+		 cpus[0], QQ6_ELEMS);
+	demo_say("per millisecond for %d ms alone, then %d ms while a writer on CPU%d",
+		 QQ6_MS, QQ6_MS, wcpu);
+	demo_say("replaces those very elements (copy, list_replace_rcu(), kfree_rcu()).");
+	for (int i = 0; i < QQ6_ELEMS; i++) {
+		p = kzalloc(sizeof(*p), GFP_KERNEL);
+		if (!p) {
+			demo_fail("out of memory");
+			break;
+		}
+		p->a = i, p->b = i, p->c = i;
+		list_add_tail_rcu(&p->list, &qq6_head);
+	}
+	memset(&qq6_reader, 0, sizeof(qq6_reader));
+	qq6_updates = 0;
+	qq6_reader.cpu = cpus[0];
+	qq6_reader.task = kthread_run_on_cpu(qq6_reader_fn, NULL, cpus[0], "qq6_reader");
+	msleep(10);
+
+	demo_step("Measuring");
+	quiet = qq6_measure();
+	demo_say("no writer:   %ld passes/ms", quiet);
+	writer = kthread_run_on_cpu(qq6_writer_fn, NULL, wcpu, "qq6_writer");
+	busy = qq6_measure();
+	kthread_stop(writer);
+	demo_say("with writer: %ld passes/ms (%ld updates meanwhile)", busy,
+		 READ_ONCE(qq6_updates));
+	kthread_stop(qq6_reader.task);
+	if (quiet > 0 && busy < quiet)
+		demo_say("the reader slowed down by %ld%%", (quiet - busy) * 100 / quiet);
+	else
+		demo_say("no slowdown this time (the figures vary from run to run)");
+
+	demo_step("The answer, and what this machine measures");
+	demo_say("On real hardware the writer's stores invalidate the cache lines holding");
+	demo_say("the elements in the readers' caches, so each reader's next load misses and");
+	demo_say("waits for the line to come back: rcu_read_lock() costs nothing, the data");
+	demo_say("does.  Under QEMU's TCG there are no caches to miss: the slowdown above is");
+	demo_say("made of emulator effects instead -- vCPUs are host threads sharing the");
+	demo_say("host's cores, and shared-memory atomics, allocation and QEMU's own locking");
+	demo_say("take host time -- not of cache misses.");
+	if (num_online_cpus() == 1)
+		demo_say("(On one CPU the writer simply takes the reader's CPU time.)");
+
+	spin_lock(&qq6_lock);
+	list_for_each_entry_safe(p, next, &qq6_head, list) {
+		list_del_rcu(&p->list);
+		if (nd < QQ6_ELEMS)
+			doomed[nd++] = p;
+	}
+	spin_unlock(&qq6_lock);
+	synchronize_rcu();
+	while (nd)
+		kfree(doomed[--nd]);
+	rcu_barrier();		/* the writer's kfree_rcu()s */
+}

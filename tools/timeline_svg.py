@@ -1,0 +1,422 @@
+"""The timeline picture of an RCU trace (tools/timeline.py draws with it).
+
+choose_window() picks the part of the trace to draw; draw() turns a model
+(tools/trace_parse.py) into a Canvas: a list of shapes with one lane per
+CPU, the read-side critical sections as bars coloured by their class, the
+grace periods as spans with their hops and quiescent states, context
+switches as ticks and marks as labels.  A Canvas is written as SVG by hand
+(svg()) or drawn by python3-matplotlib for a PNG (png_matplotlib()).
+"""
+import math
+import os
+from xml.sax.saxutils import escape
+
+from trace_parse import count, ms
+
+FONT = "DejaVu Sans, Helvetica, Arial, sans-serif"
+C_PRE = "#1f6fd1"	# pre-existing reader
+C_LATER = "#f28e2b"	# later reader
+C_OTHER = "#b8b8b8"	# a reader no drawn grace period concerns
+C_BAD = "#d62728"	# violation
+C_TOUR = "#2a9d3a"	# synchronize_rcu() tour
+C_ASYNC = "#8e44ad"	# asynchronous grace period
+C_UPD = "#7f7f7f"	# updater-side window
+C_SWITCH = "#555555"
+C_MARK = "#333333"
+
+
+def text_width(s, size):
+    return 0.58 * size * len(s)
+
+
+class Canvas:
+    def __init__(self, width):
+        self.width = width
+        self.height = 0
+        self.items = []
+
+    def rect(self, x, y, w, h, fill, stroke="none", sw=1.0, opacity=1.0, dash=False, tip=""):
+        self.items.append(["rect", x, y, max(w, 0.8), h, fill, stroke, sw, opacity, dash, tip])
+
+    def line(self, x1, y1, x2, y2, stroke, sw=1.0, dash=False, opacity=1.0, arrow=False):
+        self.items.append(["line", x1, y1, x2, y2, stroke, sw, dash, opacity, arrow])
+
+    def circle(self, x, y, r, fill, stroke="#ffffff", tip=""):
+        self.items.append(["circle", x, y, r, fill, stroke, tip])
+
+    def text(self, x, y, s, size=12, fill="#000000", anchor="start", bold=False, italic=False):
+        self.items.append(["text", x, y, s, size, fill, anchor, bold, italic])
+
+    def svg(self):
+        w, h = self.width, self.height
+        out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
+               f'viewBox="0 0 {w} {h}" font-family="{FONT}">',
+               '<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" '
+               f'markerHeight="6" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" '
+               f'fill="{C_TOUR}"/></marker></defs>',
+               f'<rect x="0" y="0" width="{w}" height="{h}" fill="#ffffff"/>']
+        for it in self.items:
+            kind = it[0]
+            if kind == "rect":
+                _, x, y, rw, rh, fill, stroke, sw, op, dash, tip = it
+                d = ' stroke-dasharray="4,3"' if dash else ""
+                body = f"<title>{escape(tip)}</title>" if tip else ""
+                out.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{rw:.1f}" height="{rh:.1f}" '
+                           f'fill="{fill}" stroke="{stroke}" stroke-width="{sw}" '
+                           f'fill-opacity="{op}"{d}>{body}</rect>')
+            elif kind == "line":
+                _, x1, y1, x2, y2, stroke, sw, dash, op, arrow = it
+                d = ' stroke-dasharray="5,4"' if dash else ""
+                a = ' marker-end="url(#arrow)"' if arrow else ""
+                out.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" '
+                           f'stroke="{stroke}" stroke-width="{sw}" stroke-opacity="{op}"{d}{a}/>')
+            elif kind == "circle":
+                _, x, y, r, fill, stroke, tip = it
+                body = f"<title>{escape(tip)}</title>" if tip else ""
+                out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r}" fill="{fill}" '
+                           f'stroke="{stroke}" stroke-width="1">{body}</circle>')
+            elif kind == "text":
+                _, x, y, s, size, fill, anchor, bold, italic = it
+                st = (' font-weight="bold"' if bold else "") + \
+                     (' font-style="italic"' if italic else "")
+                out.append(f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" fill="{fill}" '
+                           f'text-anchor="{anchor}"{st}>{escape(s)}</text>')
+        out.append("</svg>")
+        return "\n".join(out) + "\n"
+
+    def png_matplotlib(self, path):
+        """Draws the same shapes with matplotlib (pixel coordinates, y down)."""
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        from matplotlib.patches import Rectangle, Circle
+
+        dpi = 100
+        fig = plt.figure(figsize=(self.width / dpi, self.height / dpi), dpi=dpi)
+        ax = fig.add_axes([0, 0, 1, 1])
+        ax.set_xlim(0, self.width)
+        ax.set_ylim(self.height, 0)
+        ax.axis("off")
+        pt = 72.0 / dpi		# pixels to points
+        for z, it in enumerate(self.items):
+            kind = it[0]
+            if kind == "rect":
+                _, x, y, rw, rh, fill, stroke, sw, op, dash, _ = it
+                if fill != "none":
+                    ax.add_patch(Rectangle((x, y), rw, rh, facecolor=fill, alpha=op,
+                                           edgecolor="none", zorder=z))
+                if stroke != "none":
+                    ax.add_patch(Rectangle((x, y), rw, rh, facecolor="none", edgecolor=stroke,
+                                           linewidth=sw * pt, linestyle="--" if dash else "-",
+                                           zorder=z))
+            elif kind == "line":
+                _, x1, y1, x2, y2, stroke, sw, dash, op, arrow = it
+                if arrow:
+                    ax.annotate("", xy=(x2, y2), xytext=(x1, y1), zorder=z,
+                                arrowprops=dict(arrowstyle="-|>", color=stroke, lw=sw * pt,
+                                                shrinkA=0, shrinkB=0, mutation_scale=8))
+                else:
+                    ax.plot([x1, x2], [y1, y2], color=stroke, linewidth=sw * pt, alpha=op,
+                            linestyle="--" if dash else "-", zorder=z)
+            elif kind == "circle":
+                _, x, y, r, fill, stroke, _ = it
+                ax.add_patch(Circle((x, y), r, facecolor=fill, edgecolor=stroke, zorder=z))
+            elif kind == "text":
+                _, x, y, s, size, fill, anchor, bold, italic = it
+                ha = {"start": "left", "middle": "center", "end": "right"}[anchor]
+                ax.text(x, y, s, fontsize=size * pt, color=fill, ha=ha, va="baseline",
+                        fontweight="bold" if bold else "normal",
+                        fontstyle="italic" if italic else "normal", zorder=z)
+        fig.savefig(path, dpi=dpi)
+        plt.close(fig)
+
+
+def nice_step(span_ms, want=12):
+    raw = span_ms / want
+    mag = 10 ** math.floor(math.log10(raw)) if raw > 0 else 1
+    for m in (1, 2, 5, 10):
+        if raw <= m * mag:
+            return m * mag
+    return 10 * mag
+
+
+MAX_AUTO_NS = 300_000_000	# the auto window's grace periods span at most this
+
+
+def choose_window(model, spec, ngps):
+    """(t0, t1) in ns: the part of the trace to draw."""
+    ev = model.trace.events
+    first, last = ev[0].ns, ev[-1].ns
+    if spec == "all":
+        return first, last
+    if spec != "auto":
+        a, _, b = spec.partition(":")
+        t0 = int(float(a) * 1e6) if a else first
+        t1 = int(float(b) * 1e6) if b else last
+        if t1 <= t0:
+            raise ValueError(f"--window {spec}: the end is not after the start")
+        return t0, t1
+    # auto: the first few grace periods (or whatever must be waited for).
+    waits = [w for w in model.waits if w.end is not None and w.is_gp] or \
+            [w for w in model.waits if w.end is not None]
+    if not waits:
+        return first, last
+    waits.sort(key=lambda w: w.start)
+    chosen = waits[:ngps]
+    while len(chosen) > 1 and chosen[-1].end - chosen[0].start > MAX_AUTO_NS:
+        chosen.pop()		# too long to read: fewer grace periods
+    t0 = min(w.start for w in chosen)
+    t1 = max(w.end for w in chosen)
+    # Whole readers around the edges: the pre-existing ones and the later ones.
+    for w in chosen:
+        for r in w.pre:
+            t0 = min(t0, r.start if r.start is not None else r.floor)
+        for r in w.beyond:
+            if r.end is not None:
+                t1 = max(t1, r.end)
+    pad = max((t1 - t0) // 20, 2_000_000)
+    return max(first, t0 - pad), min(last, t1 + pad)
+
+
+def draw(model, log, window, width=1600):
+    t0, t1 = window
+    trace = model.trace
+    ncpu = trace.cpus
+    c = Canvas(width)
+    left, right = 100, 30
+    plot_w = width - left - right
+
+    def X(ns):
+        return left + (min(max(ns, t0), t1) - t0) * plot_w / (t1 - t0)
+
+    def visible(a, b):
+        return b >= t0 and a <= t1
+
+    # Which waits are drawn as spans: grace periods, and an updater-side
+    # window when it found a violation or no grace period ran inside it.
+    gps = [w for w in model.gps if visible(w.start, w.end if w.end is not None else t1)]
+    upd = [w for w in model.waits if not w.is_gp and w.end is not None and visible(w.start, w.end)
+           and (w.violators or not any(g.start >= w.start and g.end is not None and
+                                       g.end <= w.end for g in model.gps))]
+    spans = sorted(gps + upd, key=lambda w: w.start)
+
+    def span_label(w):
+        """(text, x, anchor, inside) of a span's label, and the extent of both."""
+        xs, xe = X(w.start), X(w.end) if w.end is not None else X(t1)
+        lab = w.short + (f" {(w.end - w.start) / 1e6:.2f} ms" if w.end is not None
+                         else " (unfinished)")
+        tw = text_width(lab, 11)
+        if xe - xs >= tw + 8:			# inside the bar
+            return lab, xs + 4, "start", True, xs, xe
+        if xe + 4 + tw <= width - 4:		# after it
+            return lab, xe + 4, "start", False, xs, xe + 4 + tw
+        return lab, xs - 4, "end", False, xs - 4 - tw, xe	# before it
+
+    rows_end = []		# greedy rows, so spans (and their labels) do not overlap
+    for w in spans:
+        *_, x0, x1 = span_label(w)
+        for i, e in enumerate(rows_end):
+            if x0 > e + 8:
+                w.row = i
+                rows_end[i] = x1
+                break
+        else:
+            w.row = len(rows_end)
+            rows_end.append(x1)
+
+    # Header.
+    c.text(left, 30, "RCU waits for pre-existing read-side critical sections "
+           "(a real run of Quiescent)", size=20, bold=True)
+    c.text(left, 52, f"{os.path.basename(log)}: {count(ncpu, 'CPU')}, {count(len(trace.events), 'event')}; "
+           f"drawn: {ms(t0)}..{ms(t1)} ms since boot ({(t1 - t0) / 1e6:.1f} ms).",
+           size=12, fill="#333333")
+    c.text(left, 68, f"Whole trace: {count(len(model.gps), 'grace period')}, "
+           f"{count(len(model.readers), 'reader')}, "
+           f"{count(sum(len(w.pre) - len(w.violators) for w in model.gps), 'pre-existing reader')}"
+           f" waited for, {count(sum(len(w.beyond) for w in model.gps), 'later reader')} "
+           f"extended beyond the end, {count(len(model.violations), 'violation')}.",
+           size=12, fill="#333333")
+
+    # Grace-period band.
+    band_y = 84
+    row_h = 24
+    nrows = max(len(rows_end), 1)
+    c.text(left - 8, band_y + 16, "grace", size=12, anchor="end", fill="#333333")
+    c.text(left - 8, band_y + 30, "periods", size=12, anchor="end", fill="#333333")
+    for w in spans:
+        col = {"tour": C_TOUR, "async": C_ASYNC}.get(w.kind, C_UPD)
+        if w.violators:
+            col = C_BAD
+        y = band_y + w.row * row_h
+        xe = X(w.end) if w.end is not None else X(t1)
+        c.rect(X(w.start), y + 4, xe - X(w.start), 14, col, opacity=0.85,
+               tip=f"{w.label}: {ms(w.start)}..{ms(w.end) if w.end else '?'} ms")
+        lab, lx, anchor, inside, _, _ = span_label(w)
+        c.text(lx, y + 15, lab, size=11, fill="#ffffff" if inside else col, bold=True,
+               anchor=anchor)
+
+    # Marks: labels above the lanes, staggered so that they do not collide.
+    marks = [m for m in model.marks if t0 <= m.ns <= t1]
+    mark_y = band_y + nrows * row_h + 8
+    level_end = []
+    placed = []
+    for m in marks:
+        x = X(m.ns)
+        wtxt = text_width(m.text, 11)
+        for i, e in enumerate(level_end):
+            if x > e + 4:
+                level_end[i] = x + wtxt + 4
+                placed.append((m, i))
+                break
+        else:
+            placed.append((m, len(level_end)))
+            level_end.append(x + wtxt + 4)
+    nlev = min(max(len(level_end), 1), 6)
+    lanes_y = mark_y + nlev * 14 + 6
+    lane_h = 58
+    lanes_bottom = lanes_y + ncpu * lane_h
+
+    # Lanes.
+    updater_pids = {w.pid for w in model.waits if w.kind in ("tour", "removal")}
+    for cpu in range(ncpu):
+        y = lanes_y + cpu * lane_h
+        c.rect(left, y, plot_w, lane_h, "#f4f4f4" if cpu % 2 == 0 else "#fbfbfb")
+        c.text(left - 8, y + lane_h / 2 + 1, f"CPU{cpu}", size=14, anchor="end", bold=True)
+        pids = sorted({r.pid for r in model.readers if r.cpu == cpu and
+                       visible(r.start or t0, r.end or t1)})
+        who = []
+        if any(w.cpu == cpu for w in model.waits if w.kind in ("tour", "removal")):
+            who.append("updater: pid " + ",".join(str(p) for p in sorted(updater_pids)))
+        if pids:
+            who.append("readers: pid " + ",".join(str(p) for p in pids[:3]))
+        for i, s in enumerate(who[:2]):
+            c.text(left - 8, y + lane_h / 2 + 15 + 11 * i, s, size=9, anchor="end",
+                   fill="#555555")
+
+    # Grace periods across the lanes: shading and start/end lines.
+    for w in spans:
+        col = {"tour": C_TOUR, "async": C_ASYNC}.get(w.kind, C_UPD)
+        xe = X(w.end) if w.end is not None else X(t1)
+        y = band_y + w.row * row_h + 18
+        c.rect(X(w.start), lanes_y, xe - X(w.start), lanes_bottom - lanes_y, col, opacity=0.10)
+        c.line(X(w.start), y, X(w.start), lanes_bottom, col, sw=1.2, dash=True, opacity=0.8)
+        if w.end is not None:
+            c.line(xe, y, xe, lanes_bottom, C_BAD if w.violators else col, sw=1.6, opacity=0.9)
+
+    # Context switches (bottom ticks) and quiescent states (top ticks).
+    for e in model.switches:
+        if t0 <= e.ns <= t1 and e.cpu < ncpu:
+            y = lanes_y + e.cpu * lane_h
+            c.line(X(e.ns), y + lane_h - 11, X(e.ns), y + lane_h - 2, C_SWITCH, sw=1.2)
+    for w in gps:
+        for ns, cpu in w.qs:
+            if t0 <= ns <= t1:
+                y = lanes_y + cpu * lane_h
+                c.line(X(ns), y + 2, X(ns), y + 13, C_ASYNC, sw=2)
+
+    # Readers.
+    bad_labels = []
+    for r in model.readers:
+        s = r.start if r.start is not None else r.floor
+        e = r.end if r.end is not None else trace.events[-1].ns
+        if not visible(s, e) or r.cpu >= ncpu:
+            continue
+        drawn_pre = [w for w in r.pre if w in spans]
+        drawn_later = [w for w in r.later if w in spans]
+        if r.violated:
+            col = C_BAD
+        elif drawn_pre:
+            col = C_PRE
+        elif drawn_later:
+            col = C_LATER
+        else:
+            col = C_OTHER
+        y = lanes_y + r.cpu * lane_h + lane_h / 2 - 11
+        tip = r.describe()
+        if drawn_pre:
+            tip += "; pre-existing for " + ", ".join(w.short for w in drawn_pre)
+        if drawn_later:
+            tip += "; later for " + ", ".join(w.short for w in drawn_later)
+        c.rect(X(s), y, X(e) - X(s), 22, col, stroke="#222222" if r.violated else "#ffffff",
+               sw=2 if r.violated else 1, opacity=0.9, tip=tip)
+        if r.violated and X(e) > X(s):
+            bad_labels.append((X(s), X(e), y))
+    for xs, xe, y in bad_labels:	# on top of the bars that follow
+        if xe - xs > 70 or xe + 62 > width:
+            c.text(xe - 4, y + 15, "VIOLATION", size=10, fill="#ffffff", bold=True, anchor="end")
+        else:
+            c.text(xe + 3, y + 9, "VIOLATION", size=10, fill=C_BAD, bold=True)
+
+    # The updater's journey: sync_begin, each hop, sync_end.
+    for w in gps:
+        if w.kind != "tour":
+            continue
+        pts = [(w.start, w.cpu)] + w.hops + ([(w.end, w.end_cpu)] if w.end else [])
+        pts = [(X(ns), lanes_y + cpu * lane_h + lane_h / 2) for ns, cpu in pts
+               if t0 <= ns <= t1 and cpu < ncpu]
+        for (x1, y1), (x2, y2) in zip(pts, pts[1:]):
+            if abs(y2 - y1) > 1 or abs(x2 - x1) > 1:
+                c.line(x1, y1, x2, y2, C_TOUR, sw=1.4, arrow=abs(y2 - y1) > 1)
+        for ns, cpu in w.hops:
+            if t0 <= ns <= t1 and cpu < ncpu:
+                c.circle(X(ns), lanes_y + cpu * lane_h + lane_h / 2, 4.5, C_TOUR,
+                         tip=f"{w.short}: run_on({cpu}) arrived at {ms(ns)} ms")
+
+    # Marks, on the lanes as short flags and as labels above.
+    for m, lev in placed:
+        if lev >= nlev:
+            continue
+        x = X(m.ns)
+        y = mark_y + lev * 14 + 10
+        c.line(x, y + 2, x, lanes_y + m.cpu * lane_h + 8, C_MARK, sw=0.6, opacity=0.5)
+        c.text(x + 2, y, m.text, size=11, fill=C_MARK, italic=True)
+
+    # Time axis.
+    step = nice_step((t1 - t0) / 1e6)
+    first_tick = math.ceil(t0 / 1e6 / step) * step
+    tick = first_tick
+    while tick * 1e6 <= t1:
+        x = X(tick * 1e6)
+        c.line(x, lanes_y, x, lanes_bottom + 5, "#cccccc", sw=0.6, opacity=0.7)
+        c.text(x, lanes_bottom + 18, f"{tick:g}", size=11, anchor="middle")
+        tick = round(tick + step, 6)
+    c.text(left + plot_w / 2, lanes_bottom + 36, "time (ms since boot)", size=12,
+           anchor="middle", fill="#333333")
+
+    # Legend.
+    ly = lanes_bottom + 58
+    entries = [
+        ("bar", C_PRE, "pre-existing reader: running when the grace period started; "
+                       "it must end before the grace period ends"),
+        ("bar", C_LATER, "later reader: began after the grace period started; it can and "
+                         "will extend beyond its end"),
+        ("bar", C_OTHER, "reader that no drawn grace period concerns"),
+        ("bar", C_BAD, "VIOLATION: a pre-existing reader still running when the grace "
+                       "period ended"),
+        ("span", C_TOUR, "synchronize_rcu(): the tour from sync_begin to sync_end (dashed "
+                         "line: start, solid: end)"),
+        ("hop", C_TOUR, "run_on() hop: the updater arrives on that CPU after a context "
+                        "switch there"),
+        ("span", C_ASYNC, "call_rcu()'s grace period (gp_start..gp_end); top ticks: "
+                          "quiescent states reported"),
+        ("tick", C_SWITCH, "context switch (bottom ticks); italic labels: trace_mark()"),
+    ]
+    if upd:
+        entries.append(("span", C_UPD, "updater's window, list_del_rcu..kfree or "
+                        "call_rcu..callback: drawn when no grace period ran inside it"))
+    col_w = plot_w / 2
+    for i, (kind, col, label) in enumerate(entries):
+        x = left + (i % 2) * col_w
+        y = ly + (i // 2) * 22
+        if kind == "bar":
+            c.rect(x, y - 10, 30, 13, col, opacity=0.9)
+        elif kind == "span":
+            c.rect(x, y - 10, 30, 13, col, opacity=0.85)
+        elif kind == "hop":
+            c.line(x, y - 3, x + 22, y - 3, col, sw=1.4, arrow=True)
+            c.circle(x + 26, y - 3, 4.5, col)
+        else:
+            c.line(x + 15, y - 10, x + 15, y + 2, col, sw=1.5)
+        c.text(x + 38, y + 1, label, size=11)
+    c.height = int(ly + (len(entries) + 1) // 2 * 22 + 10)
+    return c
