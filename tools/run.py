@@ -19,6 +19,7 @@ Run mode exits 0 if QEMU exited with 33, else 1.
 import argparse
 import os
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -320,9 +321,16 @@ def _main(args):
     cmd = qemu_command(args, interactive, iso)
 
     if args.debug:
-        gdb = "gdb" if args.arch == "x86_64" else "gdb-multiarch"
+        # tools/deps.sh installs gdb-multiarch, which debugs both; plain gdb
+        # (x86-64 only) when it is there.
+        gdb = "gdb" if args.arch == "x86_64" and shutil.which("gdb") else "gdb-multiarch"
+        script = os.path.join(TOOLS, "gdb", "quiescent.py")
+        if not os.path.relpath(script).startswith(".."):
+            script = os.path.relpath(script)
         print(f"run: QEMU waits for a debugger; in another terminal run:\n"
-              f"  {gdb} {shlex.quote(args.kernel)} -ex 'target remote :1234'", flush=True)
+              f"  {gdb} {shlex.quote(args.kernel)} -x {shlex.quote(script)} "
+              f"-ex 'target remote :1234'\n"
+              f"run: commands qcpus, qps, qrcu, qtask PID; see docs/gdb.md", flush=True)
 
     if interactive:
         if args.log:
