@@ -53,7 +53,7 @@ ASFLAGS := $(ARCH_CFLAGS) -fno-pic -fno-pie -g -Ikernel -Iarch/$(ARCH) -MMD -MP
 LDFLAGS := $(ARCH_LDFLAGS) -nostdlib -static -z max-page-size=4096 -z noexecstack \
            --no-warn-rwx-segments -T $(B)/linker.ld
 
-SRCS := $(wildcard boot/$(ARCH)/*.S arch/$(ARCH)/*.S arch/$(ARCH)/*.c kernel/*.c kernel/demo/*.c lib/*.c) \
+SRCS := $(wildcard boot/$(ARCH)/*.S arch/$(ARCH)/*.S arch/$(ARCH)/*.c kernel/*.c kernel/demo/*.c kernel/bench/*.c lib/*.c) \
         $(sort $(wildcard tests/*.c))
 OBJS := $(patsubst %,$(B)/obj/%.o,$(SRCS))
 
@@ -116,8 +116,11 @@ run: deps all
 test: deps all
 	@$(RUN) --mode test --log $(B)/test.log --cmdline "ktest.filter=$(TESTS) $(CMDLINE)"
 
+# make debug: QEMU halted (-s -S: gdb stub on :1234) until gdb attaches; it
+# prints the gdb command, which loads tools/gdb/quiescent.py (docs/gdb.md).
+# DEMO and DEMO_PACE work as for make run.
 debug: deps all
-	@$(RUN) --mode run --debug --cmdline "$(CMDLINE)"
+	@$(RUN) --mode run --debug --cmdline "$(strip $(RUN_DEMO_WORDS) $(CMDLINE))"
 
 clean:
 	rm -rf $(BUILD)/x86_64 $(BUILD)/x86_64-prod $(BUILD)/aarch64 $(BUILD)/aarch64-prod
@@ -161,3 +164,19 @@ torture: deps all
 		grep -E 'Reader Pipe|Reader Batch|grace periods|updates|End of test|passed, ' \
 		    $(B)/torture/smp$$n.out | sed 's/^# //'; \
 	done; exit $$rc
+
+# make bench: build the production kernel (CHECKING=0: rcu_read_lock() is
+# nothing), boot it at each CPU count in BENCH_SMP and run the in-kernel
+# benchmarks (kernel/bench/, docs/benchmarks.md); tools/bench.py writes
+# $(BENCH_DIR)/results.csv, results.md and PNG plots, checks with objdump
+# that the read side costs zero instructions, and prints the table.
+BENCH_SMP ?= 1 2 4
+BENCH_DIR ?= $(BUILD)/bench
+BENCH_ELF := $(BUILD)/$(ARCH)-prod/kernel.elf
+.PHONY: bench
+bench:
+	@bash tools/deps.sh bench
+	@$(MAKE) --no-print-directory CHECKING=0 all
+	@python3 tools/bench.py run --arch $(ARCH) --kernel $(BENCH_ELF) --out $(BENCH_DIR) \
+	    --smp "$(BENCH_SMP)" --accel $(ACCEL) --mem $(MEM) --objdump $(OBJDUMP) --nm $(NM) \
+	    --cmdline "$(CMDLINE)" --command "make bench ARCH=$(ARCH) BENCH_SMP=\"$(BENCH_SMP)\" ACCEL=$(ACCEL)"

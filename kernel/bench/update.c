@@ -1,0 +1,290 @@
+/*
+ * make bench, the update side:
+ *
+ *  - bench_update_latency: synchronize_rcu() (the article's run_on tour)
+ *    against the CPU count, next to what it is made of -- one run_on()
+ *    hop, one context switch -- and an IPI round trip, the floor of any
+ *    design that has to hear from every CPU; and the latency of a grace
+ *    period driven by the context-switch hook (call_rcu() and wait for
+ *    the callback).  With the other CPUs idle, then busy running RCU
+ *    readers that call cond_resched() every 64 lookups.
+ *  - bench_call_rcu: call_rcu() throughput with two updaters per CPU,
+ *    and how many callbacks each grace period served.
+ */
+#include "bench.h"
+
+#define HOP_ROUNDS	100
+#define CTXSW_ROUNDS	1000
+#define IPI_ROUNDS	200
+#define SYNC_ROUNDS	20
+#define GP_ROUNDS	20
+
+enum bench_op { OP_HOP, OP_CTXSW, OP_IPI, OP_SYNC, OP_GP, OP_NR };
+static const char *const op_names[OP_NR] = {
+	[OP_HOP] = "run_on_hop", [OP_CTXSW] = "context_switch", [OP_IPI] = "ipi_round_trip",
+	[OP_SYNC] = "synchronize_rcu", [OP_GP] = "call_rcu_gp",
+};
+
+/*
+ * One run_on() hop.  With one CPU, run_on(0) from CPU 0 only passes
+ * through the scheduler.  Otherwise out to each other CPU and back:
+ * every hop needs the target to switch (a busy one when its task calls
+ * cond_resched(), an idle one once an IPI has woken it).
+ */
+static u64 measure_hop(u64 *ops)
+{
+	int cpu, ncpu = num_online_cpus();
+	u64 t0 = ktime_get_ns();
+
+	*ops = 0;
+	for (int i = 0; i < HOP_ROUNDS; i++) {
+		if (ncpu == 1) {
+			run_on(0);
+			(*ops)++;
+			continue;
+		}
+		for_each_online_cpu(cpu) {
+			if (cpu == 0)
+				continue;
+			run_on(cpu);
+			run_on(0);
+			*ops += 2;
+		}
+	}
+	return ktime_get_ns() - t0;
+}
+
+/* A partner on our CPU: each cond_resched() of ours is two switches. */
+static bool partner_stop;
+
+static int partner_fn(void *arg)
+{
+	(void)arg;
+	while (!READ_ONCE(partner_stop))
+		cond_resched();
+	return 0;
+}
+
+static u64 measure_ctxsw(u64 *ops)
+{
+	struct task_struct *p;
+	u64 t0, dt;
+
+	WRITE_ONCE(partner_stop, false);
+	p = kthread_run_on_cpu(partner_fn, NULL, smp_processor_id(), "bench_partner");
+	if (!p) {
+		*ops = 0;
+		return 0;
+	}
+	cond_resched();		/* the partner has started */
+	t0 = ktime_get_ns();
+	for (int i = 0; i < CTXSW_ROUNDS; i++)
+		cond_resched();
+	dt = ktime_get_ns() - t0;
+	WRITE_ONCE(partner_stop, true);
+	kthread_stop(p);
+	*ops = 2 * CTXSW_ROUNDS;
+	return dt;
+}
+
+static void noop_fn(void *info)
+{
+	(void)info;
+}
+
+static u64 measure_ipi(u64 *ops)
+{
+	int target = num_online_cpus() - 1;
+	u64 t0 = ktime_get_ns();
+
+	for (int i = 0; i < IPI_ROUNDS; i++)
+		smp_call_function_single(target, noop_fn, NULL, true);
+	*ops = IPI_ROUNDS;
+	return ktime_get_ns() - t0;
+}
+
+static u64 measure_sync(u64 *ops)
+{
+	u64 t0 = ktime_get_ns();
+
+	for (int i = 0; i < SYNC_ROUNDS; i++)
+		synchronize_rcu();
+	*ops = SYNC_ROUNDS;
+	return ktime_get_ns() - t0;
+}
+
+/* A grace period from the context-switch hook: call_rcu() and wait for the callback. */
+struct gp_waiter {
+	struct rcu_head rh;
+	struct completion done;
+};
+
+static void gp_waiter_cb(struct rcu_head *rh)
+{
+	complete(&container_of(rh, struct gp_waiter, rh)->done);
+}
+
+static u64 measure_gp(u64 *ops)
+{
+	static struct gp_waiter w;
+	u64 t0 = ktime_get_ns();
+
+	for (int i = 0; i < GP_ROUNDS; i++) {
+		init_completion(&w.done);
+		call_rcu(&w.rh, gp_waiter_cb);
+		wait_for_completion(&w.done);
+	}
+	*ops = GP_ROUNDS;
+	return ktime_get_ns() - t0;
+}
+
+KTEST(bench_update_latency)
+{
+	int ncpu = num_online_cpus();
+
+	BENCH_OR_SKIP();
+	KASSERT(smp_processor_id() == 0);
+	for (int rep = 0; rep < bench_reps; rep++) {
+		for (int busy = 0; busy <= 1; busy++) {
+			if (busy && ncpu == 1)
+				continue;	/* no other CPU to keep busy */
+			if (busy)
+				KASSERT(bench_busy_start(1) == ncpu - 1);
+			for (int op = 0; op < OP_NR; op++) {
+				char labels[64];
+				u64 ops = 0, ns;
+
+				switch (op) {
+				case OP_HOP:	ns = measure_hop(&ops); break;
+				case OP_CTXSW:	ns = measure_ctxsw(&ops); break;
+				case OP_IPI:
+					if (ncpu == 1)
+						continue;	/* an IPI needs another CPU */
+					ns = measure_ipi(&ops);
+					break;
+				case OP_SYNC:	ns = measure_sync(&ops); break;
+				default:	ns = measure_gp(&ops); break;
+				}
+				KEXPECT(ops > 0);
+				snprintf(labels, sizeof(labels), "op=%s load=%s", op_names[op],
+					 busy ? "busy" : "idle");
+				bench_emit("update", labels, rep, "ns_per_op",
+					   bench_mean_milli(ns, ops), "ns");
+			}
+			if (busy)
+				bench_busy_stop();
+		}
+	}
+}
+
+/* ---- call_rcu() throughput ---- */
+
+#define CR_UPDATERS_PER_CPU	2
+#define CR_HEADS		512	/* per updater: at most this many in flight */
+#define CR_MAX_UPDATERS		(CR_UPDATERS_PER_CPU * NR_CPUS)
+
+struct cr_head {
+	struct rcu_head rh;
+	int inflight;
+};
+
+struct cr_updater {
+	struct cr_head *heads;
+	unsigned int idx;
+	u64 calls, full, ns;
+	struct task_struct *task;
+} __aligned(64);
+
+static struct cr_updater updaters[CR_MAX_UPDATERS];
+static struct {
+	int go;
+	u64 end_jiffies;
+} cr_ctl __aligned(64);
+
+static void cr_cb(struct rcu_head *rh)
+{
+	/* Release: we are done with the head before its owner reuses it. */
+	smp_store_release(&container_of(rh, struct cr_head, rh)->inflight, 0);
+}
+
+static int cr_updater_fn(void *arg)
+{
+	struct cr_updater *u = arg;
+	u64 t0;
+
+	while (!READ_ONCE(cr_ctl.go))
+		cond_resched();
+	smp_rmb();	/* end_jiffies was written before go */
+	t0 = ktime_get_ns();
+	while (READ_ONCE(jiffies) < READ_ONCE(cr_ctl.end_jiffies)) {
+		struct cr_head *h = &u->heads[u->idx];
+
+		/* Acquire: pairs with the release in cr_cb(). */
+		if (smp_load_acquire(&h->inflight)) {
+			u->full++;		/* all in flight: let grace periods catch up */
+			cond_resched();
+			continue;
+		}
+		h->inflight = 1;
+		call_rcu(&h->rh, cr_cb);
+		u->calls++;
+		u->idx = (u->idx + 1) % CR_HEADS;
+		if ((u->calls & 15) == 0)
+			cond_resched();
+	}
+	u->ns = ktime_get_ns() - t0;
+	return 0;
+}
+
+KTEST(bench_call_rcu)
+{
+	int n = num_online_cpus() * CR_UPDATERS_PER_CPU;
+
+	BENCH_OR_SKIP();
+	for (int i = 0; i < n; i++) {
+		updaters[i] = (struct cr_updater){ 0 };
+		updaters[i].heads = kcalloc(CR_HEADS, sizeof(struct cr_head), GFP_KERNEL);
+		KASSERT(updaters[i].heads);
+	}
+	for (int rep = 0; rep < bench_reps; rep++) {
+		struct rcu_stats s0, s1;
+		u64 rate = 0, calls = 0, full = 0, gps, cbs;
+
+		WRITE_ONCE(cr_ctl.go, 0);
+		for (int i = 0; i < n; i++) {
+			struct cr_updater *u = &updaters[i];
+
+			u->calls = u->full = u->ns = 0;
+			u->task = kthread_run_on_cpu(cr_updater_fn, u, i % num_online_cpus(),
+						     "bench_callrcu");
+			KEXPECT(u->task);
+		}
+		rcu_get_stats(&s0);
+		WRITE_ONCE(cr_ctl.end_jiffies, jiffies + max(1, bench_window_ms * HZ / 1000));
+		smp_wmb();	/* pairs with the smp_rmb() in cr_updater_fn() */
+		WRITE_ONCE(cr_ctl.go, 1);
+		for (int i = 0; i < n; i++) {
+			if (updaters[i].task)
+				kthread_stop(updaters[i].task);
+			rate += bench_rate_milli(updaters[i].calls, updaters[i].ns);
+			calls += updaters[i].calls;
+			full += updaters[i].full;
+		}
+		rcu_get_stats(&s1);
+		gps = s1.gps_completed - s0.gps_completed;
+		cbs = s1.cbs_invoked - s0.cbs_invoked;
+		rcu_barrier();	/* every head is idle again */
+		ktest_info("bench: call_rcu rep %d: %llu calls, %llu grace periods, %llu callbacks, "
+			   "%llu waits for a free head", rep, (unsigned long long)calls,
+			   (unsigned long long)gps, (unsigned long long)cbs, (unsigned long long)full);
+		bench_emit("call_rcu", "", rep, "calls_per_s", rate, "1/s");
+		bench_emit("call_rcu", "", rep, "cbs_per_gp", bench_mean_milli(cbs, gps), "count");
+		bench_emit("call_rcu", "", rep, "gps_per_s",
+			   bench_rate_milli(gps, (u64)bench_window_ms * NSEC_PER_MSEC), "1/s");
+		KEXPECT(calls > 0);
+	}
+	for (int i = 0; i < n; i++) {
+		kfree(updaters[i].heads);
+		updaters[i].heads = NULL;
+	}
+}
