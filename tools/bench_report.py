@@ -254,6 +254,28 @@ def plot(rows, outdir, ctx):
     cpus = cpu_counts(rows)
     where = f"{ctx['arch']}, {ctx['accel']}, host {ctx['host_cpu']}"
 
+    def log_axes(ax):
+        ax.set_yscale("log")
+        ax.set_xticks(cpus)
+        ax.grid(True, which="both", alpha=0.3)
+
+    def panel(ax, i, j, st, w, ylabel):
+        """One of the 2x2 read panels: list/hash by readers only/one writer."""
+        log_axes(ax)
+        ax.set_title(f"{st}: " + ("readers only" if w == "0" else "one writer"),
+                     fontsize=11)
+        if j == 0:
+            ax.set_ylabel(ylabel)
+        if i == 1:
+            ax.set_xlabel("CPUs")
+
+    def save(fig, name):
+        fig.tight_layout()
+        path = os.path.join(outdir, name)
+        fig.savefig(path, dpi=80)
+        plt.close(fig)
+        written.append(path)
+
     rd = [r for r in rows if r.get("bench") == "read" and r.get("metric") == "lookups_per_cpu"]
     if rd:
         fig, axes = plt.subplots(2, 2, figsize=(10, 7.5), sharex=True)
@@ -275,23 +297,11 @@ def plot(rows, outdir, ctx):
                     label = METHOD_TITLES[m] + (" (readers only)" if m == "none" and w == "1"
                                                 else "")
                     ax.errorbar(xs, ys, yerr=err, capsize=3, label=label, **PLOT_STYLE[m])
-                ax.set_yscale("log")
-                ax.set_xticks(cpus)
-                ax.grid(True, which="both", alpha=0.3)
-                ax.set_title(f"{st}: " + ("readers only" if w == "0" else "one writer"),
-                             fontsize=11)
-                if j == 0:
-                    ax.set_ylabel("lookups/s per CPU (log)")
-                if i == 1:
-                    ax.set_xlabel("CPUs")
+                panel(ax, i, j, st, w, "lookups/s per CPU (log)")
         axes[0][0].legend(fontsize=8, loc="lower left")
         fig.suptitle(f"Read throughput, median and min–max of the runs ({where})\n"
                      "under TCG compare ratios, not absolute rates", fontsize=10)
-        fig.tight_layout()
-        p = os.path.join(outdir, "read_throughput.png")
-        fig.savefig(p, dpi=80)
-        plt.close(fig)
-        written.append(p)
+        save(fig, "read_throughput.png")
 
     if rd:
         fig, axes = plt.subplots(2, 2, figsize=(10, 7.5), sharex=True)
@@ -313,24 +323,12 @@ def plot(rows, outdir, ctx):
                 if floor:
                     ax.plot([n for n, _ in floor], [p["vs_floor"] for _, p in floor],
                             label="RCU ÷ no lock (floor)", **PLOT_STYLE["none"])
-                ax.set_yscale("log")
-                ax.set_xticks(cpus)
-                ax.grid(True, which="both", alpha=0.3)
-                ax.set_title(f"{st}: " + ("readers only" if w == "0" else "one writer"),
-                             fontsize=11)
-                if j == 0:
-                    ax.set_ylabel("RCU's lookups/s ÷ the method's (log)")
-                if i == 1:
-                    ax.set_xlabel("CPUs")
+                panel(ax, i, j, st, w, "RCU's lookups/s ÷ the method's (log)")
         axes[0][0].legend(fontsize=8, loc="upper left")
         fig.suptitle(f"How many times faster RCU readers are, medians ({where})\n"
                      "above 1: RCU reads faster; the floor line is below 1 when RCU "
                      "costs anything", fontsize=10)
-        fig.tight_layout()
-        p = os.path.join(outdir, "read_ratio.png")
-        fig.savefig(p, dpi=80)
-        plt.close(fig)
-        written.append(p)
+        save(fig, "read_ratio.png")
 
     up = [r for r in rows if r.get("bench") == "update"]
     if up:
@@ -351,19 +349,13 @@ def plot(rows, outdir, ctx):
                 ax.errorbar([n for n, _ in pts], ys, yerr=err, capsize=3, color=color,
                             marker=marker, linestyle="-" if load == "idle" else ":",
                             label=f"{UPDATE_TITLES[op].split(' (')[0]}, {load}")
-        ax.set_yscale("log")
-        ax.set_xticks(cpus)
+        log_axes(ax)
         ax.set_xlabel("CPUs")
         ax.set_ylabel("microseconds (log)")
-        ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7, ncol=2)
         ax.set_title(f"Update side latency ({where})\nsolid: other CPUs idle, "
                      "dotted: busy", fontsize=10)
-        fig.tight_layout()
-        p = os.path.join(outdir, "update_latency.png")
-        fig.savefig(p, dpi=80)
-        plt.close(fig)
-        written.append(p)
+        save(fig, "update_latency.png")
     return written
 
 
