@@ -413,6 +413,34 @@ static void walkers_report(const char *new_what)
 /* Example 1: deletion                                                 */
 /* ------------------------------------------------------------------ */
 
+/*
+ * Both examples start alike: the list 1,2,3 / 5,6,7 / 9,10,11 with readers
+ * walking it, and p pointing to 5,6,7.  NULL (after saying why) when it
+ * could not be built.
+ */
+static struct vfoo *initial_state(bool replace, const char *about_p)
+{
+	struct vfoo *p;
+
+	if (!v_start(replace)) {
+		demo_fail("out of memory");
+		v_stop();
+		return NULL;
+	}
+	spin_lock(&v_lock);
+	p = search(5);
+	spin_unlock(&v_lock);
+	if (!p) {
+		demo_fail("5,6,7 is not in the list it was just put in");
+		v_stop();
+		return NULL;
+	}
+	show_version("the list:", NULL, NULL, true);
+	demo_say("%s", about_p);
+	legend();
+	return p;
+}
+
 DEMO(deletion, "Example 1: maintaining multiple versions during deletion")
 {
 	struct vfoo *p;
@@ -424,17 +452,9 @@ DEMO(deletion, "Example 1: maintaining multiple versions during deletion")
 		  "        synchronize_rcu();\n"
 		  "        kfree(p);\n"
 		  "}");
-	if (!v_start(false)) {
-		demo_fail("out of memory");
-		v_stop();
+	p = initial_state(false, "p = search(head, 5) points to 5,6,7");
+	if (!p)
 		return;
-	}
-	spin_lock(&v_lock);
-	p = search(5);
-	spin_unlock(&v_lock);
-	show_version("the list:", NULL, NULL, true);
-	demo_say("p = search(head, 5) points to 5,6,7");
-	legend();
 
 	demo_step("list_del_rcu(&p->list): two versions of the list, then the grace period");
 	holder_grab();
@@ -476,17 +496,9 @@ DEMO(replacement, "Example 2: maintaining multiple versions during replacement")
 		  "list_replace_rcu(&p->list, &q->list);\n"
 		  "synchronize_rcu();\n"
 		  "kfree(p);");
-	if (!v_start(true)) {
-		demo_fail("out of memory");
-		v_stop();
+	p = initial_state(true, "p points to 5,6,7");
+	if (!p)
 		return;
-	}
-	spin_lock(&v_lock);
-	p = search(5);
-	spin_unlock(&v_lock);
-	show_version("the list:", NULL, NULL, true);
-	demo_say("p points to 5,6,7");
-	legend();
 
 	demo_step("Line 1: q = kmalloc(sizeof(*p), GFP_KERNEL)");
 	q = kmalloc(sizeof(*q), GFP_KERNEL);
