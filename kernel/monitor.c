@@ -123,50 +123,16 @@ static enum monitor_result cmd_demo(int argc, char **argv)
 	return MON_OK;
 }
 
-/*
- * Without ktest_run_glob() from kernel/ktest.c: run the matching tests
- * here.  Their checks count in kernel/ktest.c where we cannot read them,
- * so the verdicts are the "EXPECTATION FAILED" lines the tests print.
- */
-static int run_tests_here(const char *glob)
-{
-	int n = 0;
-
-	for (const struct ktest *t = __ktest_start; t < __ktest_end; t++) {
-		u64 t0;
-
-		if (t->expect != KTEST_NORMAL || !glob_match(glob, t->name))
-			continue;
-		n++;
-		printk("# monitor: running %s\n", t->name);
-		t0 = ktime_get_ns();
-		t->fn();
-		printk("# monitor: %s ran (%llu ms)\n", t->name,
-		       (unsigned long long)((ktime_get_ns() - t0) / NSEC_PER_MSEC));
-	}
-	return n;
-}
-
+/* Runs the tests matching glob (kernel/ktest.c) and reports their verdicts. */
 static enum monitor_result run_tests(const char *glob)
 {
-	int passed = 0, failed, n;
+	int passed = 0, failed = ktest_run_glob(glob, &passed);
 
-	if (ktest_run_glob) {
-		failed = ktest_run_glob(glob, &passed);
-		if (failed < 0) {
-			printk("test: no test matches '%s'\n", glob);
-			return MON_ERROR;
-		}
-		printk("test: %d passed, %d failed\n", passed, failed);
-		return MON_OK;
-	}
-	n = run_tests_here(glob);
-	if (!n) {
+	if (failed < 0) {
 		printk("test: no test matches '%s'\n", glob);
 		return MON_ERROR;
 	}
-	printk("test: %d test%s ran; a failed check prints 'EXPECTATION FAILED' above "
-	       "(make test gives the verdicts)\n", n, n == 1 ? "" : "s");
+	printk("test: %d passed, %d failed\n", passed, failed);
 	return MON_OK;
 }
 

@@ -21,11 +21,4 @@ enum monitor_result monitor_exec(const char *line);
 /* The prompt loop: reads lines from the console, never returns. */
 void monitor_run(void) __attribute__((noreturn));
 
-/*
- * Runs the tests whose names match glob and returns how many failed (-1:
- * none matched).  kernel/ktest.c may provide the exact version; without
- * it the monitor runs them itself and cannot see their verdicts.
- */
-int ktest_run_glob(const char *glob, int *passed) __attribute__((weak));
-
 #endif
