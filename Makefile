@@ -53,8 +53,9 @@ ASFLAGS := $(ARCH_CFLAGS) -fno-pic -fno-pie -g -Ikernel -Iarch/$(ARCH) -MMD -MP
 LDFLAGS := $(ARCH_LDFLAGS) -nostdlib -static -z max-page-size=4096 -z noexecstack \
            --no-warn-rwx-segments -T $(B)/linker.ld
 
-SRCS := $(wildcard boot/$(ARCH)/*.S arch/$(ARCH)/*.S arch/$(ARCH)/*.c kernel/*.c kernel/demo/*.c kernel/bench/*.c lib/*.c) \
-        $(sort $(wildcard tests/*.c))
+SRCS := $(wildcard boot/$(ARCH)/*.S arch/$(ARCH)/*.S arch/$(ARCH)/*.c kernel/*.c kernel/rcu/*.c \
+                  kernel/demo/*.c) \
+        $(sort $(wildcard tests/*.c tests/bench/*.c))
 OBJS := $(patsubst %,$(B)/obj/%.o,$(SRCS))
 
 RUN := python3 tools/run.py --arch $(ARCH) --kernel $(ELF) --smp $(SMP) --mem $(MEM) \
@@ -127,7 +128,7 @@ clean:
 
 -include $(OBJS:.o=.d)
 
-# make trace: boot the trace scenario (kernel/demo/trace_scenario.c) with
+# make trace: boot the trace scenario (tests/trace_scenario.c) with
 # trace=rcu, keep the console in $(BUILD)/trace/console.log and draw it with
 # tools/timeline.py: $(BUILD)/trace/timeline.svg (and .png when it can).
 # Fails if the kernel test failed or the timeline finds an RCU violation.
@@ -167,7 +168,7 @@ torture: deps all
 
 # make bench: build the production kernel (CHECKING=0: rcu_read_lock() is
 # nothing), boot it at each CPU count in BENCH_SMP and run the in-kernel
-# benchmarks (kernel/bench/, docs/benchmarks.md); tools/bench.py writes
+# benchmarks (tests/bench/, docs/benchmarks.md); tools/bench.py writes
 # $(BENCH_DIR)/results.csv, results.md and PNG plots, checks with objdump
 # that the read side costs zero instructions, and prints the table.
 BENCH_SMP ?= 1 2 4

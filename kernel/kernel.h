@@ -21,8 +21,8 @@
 #include "completion.h"
 #include "mutex.h"
 #include "list.h"
-#include "rcupdate.h"
-#include "rculist.h"
+#include "rcu/rcupdate.h"
+#include "rcu/rculist.h"
 #include "trace.h"
 
 #include <string.h>

@@ -2,6 +2,8 @@
  * The test runner: finds every KTEST in the .ktest section, keeps those
  * matching ktest.filter, runs them one at a time and prints KTAP version 1
  * (Linux's Documentation/dev-tools/ktap.rst) for tools/run.py to read.
+ * With bench.run=1 (make bench) it runs the benchmarks of the .kbench
+ * section instead, and the tests not at all.
  */
 #include "ktest.h"
 #include "ktest_runner.h"
@@ -10,12 +12,27 @@
 #define MAX_FILTER 256
 
 extern const struct ktest __ktest_start[], __ktest_end[];
+extern const struct ktest __kbench_start[], __kbench_end[];
 
 static char filter[MAX_FILTER];
 KPARAM_STRING("ktest.filter", filter);
 /* Runs this one expect-panic/expect-warning test (tools/run.py boots it alone). */
 static char isolated[MAX_FILTER];
 KPARAM_STRING("ktest.isolated", isolated);
+/* bench.run=1: the benchmarks (tests/bench/) instead of the tests. */
+static bool bench_run;
+KPARAM_BOOL("bench.run", bench_run);
+
+/* The section ktest_run_all() runs: the tests, or with bench.run=1 the benchmarks. */
+static const struct ktest *section_start(void)
+{
+	return bench_run ? __kbench_start : __ktest_start;
+}
+
+static const struct ktest *section_end(void)
+{
+	return bench_run ? __kbench_end : __ktest_end;
+}
 
 /* The running test's outcome: checks from any CPU land here. */
 static atomic_t failed_checks;
@@ -88,11 +105,12 @@ void ktest_skip(const char *why)
 }
 
 /* The selected tests in file order, then in the order they stand in the file. */
-static int select_tests(const char *glob, const struct ktest **out, bool isolated_ones)
+static int select_tests(const struct ktest *start, const struct ktest *end, const char *glob,
+			const struct ktest **out, bool isolated_ones)
 {
 	int n = 0;
 
-	for (const struct ktest *t = __ktest_start; t < __ktest_end; t++) {
+	for (const struct ktest *t = start; t < end; t++) {
 		int i = n++;
 
 		if (!glob_match(glob, t->name) || (t->expect != KTEST_NORMAL) != isolated_ones) {
@@ -176,7 +194,7 @@ static const char *const expect_names[] = { "normal", "panic", "warning" };
 /* Lists the selected expect-panic/warning tests for tools/run.py to boot one by one. */
 static int list_isolated(const struct ktest **tests)
 {
-	int n = select_tests(filter, tests, true);
+	int n = select_tests(section_start(), section_end(), filter, tests, true);
 
 	for (int i = 0; i < n; i++)
 		printk("# ktest-isolated\t%s\t%s\t%s\t%s\n", tests[i]->name,
@@ -211,7 +229,7 @@ static void __noreturn run_isolated(void)
 
 void ktest_run_all(void)
 {
-	const struct ktest **tests = kcalloc(2 * (__ktest_end - __ktest_start) + 1,
+	const struct ktest **tests = kcalloc(2 * (section_end() - section_start()) + 1,
 					     sizeof(*tests), GFP_KERNEL);
 	int total, failed = 0, isolated_count;
 
@@ -219,7 +237,7 @@ void ktest_run_all(void)
 		run_isolated();
 	if (!tests)
 		panic("ktest: no memory for the test list");
-	total = select_tests(filter, tests, false);
+	total = select_tests(section_start(), section_end(), filter, tests, false);
 
 	printk("KTAP version 1\n");
 	printk("1..%d\n", total);
@@ -228,7 +246,7 @@ void ktest_run_all(void)
 		arch_qemu_exit(QEMU_EXIT_PASS);	/* only isolated tests: the runner boots them */
 	if (!total) {
 		printk("# ktest: no test matches ktest.filter='%s' (%ld tests exist): "
-		       "check the TESTS glob\n", filter, (long)(__ktest_end - __ktest_start));
+		       "check the TESTS glob\n", filter, (long)(section_end() - section_start()));
 		arch_qemu_exit(QEMU_EXIT_FAIL);
 	}
 	for (int i = 0; i < total; i++) {
@@ -252,7 +270,7 @@ int ktest_run_glob(const char *glob, int *passed)
 	*passed = 0;
 	if (!tests)
 		return -1;
-	total = select_tests(glob, tests, false);
+	total = select_tests(__ktest_start, __ktest_end, glob, tests, false);
 	/* Nested in whatever run is going on: indented, as KTAP subtests are. */
 	ktap_indent = "    ";
 	printk("%sKTAP version 1\n%s1..%d\n", ktap_indent, ktap_indent, total);

@@ -33,17 +33,26 @@ struct ktest {
 	const char *cmdline;	/* extra command-line words for its own boot */
 };
 
-#define __KTEST(tname, kind, msg, words)				\
+#define __KTEST_IN(sect, tname, kind, msg, words)			\
 	static void ktest_fn_##tname(void);				\
 	static const struct ktest ktest_desc_##tname			\
-	__used __section(".ktest") __aligned(8) = {			\
+	__used __section(sect) __aligned(8) = {				\
 		.name = #tname, .fn = ktest_fn_##tname, .file = __FILE__,	\
 		.line = __LINE__, .expect = kind, .message = msg,	\
 		.cmdline = words,					\
 	};								\
 	static void ktest_fn_##tname(void)
+#define __KTEST(tname, kind, msg, words)				\
+	__KTEST_IN(".ktest", tname, kind, msg, words)
 
 #define KTEST(tname)	__KTEST(tname, KTEST_NORMAL, "", "")
+
+/*
+ * A benchmark (tests/bench/, make bench): written as a test, with the same
+ * checks, but registered in a section of its own that the test runner
+ * lists only when the command line says bench.run=1.
+ */
+#define KBENCH(tname)	__KTEST_IN(".kbench", tname, KTEST_NORMAL, "", "")
 
 /*
  * A test whose success is a specific panic (or warning, after which the

@@ -471,7 +471,7 @@ KTEST(rcutorture)
 		nreaders = RT_MAX_READERS;
 	ktest_info("rcutorture: --- Start of test: nreaders=%d nfakewriters=%d duration=%d s "
 		   "cpus=%d pipe_len=%d%s", nreaders, nfakers, rt_duration, ncpus, RT_PIPE_LEN,
-		   rcu_inject_no_wait() ? " rcu.inject=no_wait" : "");
+		   rcu_injected(RCU_INJECT_NO_WAIT) ? " rcu.inject=no_wait" : "");
 
 	/* Fresh state (the test may run more than once per boot). */
 	memset(&rt_wstats, 0, sizeof(rt_wstats));

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """make bench: boot the production kernel at each CPU count, run the in-kernel
-benchmarks (kernel/bench/), and turn their result lines into a CSV file, a
+benchmarks (tests/bench/), and turn their result lines into a CSV file, a
 Markdown table and PNG plots.
 
     tools/bench.py run --arch ARCH --kernel ELF --out DIR [--smp "1 2 4"]

@@ -81,7 +81,7 @@ def compare_readers(objdump_text, nm_text, with_sym=READER_WITH, without_sym=REA
     syms = parse_nm(nm_text)
     for s in (with_sym, without_sym):
         if s not in syms:
-            raise ValueError(f"symbol {s} not found (is kernel/bench/read.c built in?)")
+            raise ValueError(f"symbol {s} not found (is tests/bench/read.c built in?)")
     a = instructions(objdump_text, *syms[with_sym], func=with_sym)
     b = instructions(objdump_text, *syms[without_sym], func=without_sym)
     real = lambda xs: [x for x in xs if not PADDING_RE.match(x)]  # noqa: E731

@@ -1,5 +1,5 @@
 """make bench, the numbers: the '# BENCH' result lines and '# BENCH-META'
-lines the kernel prints (kernel/bench/), parsed into samples, then grouped
+lines the kernel prints (tests/bench/), parsed into samples, then grouped
 per measurement with the median, extremes and quartiles over the
 repetitions and the ratios against the no-lock floor and against RCU.
 tools/bench.py drives it; tools/bench_report.py draws the rows.

@@ -351,14 +351,14 @@ static void holder_view(void)
 
 /*
  * The grace period, narrated: synchronize_rcu()'s own loop
- * (kernel/rcu_sync.c), with a line from each CPU it reaches.
+ * (kernel/rcu/sync.c), with a line from each CPU it reaches.
  */
 static void narrated_grace_period(void)
 {
 	int cpu, home = smp_processor_id();
 
 	demo_say("synchronize_rcu(), narrated.  This is exactly synchronize_rcu()'s loop");
-	demo_say("(kernel/rcu_sync.c); run_on(cpu) returns once this task has run on cpu,");
+	demo_say("(kernel/rcu/sync.c); run_on(cpu) returns once this task has run on cpu,");
 	demo_say("so cpu has switched away from whatever it was running:");
 	demo_code("for_each_online_cpu(cpu)\n        run_on(cpu);");
 	smp_store_release(&holder.gp_started, true);

@@ -338,8 +338,11 @@ waits for), synchronize_rcu() tours started and ended, the stall timeout."""
             reports = "?"
         print(f"stall timeout: {timeout} s (rcu_cpu_stall_timeout); stall reports: {reports}")
         try:
-            if int(var("inject_no_wait")):
-                print("FAULT INJECTION ON: rcu.inject=no_wait (grace periods wait for nothing)")
+            on, table = var("rcu_injections_on"), var("rcu_injection_descs")
+            for i in range(int(on.type.sizeof // on[0].type.sizeof)):
+                if int(on[i]):
+                    print(f"FAULT INJECTION ON: rcu.inject={table[i]['name'].string()} "
+                          f"({table[i]['what'].string()})")
         except gdb.GdbError:
             pass
         rcu_data = var("rcu_data")

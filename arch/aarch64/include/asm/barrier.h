@@ -9,7 +9,7 @@
  * is all the CPUs of this machine, which is all a barrier between CPUs
  * needs; device accesses are ordered by their own dsb where needed.
  *
- * Why the RCU primitives stay correct here (lib/rcupdate.h):
+ * Why the RCU primitives stay correct here (kernel/rcu/rcupdate.h):
  *  - rcu_assign_pointer() is a C11 release store, which GCC emits as
  *    `stlr`: every store that initialised the object is visible before the
  *    pointer is.  It pairs with the address dependency below.

@@ -3,8 +3,8 @@
  *
  * Readers: rcu_read_lock()/rcu_read_unlock() around code that never blocks,
  * rcu_dereference() to subscribe to a pointer.  Updaters: rcu_assign_pointer()
- * to publish, then synchronize_rcu() (kernel/rcu_sync.c: the article's
- * `for_each_online_cpu(cpu) run_on(cpu);`) or call_rcu() (kernel/rcu.c:
+ * to publish, then synchronize_rcu() (kernel/rcu/sync.c: the article's
+ * `for_each_online_cpu(cpu) run_on(cpu);`) or call_rcu() (kernel/rcu/gp.c:
  * grace periods driven by the context-switch hook) before freeing.
  *
  * Two builds: the checking build (CONFIG_RCU_CHECKING=1, what make run and
@@ -14,8 +14,8 @@
  * reduces rcu_read_lock() and rcu_read_unlock() to a compiler barrier:
  * no instructions at all, as the article says of non-preemptible kernels.
  */
-#ifndef KERNEL_RCUPDATE_H
-#define KERNEL_RCUPDATE_H
+#ifndef KERNEL_RCU_RCUPDATE_H
+#define KERNEL_RCU_RCUPDATE_H
 
 #include "compiler.h"
 #include "barrier.h"
@@ -176,7 +176,23 @@ struct rcu_stats {
 void rcu_get_stats(struct rcu_stats *s);
 /* Sets rcu_cpu_stall_timeout (seconds, 3 at least); returns the old value. */
 int rcu_set_stall_timeout(int seconds);
-bool rcu_inject_no_wait(void);
 bool rcu_cpu_in_eqs(int cpu);
+
+/*
+ * Fault injections: each breaks RCU on purpose, so that a test can show it
+ * catches the break (rcu.inject=NAME on the command line, one word per
+ * injection; kernel/rcu/inject.c).  One line each: the constant the code
+ * tests with rcu_injected(), the name on the command line, what it breaks.
+ */
+#define RCU_INJECTIONS(X)						\
+	X(RCU_INJECT_NO_WAIT, "no_wait", "grace periods wait for nothing")
+
+#define __RCU_INJECTION_ENUM(id, name, what)	id,
+enum rcu_injection {
+	RCU_INJECTIONS(__RCU_INJECTION_ENUM)
+	NR_RCU_INJECTIONS
+};
+/* True when the command line asked for this injection. */
+bool rcu_injected(enum rcu_injection which);
 
 #endif

@@ -1,9 +1,35 @@
 /*
  * synchronize_rcu(), as the article writes it, and what is built on it:
- * the polled grace-period API and rcu_barrier().
+ * the tour accounting, the polled grace-period API and rcu_barrier().
  */
 #include "kernel.h"
-#include "rcu_internal.h"
+#include "rcu.h"
+
+/*
+ * Tour accounting, for the polled API and the stall warnings: tours are
+ * numbered as they start, and the highest number that has ended is kept.
+ */
+unsigned int rcu_tour_begin(void)
+{
+	/* Fully ordered: the caller's removal comes before the tour starts. */
+	unsigned int tour = atomic_inc_return(&rcu_state.tours_started);
+
+	trace_record(TR_SYNC_BEGIN, tour, 0);
+	return tour;
+}
+
+void rcu_tour_end(unsigned int tour)
+{
+	unsigned int old = READ_ONCE(rcu_state.tours_max_done);
+
+	/* The highest tour number that has ended (release: after the tour's readers). */
+	while ((int)(tour - old) > 0 &&
+	       !__atomic_compare_exchange_n(&rcu_state.tours_max_done, &old, tour, false,
+					    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		;
+	__atomic_fetch_add(&rcu_state.tours_completed, 1, __ATOMIC_RELAXED);
+	trace_record(TR_SYNC_END, tour, 0);
+}
 
 /*
  * Wait for every RCU read-side critical section that began before this
@@ -29,7 +55,7 @@ void synchronize_rcu(void)
 	unsigned int tour;
 
 	might_sleep_check("synchronize_rcu");
-	if (rcu_inject_no_wait())
+	if (rcu_injected(RCU_INJECT_NO_WAIT))
 		return;		/* fault injection: a grace period that waits for nothing */
 	tour = rcu_tour_begin();
 

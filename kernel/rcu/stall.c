@@ -7,7 +7,11 @@
  * stall is reported again every three timeouts while it lasts.
  */
 #include "kernel.h"
-#include "rcu_internal.h"
+#include "rcu.h"
+
+/* rcu_cpu_stall_timeout=: seconds without a quiescent state before a report. */
+int rcu_stall_timeout_s = 21;
+KPARAM_INT("rcu_cpu_stall_timeout", rcu_stall_timeout_s, 3, 300);
 
 static u64 next_check_ns;
 unsigned long rcu_stall_reports;

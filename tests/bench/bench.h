@@ -1,9 +1,9 @@
 /*
  * make bench: in-kernel benchmarks of RCU against the locks it replaces.
  *
- * Each benchmark is a KTEST named bench_* that skips at once unless the
- * command line says bench.run=1, so `make test` (TESTS='*') does not pay
- * for them.  tools/bench.py boots the production kernel (CHECKING=0) with
+ * Each benchmark is a KBENCH named bench_*: a test in a section of its
+ * own, which `make test` never lists and only bench.run=1 runs.
+ * tools/bench.py boots the production kernel (CHECKING=0) with
  * `ktest.filter=bench_* bench.run=1` at each CPU count and reads the
  * result lines, one per measurement and repetition:
  *
@@ -14,22 +14,14 @@
  * (a reader that found a node it was not allowed to see, for instance).
  * See docs/benchmarks.md for what each one measures and why.
  */
-#ifndef KERNEL_BENCH_BENCH_H
-#define KERNEL_BENCH_BENCH_H
+#ifndef TESTS_BENCH_BENCH_H
+#define TESTS_BENCH_BENCH_H
 
 #include "ktest.h"
 
-/* Command line (kernel/bench/bench.c). */
-extern bool bench_run;		/* bench.run=1: run, else every bench_* test skips */
+/* Command line (tests/bench/bench.c; bench.run=1 itself is the runner's). */
 extern int bench_reps;		/* bench.reps: repetitions of every measurement (>= 5) */
 extern int bench_window_ms;	/* bench.window_ms: each throughput window */
-
-/* Skips the calling KTEST unless bench.run=1; instant. */
-#define BENCH_OR_SKIP()							\
-	do {								\
-		if (!bench_run)						\
-			KTEST_SKIP("run by make bench (bench.run=1)");	\
-	} while (0)
 
 /*
  * One result line.  `labels` is a string of extra key=value words

@@ -1,12 +1,36 @@
 /*
- * The checking build's record of queued rcu_heads, so that call_rcu() on
- * a head that is already waiting (its callback has not run yet) panics
- * with a clear message instead of silently corrupting the callback lists.
- * An open-addressing hash set of addresses, with backward-shift deletion;
- * if it ever fills up, the check is switched off (and says so).
+ * The checking build's misuse reports: "suspicious RCU usage" warnings
+ * (rcu_dereference() outside a reader, and the like: RCU_LOCKDEP_WARN in
+ * rcupdate.h), the panic on an unbalanced rcu_read_unlock(), and the
+ * record of queued rcu_heads, so that call_rcu() on a head that is
+ * already waiting (its callback has not run yet) panics with a clear
+ * message instead of silently corrupting the callback lists.
  */
 #include "kernel.h"
-#include "rcu_internal.h"
+#include "rcu.h"
+
+void rcu_warn_suspicious(const char *file, int line, const char *what)
+{
+	printk("WARNING: suspicious RCU usage\n");
+	printk("%s:%d %s!\n", file, line, what);
+	printk("CPU: %d Task: %s rcu_read_lock nesting: %d\n", smp_processor_id(),
+	       current->comm, current->rcu_read_lock_nesting);
+	dump_stack();
+	printk("---[ end trace ]---\n");
+}
+
+void rcu_read_unlock_underflow(void)
+{
+	current->rcu_read_lock_nesting = 0;
+	panic("BUG: rcu_read_unlock() without a matching rcu_read_lock() in task %s",
+	      current->comm);
+}
+
+/*
+ * The queued rcu_heads: an open-addressing hash set of addresses, with
+ * backward-shift deletion; if it ever fills up, the check is switched off
+ * (and says so).
+ */
 
 #define SLOTS	32768		/* power of two */
 

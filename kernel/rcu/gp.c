@@ -16,11 +16,11 @@
  *                         to `done` and invokes them, outside every lock.
  *
  * synchronize_rcu() does not use any of this: it is the article's run_on()
- * tour (kernel/rcu_sync.c).
+ * tour (kernel/rcu/sync.c).
  */
 #include "kernel.h"
 #include "irq.h"
-#include "rcu_internal.h"
+#include "rcu.h"
 
 struct rcu_segment {
 	struct rcu_head *head, **tail;
@@ -43,26 +43,6 @@ struct rcu_state rcu_state = {
 	.lock = __SPIN_LOCK_UNLOCKED(rcu_state.lock),
 };
 static struct rcu_data rcu_data[NR_CPUS];
-static bool inject_no_wait;
-int rcu_stall_timeout_s = 21;
-KPARAM_INT("rcu_cpu_stall_timeout", rcu_stall_timeout_s, 3, 300);
-
-static bool set_inject(const struct kparam *p, const char *val)
-{
-	(void)p;
-	if (strcmp(val, "no_wait"))
-		return false;
-	inject_no_wait = true;
-	return true;
-}
-KPARAM_CALL("rcu.inject", set_inject,
-	    "'no_wait' (grace periods that wait for nothing: a fault the tests must catch)");
-
-bool rcu_inject_no_wait(void)
-{
-	return inject_no_wait;
-}
-
 static void seg_init(struct rcu_segment *s)
 {
 	s->head = NULL;
@@ -316,7 +296,7 @@ void call_rcu(struct rcu_head *head, rcu_callback_t func)
 	trace_record(TR_CB_QUEUE, 0, (uintptr_t)head);
 	head->func = func;
 	head->next = NULL;
-	if (inject_no_wait) {
+	if (rcu_injected(RCU_INJECT_NO_WAIT)) {
 		invoke_callback(head);	/* fault injection: no grace period at all */
 		return;
 	}
@@ -406,8 +386,7 @@ void rcu_init(void)
 		seg_init(&rcu_data[cpu].wait);
 		seg_init(&rcu_data[cpu].next);
 	}
-	if (inject_no_wait)
-		printk("rcu: FAULT INJECTION rcu.inject=no_wait: grace periods wait for nothing\n");
+	rcu_inject_announce();
 }
 
 /* One rcuc thread per online CPU, once the CPUs are up. */
@@ -425,28 +404,6 @@ void rcu_init_cpu_threads(void)
 	}
 }
 
-unsigned int rcu_tour_begin(void)
-{
-	/* Fully ordered: the caller's removal comes before the tour starts. */
-	unsigned int tour = atomic_inc_return(&rcu_state.tours_started);
-
-	trace_record(TR_SYNC_BEGIN, tour, 0);
-	return tour;
-}
-
-void rcu_tour_end(unsigned int tour)
-{
-	unsigned int old = READ_ONCE(rcu_state.tours_max_done);
-
-	/* The highest tour number that has ended (release: after the tour's readers). */
-	while ((int)(tour - old) > 0 &&
-	       !__atomic_compare_exchange_n(&rcu_state.tours_max_done, &old, tour, false,
-					    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
-		;
-	__atomic_fetch_add(&rcu_state.tours_completed, 1, __ATOMIC_RELAXED);
-	trace_record(TR_SYNC_END, tour, 0);
-}
-
 void rcu_get_stats(struct rcu_stats *s)
 {
 	int cpu;
@@ -462,21 +419,4 @@ void rcu_get_stats(struct rcu_stats *s)
 		s->cbs_queued += READ_ONCE(rcu_data[cpu].ncbs);
 		s->cbs_invoked += READ_ONCE(rcu_data[cpu].cbs_invoked);
 	}
-}
-
-void rcu_warn_suspicious(const char *file, int line, const char *what)
-{
-	printk("WARNING: suspicious RCU usage\n");
-	printk("%s:%d %s!\n", file, line, what);
-	printk("CPU: %d Task: %s rcu_read_lock nesting: %d\n", smp_processor_id(),
-	       current->comm, current->rcu_read_lock_nesting);
-	dump_stack();
-	printk("---[ end trace ]---\n");
-}
-
-void rcu_read_unlock_underflow(void)
-{
-	current->rcu_read_lock_nesting = 0;
-	panic("BUG: rcu_read_unlock() without a matching rcu_read_lock() in task %s",
-	      current->comm);
 }

@@ -1,6 +1,9 @@
-/* RCU's shared state, between kernel/rcu.c, rcu_sync.c and rcu_stall.c. */
-#ifndef KERNEL_RCU_INTERNAL_H
-#define KERNEL_RCU_INTERNAL_H
+/*
+ * RCU's private state, shared by the files of kernel/rcu/ and by nothing
+ * else (the public API is rcupdate.h).
+ */
+#ifndef KERNEL_RCU_RCU_H
+#define KERNEL_RCU_RCU_H
 
 #include "kernel.h"
 
@@ -42,5 +45,7 @@ extern unsigned long rcu_stall_reports;
 /* Checking build: catch call_rcu() on an rcu_head already queued. */
 void rcu_debug_queue(const struct rcu_head *head);
 void rcu_debug_dequeue(const struct rcu_head *head);
+/* Prints a line for each fault injection that is on (inject.c). */
+void rcu_inject_announce(void);
 
 #endif

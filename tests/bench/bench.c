@@ -4,8 +4,6 @@
  */
 #include "bench.h"
 
-bool bench_run;
-KPARAM_BOOL("bench.run", bench_run);
 int bench_reps = 5;
 KPARAM_INT("bench.reps", bench_reps, 1, 100);
 int bench_window_ms = 100;

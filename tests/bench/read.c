@@ -136,12 +136,11 @@ static u64 readside_once(struct bench_table *t, enum bench_method m, u64 *ns)
 	return c1 - c0;
 }
 
-KTEST(bench_readside)
+KBENCH(bench_readside)
 {
 	struct bench_table *t;
 	int v1, v2;
 
-	BENCH_OR_SKIP();
 	t = bench_table_create(BENCH_LIST);
 	KASSERT(t);
 	printk("# BENCH-META checking=%d cpus=%d reps=%d window_ms=%d\n",
@@ -633,14 +632,12 @@ static void bench_read(enum bench_kind kind)
 	bench_table_destroy(t);
 }
 
-KTEST(bench_read_list)
+KBENCH(bench_read_list)
 {
-	BENCH_OR_SKIP();
 	bench_read(BENCH_LIST);
 }
 
-KTEST(bench_read_hash)
+KBENCH(bench_read_hash)
 {
-	BENCH_OR_SKIP();
 	bench_read(BENCH_HASH);
 }

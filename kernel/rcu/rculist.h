@@ -25,8 +25,8 @@
  * A retracted node may still be under a reader, so it is freed only after
  * a grace period (synchronize_rcu() or call_rcu()).
  */
-#ifndef LIB_RCULIST_H
-#define LIB_RCULIST_H
+#ifndef KERNEL_RCU_RCULIST_H
+#define KERNEL_RCU_RCULIST_H
 
 #include "compiler.h"
 #include "list.h"

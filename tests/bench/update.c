@@ -138,11 +138,10 @@ static u64 measure_gp(u64 *ops)
 	return ktime_get_ns() - t0;
 }
 
-KTEST(bench_update_latency)
+KBENCH(bench_update_latency)
 {
 	int ncpu = num_online_cpus();
 
-	BENCH_OR_SKIP();
 	KASSERT(smp_processor_id() == 0);
 	for (int rep = 0; rep < bench_reps; rep++) {
 		for (int busy = 0; busy <= 1; busy++) {
@@ -236,11 +235,10 @@ static int cr_updater_fn(void *arg)
 	return 0;
 }
 
-KTEST(bench_call_rcu)
+KBENCH(bench_call_rcu)
 {
 	int n = num_online_cpus() * CR_UPDATERS_PER_CPU;
 
-	BENCH_OR_SKIP();
 	for (int i = 0; i < n; i++) {
 		updaters[i] = (struct cr_updater){ 0 };
 		updaters[i].heads = kcalloc(CR_HEADS, sizeof(struct cr_head), GFP_KERNEL);
