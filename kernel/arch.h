@@ -28,6 +28,12 @@ void arch_init(void);
 bool arch_start_cpu(int cpu, void *stack_top);
 /* Per-CPU set-up, run by every CPU (boot CPU included) on itself. */
 void arch_cpu_init(int cpu);
+/*
+ * True when this CPU's control registers hold what the kernel loads
+ * (x86-64 CR0; AArch64 SCTLR_EL1): caches and MMU on, nothing left over
+ * from firmware.  Otherwise false, with the difference described in why.
+ */
+bool arch_cpu_control_ok(char *why, size_t size);
 
 /* Serial console. */
 void arch_console_putc(char c);

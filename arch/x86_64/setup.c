@@ -1,5 +1,6 @@
 /* Bringing the x86-64 machine up: the arch interface's init entry points. */
 #include "x86.h"
+#include "cr0.h"
 
 u64 multiboot_rsdp(void);
 
@@ -59,4 +60,16 @@ void arch_cpu_init(int cpu)
 int arch_possible_cpus(void)
 {
 	return acpi_ncpus ? acpi_ncpus : 1;
+}
+
+bool arch_cpu_control_ok(char *why, size_t size)
+{
+	u64 cr0;
+
+	__asm__ __volatile__("mov %%cr0, %0" : "=r"(cr0));
+	if (cr0 == CR0_KERNEL)
+		return true;
+	snprintf(why, size, "CR0 is %#llx, not %#x%s", (unsigned long long)cr0, CR0_KERNEL,
+		 (cr0 & (CR0_CD | CR0_NW)) ? ": caches disabled (CD/NW set)" : "");
+	return false;
 }
