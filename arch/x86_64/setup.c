@@ -32,9 +32,16 @@ extern char boot_stack_guard[];
 
 void arch_early_init(void *boot_info)
 {
-	uart_init();
+	/*
+	 * The exception handlers first: a fault from here on (in the
+	 * multiboot or ACPI parsing, the command line...) is reported
+	 * instead of triple-faulting.  They need this_cpu().
+	 */
 	set_cpu_self(0);
 	cpus[0].stack_guard = (uintptr_t)boot_stack_guard;
+	idt_init();
+	x86_cpu_tables_init(0);
+	uart_init();
 	multiboot_parse((u32)(uintptr_t)boot_info);
 	acpi_init(multiboot_rsdp());
 	boot_cpu_first();
@@ -42,8 +49,6 @@ void arch_early_init(void *boot_info)
 
 void arch_init(void)
 {
-	idt_init();
-	x86_cpu_tables_init(0);
 	clock_init();
 	lapic_init();
 	mmu_init();

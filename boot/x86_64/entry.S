@@ -31,6 +31,7 @@ mb2_header_end:
 	.globl	_start
 _start:
 	cli
+	cld					/* the C ABI's direction flag */
 	movl	$boot_stack_top, %esp
 	cmpl	$MB2_BOOTLOADER_MAGIC, %eax
 	jne	not_multiboot2
