@@ -53,6 +53,14 @@ bool kparam_set_bool(const struct kparam *p, const char *val)
 	return true;
 }
 
+bool kparam_set_flag(const struct kparam *p, const char *val)
+{
+	if (strcmp(val, p->word))
+		return false;
+	*(bool *)p->var = true;
+	return true;
+}
+
 bool kparam_set_string(const struct kparam *p, const char *val)
 {
 	if (strlen(val) >= p->size)

@@ -16,30 +16,34 @@ static struct _reent printk_reent[NR_CPUS];
 static bool reent_ready[NR_CPUS];
 static char printk_buf[NR_CPUS][PRINTK_BUF];
 
-/* A copy of one CPU's console output, for tests of printk itself. */
-static struct { char *buf; size_t size, len; } capture[NR_CPUS];
+/*
+ * A copy of the console output, from every CPU, for tests and for the
+ * demos' own tests (console_capture()); console_lock guards it.
+ */
+static struct { char *buf; size_t size, len; } capture;
 
 void console_capture(char *buf, size_t size)
 {
-	unsigned long flags = arch_irq_save();
-	int cpu = smp_processor_id();
+	unsigned long flags;
 
-	capture[cpu].buf = buf;
-	capture[cpu].size = size;
-	capture[cpu].len = 0;
+	spin_lock_irqsave(&console_lock, flags);
+	capture.buf = buf;
+	capture.size = size;
+	capture.len = 0;
 	if (buf && size)
 		buf[0] = '\0';
-	arch_irq_restore(flags);
+	spin_unlock_irqrestore(&console_lock, flags);
 }
 
-static void capture_append(int cpu, const char *s, size_t n)
+/* Appends to the capture, if one is on; console_lock held. */
+static void capture_append(const char *s, size_t n)
 {
-	size_t room = capture[cpu].size - capture[cpu].len - 1;
-
-	n = min(n, room);
-	memcpy(capture[cpu].buf + capture[cpu].len, s, n);
-	capture[cpu].len += n;
-	capture[cpu].buf[capture[cpu].len] = '\0';
+	if (!capture.buf || !capture.size)
+		return;
+	n = min(n, capture.size - capture.len - 1);
+	memcpy(capture.buf + capture.len, s, n);
+	capture.len += n;
+	capture.buf[capture.len] = '\0';
 }
 
 static void console_emit(const char *s, size_t n)
@@ -74,8 +78,6 @@ int vprintk(const char *fmt, va_list ap)
 		n = PRINTK_BUF - 1;
 		buf[n - 1] = '\n';	/* a cut message still ends its line */
 	}
-	if (capture[cpu].buf)
-		capture_append(cpu, buf, n);
 	if (panic_in_progress()) {
 		/* The other CPUs are stopped and one may hold the lock forever. */
 		console_emit(buf, n);
@@ -87,11 +89,14 @@ int vprintk(const char *fmt, va_list ap)
 		while (!(locked = spin_trylock(&console_lock)) && ktime_get_ns() < end)
 			cpu_relax();
 		console_emit(buf, n);
-		if (locked)
+		if (locked) {
+			capture_append(buf, n);
 			spin_unlock(&console_lock);
+		}
 	} else {
 		spin_lock(&console_lock);
 		console_emit(buf, n);
+		capture_append(buf, n);
 		spin_unlock(&console_lock);
 	}
 	arch_irq_restore(flags);

@@ -17,7 +17,10 @@ int vprintk(const char *fmt, va_list ap);
 #define pr_info(fmt, ...)	printk(fmt, ##__VA_ARGS__)
 #define pr_debug(fmt, ...)	do { } while (0)
 
-/* Copies this CPU's printk output into buf too (NULL stops); for tests. */
+/*
+ * Copies all console output, from every CPU, into buf too (NULL stops);
+ * for tests.  When buf fills up, it keeps the start.
+ */
 void console_capture(char *buf, size_t size);
 
 /* Console input, for the monitor; -1 when nothing is waiting. */

@@ -18,11 +18,10 @@ struct cfoo {
 };
 
 static struct {
-	struct task_struct *task;
-	int cpu;
 	long passes;
 	long sum;
 } qq6_reader;
+static struct workers qq6_workers;	/* the one reader */
 
 static long qq6_updates;
 
@@ -85,7 +84,7 @@ static long qq6_measure(void)
 
 DEMO(qq6_cost, "Quick Quiz 6: how updaters slow readers that never spin nor block")
 {
-	int cpus[2], n = demo_reader_cpus(cpus, 2);
+	int cpus[2], n = worker_cpus(cpus, 2);
 	int wcpu = n > 1 ? cpus[1] : smp_processor_id();
 	struct task_struct *writer;
 	struct cfoo *p, *next, *doomed[QQ6_ELEMS];
@@ -109,8 +108,7 @@ DEMO(qq6_cost, "Quick Quiz 6: how updaters slow readers that never spin nor bloc
 	}
 	memset(&qq6_reader, 0, sizeof(qq6_reader));
 	qq6_updates = 0;
-	qq6_reader.cpu = cpus[0];
-	qq6_reader.task = kthread_run_on_cpu(qq6_reader_fn, NULL, cpus[0], "qq6_reader");
+	workers_start_on(&qq6_workers, cpus, 1, qq6_reader_fn, NULL, 0, "qq6_reader");
 	msleep(10);
 
 	demo_step("Measuring");
@@ -121,7 +119,7 @@ DEMO(qq6_cost, "Quick Quiz 6: how updaters slow readers that never spin nor bloc
 	kthread_stop(writer);
 	demo_say("with writer: %ld passes/ms (%ld updates meanwhile)", busy,
 		 READ_ONCE(qq6_updates));
-	kthread_stop(qq6_reader.task);
+	workers_stop(&qq6_workers);
 	if (quiet > 0 && busy < quiet)
 		demo_say("the reader slowed down by %ld%%", (quiet - busy) * 100 / quiet);
 	else
