@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include "compiler.h"
+#include "atomic.h"
 
 /*
  * Formats with newlib's vsnprintf and writes the result to the serial
@@ -17,8 +18,10 @@ int vprintk(const char *fmt, va_list ap);
 #define pr_info(fmt, ...)	printk(fmt, ##__VA_ARGS__)
 #define pr_debug(fmt, ...)	do { } while (0)
 
-/* Copies this CPU's printk output into buf too (NULL stops); for tests. */
+/* Copies what this CPU writes to the console into buf too (NULL stops); for tests. */
 void console_capture(char *buf, size_t size);
+/* NMI messages held back because their CPU was inside printk (for tests). */
+extern atomic_t printk_nmi_held;
 
 /* Console input, for the monitor; -1 when nothing is waiting. */
 int console_getc(void);
