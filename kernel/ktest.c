@@ -215,6 +215,10 @@ static void __noreturn run_isolated(void)
 			printk("ok 1 %s # SKIP %s\n", t->name, skip_reason);
 			arch_qemu_exit(QEMU_EXIT_PASS);
 		}
+		if (t->expect == KTEST_WARN && atomic_read(&failed_checks)) {
+			printk("not ok 1 %s # checks failed after the warning\n", t->name);
+			arch_qemu_exit(QEMU_EXIT_FAIL);
+		}
 		if (t->expect == KTEST_WARN) {
 			printk("# ktest: %s went on after its warning\n", t->name);
 			arch_qemu_exit(QEMU_EXIT_PASS);
