@@ -1,7 +1,6 @@
 /* Bringing the x86-64 machine up: the arch interface's init entry points. */
 #include "x86.h"
-
-u64 multiboot_rsdp(void);
+#include "multiboot.h"
 
 static void set_cpu_self(int cpu)
 {
@@ -34,8 +33,8 @@ void arch_early_init(void *boot_info)
 	uart_init();
 	set_cpu_self(0);
 	cpus[0].stack_guard = (uintptr_t)boot_stack_guard;
-	multiboot_parse((u32)(uintptr_t)boot_info);
-	acpi_init(multiboot_rsdp());
+	multiboot_parse(boot_info);
+	acpi_init(multiboot_rsdp(), multiboot_rsdp_len());
 	boot_cpu_first();
 }
 
