@@ -189,12 +189,14 @@ static void add_cpu(struct fdt_walk *w, u64 mpidr)
 static void end_node(struct fdt_walk *w, const struct node *n, const struct node *parent)
 {
 	int ac = parent->addr_cells, sc = parent->size_cells;
-	u32 entry = 4U * (ac + sc);
+	u32 entry;
 
 	if (w->find_stdout)
 		return;
+	/* The cells come from the tree: check them before any arithmetic on them. */
 	if (!n->reg || ac < 1 || ac > 2 || sc < 0 || sc > 2 || n->reg_len < 4U * ac)
 		return;
+	entry = 4U * (ac + sc);
 	if (n->memory && !w->memory_found && n->reg_len >= entry) {
 		add_memory(w, n, read_cells(n->reg, ac), read_cells(n->reg + 4 * ac, sc));
 	} else if (n->cpu && !strcmp(parent->path, "/cpus")) {

@@ -46,6 +46,9 @@ TARGETS = {
     "fdt": (["arch/aarch64/fdt.c"], "arch/aarch64", []),
 }
 
+# The longest input each is given: twice its largest seed or real input.
+MAX_LEN = {"cmdline": 8192, "monitor": 4096, "multiboot": 8192, "acpi": 4096, "fdt": 20000}
+
 SANITIZE = ["-fsanitize=fuzzer,address,undefined", "-fno-sanitize-recover=all"]
 CFLAGS = ["-g", "-O1", "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-fno-omit-frame-pointer",
           "-DNR_CPUS=16", "-DCONFIG_RCU_CHECKING=1",
@@ -109,7 +112,7 @@ def fuzz_one(name, seconds, log_dir):
     os.makedirs(seeds, exist_ok=True)
     os.makedirs(artifacts, exist_ok=True)
     cmd = [binary(name), f"-max_total_time={seconds}", "-print_final_stats=1",
-           "-timeout=10", "-rss_limit_mb=2048", "-max_len=65536",
+           "-timeout=10", "-rss_limit_mb=2048", f"-max_len={MAX_LEN[name]}",
            f"-artifact_prefix={artifacts}", corpus, seeds]
     dict_file = os.path.join(FUZZ, f"{name}.dict")
     if os.path.exists(dict_file):
