@@ -31,9 +31,17 @@ bool kparam_set_bool(const struct kparam *p, const char *val);
 bool kparam_set_string(const struct kparam *p, const char *val);
 bool kparam_set_flag(const struct kparam *p, const char *val);
 
+/*
+ * The linker script gathers the declarations between __kparam_start and
+ * __kparam_end; a host build (tools/fuzz/) names a section its linker bounds.
+ */
+#ifndef KPARAM_SECTION
+#define KPARAM_SECTION ".kparam"
+#endif
+
 #define __KPARAM_WORD(id, key, fn, v, lo, hi, sz, desc, w)		\
 	static const struct kparam __kparam_##id			\
-	__used __section(".kparam") __aligned(8) = {			\
+	__used __section(KPARAM_SECTION) __aligned(8) = {		\
 		.name = key, .set = fn, .var = v, .min = lo, .max = hi,	\
 		.size = sz, .what = desc, .word = w,			\
 	}
