@@ -26,6 +26,15 @@ static inline bool win_budget_left(u64 start)
 	return ktime_get_ns() - start < WIN_BUDGET_NS;
 }
 
+/* Waits, sleeping, until cond (evaluated again at the end) or the budget is gone. */
+#define WIN_WAIT(cond)							\
+({									\
+	u64 __t0 = ktime_get_ns();					\
+	while (!(cond) && win_budget_left(__t0))			\
+		msleep(1);						\
+	(cond);								\
+})
+
 /* What readers hold: kfree() poisons it, so a freed one is not live. */
 struct win_elem {
 	u32 magic;

@@ -202,3 +202,62 @@ KTEST(rcu_window_reader_after_qs_polled)
 	KEXPECT_EQ(failed, 0);
 	KEXPECT_EQ(kmalloc_live_objects(), live);
 }
+
+/*
+ * The same window, again and again while the grace-period number crosses
+ * its wrap, when the kernel starts it close enough below the wrap (as
+ * Linux does, so that every boot crosses it): cookies and callbacks
+ * compare modulo the counter, and one that compares plainly, or keeps too
+ * few bits, reads done too early or never.  Far from the wrap it runs a
+ * few windows and says so.
+ */
+#define WRAP_REACH	4096UL	/* grace periods: crossing further off would take too long */
+
+KTEST(rcu_window_reader_after_qs_polled_across_the_wrap)
+{
+	struct rcu_stats s;
+	unsigned long start, to_wrap, rounds;
+	bool crossed = false;
+	long live = kmalloc_live_objects();
+	int failed = 0;
+
+	if (num_online_cpus() < 2)
+		KTEST_SKIP("needs two CPUs: the reader and the updater run at once");
+	run_on(0);
+	rcu_get_stats(&s);
+	start = s.gp_seq;
+	to_wrap = (0UL - start) / 2;	/* grace periods until gp_seq wraps to 0 */
+	rounds = to_wrap <= WRAP_REACH ? WRAP_REACH : 4;
+	for (unsigned long r = 0; r < rounds && !crossed; r++) {
+		int cpu = num_online_cpus() - 1;
+		struct task_struct *t = q_open_window(cpu, (int)r + 1);
+		struct win_elem *b = q_ptr;
+		unsigned long c[2];
+		enum win_wait res;
+
+		KASSERT(t != NULL);
+		RCU_INIT_POINTER(q_ptr, NULL);
+		c[0] = get_state_synchronize_rcu();
+		c[1] = start_poll_synchronize_rcu();
+		res = win_wait_gp_blocked(cpu, cookies_done, c);
+		if (res == WIN_DONE)
+			kfree(b);
+		failed += !q_close_window(t, cpu, res, "polled cookies near the wrap");
+		if (res != WIN_DONE) {
+			cond_synchronize_rcu(c[1]);
+			failed += !poll_state_synchronize_rcu(c[0]) || !poll_state_synchronize_rcu(c[1]);
+			kfree(b);
+		}
+		rcu_barrier();
+		rcu_get_stats(&s);
+		crossed = s.gp_seq < start;
+	}
+	ktest_info("gp_seq went from %#lx to %#lx: %s", start, s.gp_seq,
+		   crossed ? "crossed the wrap" :
+		   to_wrap > WRAP_REACH ? "it starts far from the wrap, nothing to cross" :
+		   "did not reach the wrap");
+	KEXPECT_EQ(failed, 0);
+	if (to_wrap <= WRAP_REACH)
+		KEXPECT(crossed);
+	KEXPECT_EQ(kmalloc_live_objects(), live);
+}

@@ -120,15 +120,6 @@ static bool cb_ran(void *arg) { (void)arg; return smp_load_acquire(&w.freed); }
 static bool elem_gone(void *arg) { (void)arg; return !win_elem_live(w.elem, w.id); }
 static bool poll_done(void *arg) { return poll_state_synchronize_rcu(*(unsigned long *)arg); }
 
-/* Waits, yielding, until cond or the budget is gone. */
-#define WIN_WAIT(cond)							\
-({									\
-	u64 __t0 = ktime_get_ns();					\
-	while (!(cond) && win_budget_left(__t0))			\
-		msleep(1);						\
-	(cond);								\
-})
-
 /* Starts the reader in its context on cpu; false if it could not. */
 static bool win_start_reader(int cpu, enum win_ctx ctx, struct task_struct **reader,
 			     struct task_struct **spinner, struct irq_work *work)
