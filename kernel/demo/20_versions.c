@@ -20,7 +20,7 @@
 #define MAX_WALKERS	2
 #define MAX_SHOW	4
 #define LINGER_MS	150	/* the holder stays this long after the grace period began */
-#define MAX_HOLD_MS	3000	/* and never longer than this (far below a stall warning) */
+#define MAX_HOLD_MS	2000	/* and never longer than this (far below a stall warning) */
 #define WAIT_MS		3000
 
 struct vfoo {

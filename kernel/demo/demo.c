@@ -418,6 +418,8 @@ void demo_boot(void)
 	if (effective_pace() == DEMO_PACE_ENTER)
 		printk("The demo waits for Enter at each step ('c' runs to the end; "
 		       "DEMO_PACE=0 never waits).\n");
+	else if (effective_pace() > 0)
+		printk("The demo pauses %d ms at each step (demo.pace).\n", effective_pace());
 	if (all)
 		failed = demo_run_all();
 	else if (!none)
