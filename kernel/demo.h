@@ -78,6 +78,14 @@ void demo_capture(char *buf, size_t size);
 
 /* A step: a heading, then a pause as demo.pace says. */
 void demo_step(const char *fmt, ...) __printf(1, 2);
+/*
+ * A step heading that never pauses, for a step that must follow the one
+ * before at once: while a reader holds an element, a pause would let it
+ * leave (or, held past the stall timeout, trigger a stall warning), and the
+ * grace period would have nobody to wait for.  Pause before the reader
+ * takes the element instead.
+ */
+void demo_step_nopause(const char *fmt, ...) __printf(1, 2);
 /* Narration, indented under the step (a newline is added). */
 void demo_say(const char *fmt, ...) __printf(1, 2);
 /* Code or a figure, printed as it is, further indented. */

@@ -76,11 +76,18 @@ bool glob_match(const char *pattern, const char *name)
 	}
 }
 
+static const char *ktap_indent = "";	/* "    " for the monitor's nested runs */
+
+const char *ktest_indent(void)
+{
+	return ktap_indent;
+}
+
 bool ktest_check(bool ok, const char *file, int line, const char *expr)
 {
 	if (!ok) {
-		printk("# %s:%d: EXPECTATION FAILED: %s (CPU%d)\n", file, line, expr,
-		       smp_processor_id());
+		printk("%s# %s:%d: EXPECTATION FAILED: %s (CPU%d)\n", ktap_indent, file, line,
+		       expr, smp_processor_id());
 		atomic_inc(&failed_checks);
 	}
 	return ok;
@@ -90,9 +97,10 @@ bool ktest_check_eq(long long a, long long b, const char *file, int line,
 		    const char *ea, const char *eb)
 {
 	if (a != b) {
-		printk("# %s:%d: EXPECTATION FAILED: %s == %s\n#   %s is %lld (%#llx)\n"
-		       "#   %s is %lld (%#llx)\n", file, line, ea, eb, ea, a,
-		       (unsigned long long)a, eb, b, (unsigned long long)b);
+		printk("%s# %s:%d: EXPECTATION FAILED: %s == %s\n%s#   %s is %lld (%#llx)\n"
+		       "%s#   %s is %lld (%#llx)\n", ktap_indent, file, line, ea, eb,
+		       ktap_indent, ea, a, (unsigned long long)a,
+		       ktap_indent, eb, b, (unsigned long long)b);
 		atomic_inc(&failed_checks);
 	}
 	return a == b;
@@ -127,7 +135,6 @@ static int select_tests(const struct ktest *start, const struct ktest *end, cons
 	return n;
 }
 
-static const char *ktap_indent = "";	/* "    " for the monitor's nested runs */
 static bool inject_leak;	/* ktest.inject=leak: proves the leak check can fail */
 
 static bool set_inject(const struct kparam *p, const char *val)
@@ -158,8 +165,8 @@ static void check_leaks(const struct ktest *t, long before)
 		kmalloc(24, GFP_KERNEL);	/* the fault: never freed */
 	after = settled_live_objects();
 	if (after != before) {
-		printk("# ktest: %s: %ld kmalloc object%s %s (live objects %ld before, %ld after)\n",
-		       t->name, labs(after - before), labs(after - before) == 1 ? "" : "s",
+		printk("%s# ktest: %s: %ld kmalloc object%s %s (live objects %ld before, %ld after)\n",
+		       ktap_indent, t->name, labs(after - before), labs(after - before) == 1 ? "" : "s",
 		       after > before ? "leaked" : "freed that it did not allocate", before, after);
 		atomic_inc(&failed_checks);
 	}

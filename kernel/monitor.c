@@ -46,7 +46,8 @@ static enum monitor_result cmd_cpus(int argc, char **argv)
 		if (!sched_cpu_idle(cpu))
 			state = "busy";
 		else if (rcu_cpu_in_eqs(cpu))
-			state = "idle (halted; RCU does not wait for it)";
+			state = "idle (halted: call_rcu()'s grace periods count it "
+				"quiescent; a synchronize_rcu() tour wakes it with an IPI)";
 		else
 			state = "idle";
 		printk("CPU%d: running %s (pid %d), %llu switches, %d queued, %s; "
@@ -90,13 +91,16 @@ static enum monitor_result cmd_rcu(int argc, char **argv)
 	for_each_online_cpu(cpu)
 		if (s.qs_mask & (1UL << cpu))
 			demo_fmt(owe, sizeof(owe), &len, "%sCPU%d", len ? " " : "", cpu);
-	printk("grace period %lu: %s (gp_seq %lu)\n", s.gp_seq >> 1,
+	printk("call_rcu() grace period %lu: %s (gp_seq %lu)\n", s.gp_seq >> 1,
 	       (s.gp_seq & 1) ? "in progress" : "none in progress", s.gp_seq);
-	printk("CPUs that still owe a quiescent state: %s (qs_mask %#lx)\n",
+	/* Tours do not touch gp_seq: each updater visits the CPUs itself. */
+	printk("synchronize_rcu() tours in progress: %lu (started %lu, completed %lu)\n",
+	       s.tours_started - s.tours_completed, s.tours_started, s.tours_completed);
+	printk("CPUs that still owe it a quiescent state: %s (qs_mask %#lx)\n",
 	       len ? owe : "none", s.qs_mask);
 	printk("callbacks queued: %ld, invoked: %llu\n", s.cbs_queued, s.cbs_invoked);
-	printk("grace periods completed: %lu, synchronize_rcu() tours completed: %lu, "
-	       "stall reports: %lu\n", s.gps_completed, s.tours_completed, s.stall_reports);
+	printk("call_rcu() grace periods completed: %lu, stall reports: %lu\n",
+	       s.gps_completed, s.stall_reports);
 	return MON_OK;
 }
 
@@ -214,7 +218,7 @@ static const struct command commands[] = {
 	{ "help", "", "this list", cmd_help },
 	{ "cpus", "", "online CPUs: current task, switches, idle or busy", cmd_cpus },
 	{ "ps", "", "each CPU's run queue and current task; every task", cmd_ps },
-	{ "rcu", "", "grace period, CPUs owing a quiescent state, callbacks", cmd_rcu },
+	{ "rcu", "", "call_rcu() grace period, synchronize_rcu() tours, callbacks", cmd_rcu },
 	{ "demo", "[NAME|list|all]", "play a demo (no name: list them)", cmd_demo },
 	{ "test", "GLOB", "run the in-kernel tests matching GLOB", cmd_test },
 	{ "torture", "SECONDS", "run rcutorture for SECONDS", cmd_torture },

@@ -143,6 +143,8 @@ static void finish_task_switch(void)
 	target = prev->migrate_to;
 	if (target >= 0) {
 		prev->migrate_to = -1;
+		/* Whatever runs on target now is what the hop will wait for. */
+		trace_record(TR_HOP_QUEUE, target, prev->pid);
 		enqueue_on(prev, target);	/* run_on(): now it may run there */
 	} else if (prev->state == TASK_DEAD) {
 		complete(&prev->exited);	/* kthread_stop() may free it now */

@@ -93,10 +93,14 @@ KTEST(demo_deletion)
 	KEXPECT(said("new readers:  head -> [1,2,3]* -> [9,10,11]*\n"));
 	KEXPECT(said("old readers:  head -> [1,2,3]* -> [5,6,7]* -> [9,10,11]*\n"));
 	KEXPECT(said("exactly synchronize_rcu()'s loop"));
-	for (int cpu = 0; cpu < nr_cpu_ids; cpu++) {
+	/* Every CPU but the updater's own (CPU0, where tests run) switched. */
+	for (int cpu = 1; cpu < nr_cpu_ids; cpu++) {
 		snprintf(line, sizeof(line), "on CPU%d: it switched", cpu);
 		KEXPECT(said(line));
 	}
+	/* Its own CPU says what happened there: no switch, or the queued tasks ran. */
+	KEXPECT(strstr(out, "on CPU0: no switch: the updater was already here") ||
+		strstr(out, "on CPU0: the updater is already here; run_on() let the tasks"));
 	KEXPECT(said("back to one version"));
 	KEXPECT(said("every reader: head -> [1,2,3]* -> [9,10,11]*\n"));
 	KEXPECT(said("p:            5,6,7   (unreachable"));
@@ -199,13 +203,66 @@ KTEST(demo_monitor_commands)
 	KEXPECT_EQ(mon("ps"), MON_OK);
 	KEXPECT(said("CPU0: current"));
 	KEXPECT_EQ(mon("rcu"), MON_OK);
-	KEXPECT(said("grace period "));
-	KEXPECT(said("CPUs that still owe a quiescent state: "));
+	KEXPECT(said("call_rcu() grace period "));
+	KEXPECT(said("synchronize_rcu() tours in progress: 0 "));
+	KEXPECT(said("CPUs that still owe it a quiescent state: "));
 	KEXPECT(said("callbacks queued: "));
 	KEXPECT_EQ(mon("demo"), MON_OK);
 	KEXPECT(said("deletion"));
 	KEXPECT_EQ(mon("trace clear"), MON_OK);
 	KEXPECT_EQ(mon("halt"), MON_HALT);	/* the prompt loop ends QEMU, not monitor_exec() */
+}
+
+/* A reader that holds on until told, and an updater whose tour waits for it. */
+static bool mon_release, mon_holding;
+
+static int mon_reader_fn(void *arg)
+{
+	(void)arg;
+	rcu_read_lock();
+	WRITE_ONCE(mon_holding, true);
+	while (!READ_ONCE(mon_release))
+		udelay(50);		/* busy: no quiescent state on this CPU */
+	rcu_read_unlock();
+	return 0;
+}
+
+static int mon_updater_fn(void *arg)
+{
+	(void)arg;
+	synchronize_rcu();
+	return 0;
+}
+
+KTEST(demo_monitor_rcu_shows_a_tour_in_progress)
+{
+	struct task_struct *reader, *updater;
+	struct rcu_stats s;
+	u64 t0;
+
+	if (num_online_cpus() < 2)
+		KTEST_SKIP("needs two CPUs: a tour cannot wait for a reader on its own CPU");
+	WRITE_ONCE(mon_release, false);
+	WRITE_ONCE(mon_holding, false);
+	reader = kthread_run_on_cpu(mon_reader_fn, NULL, num_online_cpus() - 1, "mon_reader");
+	KASSERT(reader != NULL);
+	while (!READ_ONCE(mon_holding))
+		msleep(1);
+	updater = kthread_run_on_cpu(mon_updater_fn, NULL, smp_processor_id(), "mon_updater");
+	KEXPECT(updater != NULL);
+	t0 = ktime_get_ns();
+	do {
+		msleep(1);	/* lets the updater start its tour */
+		rcu_get_stats(&s);
+	} while (s.tours_started == s.tours_completed && ktime_get_ns() - t0 < NSEC_PER_SEC);
+	KEXPECT_EQ(mon("rcu"), MON_OK);
+	KEXPECT(said("synchronize_rcu() tours in progress: 1 "));
+	WRITE_ONCE(mon_release, true);
+	if (updater)
+		kthread_stop(updater);
+	kthread_stop(reader);
+	KEXPECT_EQ(mon("rcu"), MON_OK);
+	KEXPECT(said("synchronize_rcu() tours in progress: 0 "));
 }
 
 KTEST(demo_monitor_bad_input)

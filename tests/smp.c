@@ -110,3 +110,35 @@ KTEST(clock_is_monotonic_and_mdelay_waits)
 	KEXPECT(t1 - t0 >= 50 * NSEC_PER_MSEC);
 	KEXPECT(jiffies > j0);	/* the tick ran while we waited */
 }
+
+static bool control_ok[NR_CPUS];
+static char control_why[NR_CPUS][96];
+
+static void check_control(void *info)
+{
+	int me = smp_processor_id();
+
+	(void)info;
+	control_ok[me] = arch_cpu_control_ok(control_why[me], sizeof(control_why[me]));
+}
+
+/*
+ * Every CPU, the boot CPU and those started later, runs with the control
+ * register the kernel loads (x86-64 CR0, AArch64 SCTLR_EL1): a CPU that
+ * kept what firmware or INIT left could run with its caches off (CR0.CD
+ * and NW are set at power-on and after INIT; TCG ignores them, hardware
+ * does not).
+ */
+KTEST(smp_every_cpu_runs_with_the_kernels_control_register)
+{
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		control_ok[cpu] = false;
+	on_each_cpu(check_control, NULL, true);
+	for_each_online_cpu(cpu) {
+		if (!control_ok[cpu])
+			ktest_info("CPU%d: %s", cpu, control_why[cpu]);
+		KEXPECT(control_ok[cpu]);
+	}
+}

@@ -13,7 +13,8 @@
  *
  *	mark "list_del_rcu"; list_del_rcu(); synchronize_rcu(); mark "kfree"; kfree();
  *
- * and once with call_rcu() instead of synchronize_rcu().  The trace is
+ * and then once with call_rcu() and synchronize_rcu() side by side, for
+ * the picture to contrast the two kinds of grace period.  The trace is
  * dumped on the console at the end (docs/trace.md has the line format).
  *
  * Its own bookkeeping checks the outcome: every reader made progress, and
@@ -22,7 +23,7 @@
  */
 #include "ktest.h"
 
-#define TS_ELEMS	6		/* list length at the start */
+#define TS_ELEMS	7		/* list length at the start */
 #define TS_SYNC_ROUNDS	4		/* list_del_rcu + synchronize_rcu + kfree */
 #define TS_LIVE		0x11fe11feU	/* an element's magic while it may be reached */
 #define TS_HOLD_MIN_US	2000		/* a reader holds its element 2 .. */
@@ -189,17 +190,33 @@ KTEST(trace_scenario_grace_period_waits_for_readers)
 		freed++;
 		msleep(5);		/* a gap between grace periods on the picture */
 	}
-	sync_after = trace_count(TR_SYNC_BEGIN);
 
-	/* Once more, asynchronously: call_rcu() frees e after a grace period. */
+	/*
+	 * Once more, both ways at once, for the picture to contrast them:
+	 * call_rcu() frees e after an asynchronous grace period, which ends
+	 * once every CPU has reported a quiescent state, in any order; the
+	 * synchronize_rcu() tour started just after it for e2 visits the CPUs
+	 * one by one, waiting on each for whatever runs there when it arrives.
+	 */
 	e = ts_remove_first();
 	KEXPECT(e != NULL);
 	if (e) {
+		struct ts_elem *e2;
+
 		trace_mark("call_rcu");
 		call_rcu(&e->rcu, ts_free_cb);
+		e2 = ts_remove_first();
+		KEXPECT(e2 != NULL);
+		if (e2) {
+			synchronize_rcu();
+			trace_mark("kfree");
+			kfree(e2);
+			freed++;
+		}
 		wait_for_completion(&ts_cb_done);
 		freed++;
 	}
+	sync_after = trace_count(TR_SYNC_BEGIN);
 
 	/* Readers kept going during and after the grace periods. */
 	progress = ts_readers_progress(cpus, nr, 1);
@@ -232,9 +249,9 @@ KTEST(trace_scenario_grace_period_waits_for_readers)
 		KEXPECT(r->held >= 1);
 		KEXPECT_EQ(r->freed_seen, 0);	/* what a too-short grace period does */
 	}
-	KEXPECT_EQ(freed, TS_SYNC_ROUNDS + 1);
+	KEXPECT_EQ(freed, TS_SYNC_ROUNDS + 2);
 	/* Each synchronize_rcu() made a tour (rcu.inject=no_wait skips them). */
-	KEXPECT_EQ(sync_after - sync_before, TS_SYNC_ROUNDS);
-	ktest_info("trace scenario: %d grace periods in %llu ms", TS_SYNC_ROUNDS + 1,
+	KEXPECT_EQ(sync_after - sync_before, TS_SYNC_ROUNDS + 1);
+	ktest_info("trace scenario: %d grace periods in %llu ms", TS_SYNC_ROUNDS + 2,
 		   (unsigned long long)((ktime_get_ns() - t0) / NSEC_PER_MSEC));
 }

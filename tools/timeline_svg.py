@@ -19,6 +19,7 @@ C_LATER = "#f28e2b"	# later reader
 C_OTHER = "#b8b8b8"	# a reader no drawn grace period concerns
 C_BAD = "#d62728"	# violation
 C_TOUR = "#2a9d3a"	# synchronize_rcu() tour
+C_LATE_HOP = "#e7298a"	# a hop that waited for a later reader
 C_ASYNC = "#8e44ad"	# asynchronous grace period
 C_UPD = "#7f7f7f"	# updater-side window
 C_SWITCH = "#555555"
@@ -351,16 +352,23 @@ def draw(model, log, window, width=1600):
     for w in gps:
         if w.kind != "tour":
             continue
-        pts = [(w.start, w.cpu)] + w.hops + ([(w.end, w.end_cpu)] if w.end else [])
-        pts = [(X(ns), lanes_y + cpu * lane_h + lane_h / 2) for ns, cpu in pts
-               if t0 <= ns <= t1 and cpu < ncpu]
-        for (x1, y1), (x2, y2) in zip(pts, pts[1:]):
+        late = {(ns, cpu): r for ns, cpu, r in w.late_hops}
+        # Each leg is drawn in the colour of the hop it arrives at.
+        stops = [(w.start, w.cpu)] + w.hops + ([(w.end, w.end_cpu)] if w.end else [])
+        stops = [(X(ns), lanes_y + cpu * lane_h + lane_h / 2,
+                  C_LATE_HOP if (ns, cpu) in late else C_TOUR)
+                 for ns, cpu in stops if t0 <= ns <= t1 and cpu < ncpu]
+        for (x1, y1, _), (x2, y2, col) in zip(stops, stops[1:]):
             if abs(y2 - y1) > 1 or abs(x2 - x1) > 1:
-                c.line(x1, y1, x2, y2, C_TOUR, sw=1.4, arrow=abs(y2 - y1) > 1)
+                c.line(x1, y1, x2, y2, col, sw=1.4, arrow=abs(y2 - y1) > 1)
         for ns, cpu in w.hops:
             if t0 <= ns <= t1 and cpu < ncpu:
-                c.circle(X(ns), lanes_y + cpu * lane_h + lane_h / 2, 4.5, C_TOUR,
-                         tip=f"{w.short}: run_on({cpu}) arrived at {ms(ns)} ms")
+                r = late.get((ns, cpu))
+                tip = f"{w.short}: run_on({cpu}) arrived at {ms(ns)} ms"
+                if r:
+                    tip += f"; it waited for a later {r.describe()}, begun after the tour started"
+                c.circle(X(ns), lanes_y + cpu * lane_h + lane_h / 2, 5.5 if r else 4.5,
+                         C_LATE_HOP if r else C_TOUR, tip=tip)
 
     # Marks, on the lanes as short flags and as labels above.
     for m, lev in placed:
@@ -397,6 +405,8 @@ def draw(model, log, window, width=1600):
                          "line: start, solid: end)"),
         ("hop", C_TOUR, "run_on() hop: the updater arrives on that CPU after a context "
                         "switch there"),
+        ("hop", C_LATE_HOP, "hop that waited for a later reader (begun after the tour "
+                            "started): the tour is sequential, call_rcu()'s is not"),
         ("span", C_ASYNC, "call_rcu()'s grace period (gp_start..gp_end); top ticks: "
                           "quiescent states reported"),
         ("tick", C_SWITCH, "context switch (bottom ticks); italic labels: trace_mark()"),

@@ -18,7 +18,8 @@ EVENT_RE = re.compile(r"T (\d+) (\d+) (\d+) ([a-z_]+)(?: (.*))?$")
 KEY_RE = re.compile(r"([a-z]+)=(\S+)$")
 
 EVENTS = {"read_lock", "read_unlock", "switch", "qs", "hop", "sync_begin", "sync_end",
-          "gp_start", "gp_end", "cb_queue", "cb_invoke", "publish", "unpublish", "mark"}
+          "gp_start", "gp_end", "cb_queue", "cb_invoke", "publish", "unpublish", "mark",
+          "hop_queue"}
 
 
 # --------------------------------------------------------------------------
@@ -133,6 +134,8 @@ class Wait:
     end_cpu: int = 0
     ptr: int = 0
     hops: list = field(default_factory=list)	# (ns, cpu)
+    queued: dict = field(default_factory=dict)	# hop index -> ns its run_on() was queued
+    late_hops: list = field(default_factory=list)	# (ns, cpu, reader): waited for a later reader
     qs: list = field(default_factory=list)	# (ns, cpu)
     pre: list = field(default_factory=list)
     later: list = field(default_factory=list)
@@ -194,6 +197,7 @@ def build(trace):
     open_tour = {}		# tour number -> Wait
     open_gp = None
     open_cb = {}		# ptr -> Wait
+    hop_queued = {}		# (pid, target cpu) -> ns of its hop_queue
     removals_open = {}		# pid -> [Wait] waiting for a "mark kfree"
     counters = {"removal": 0, "callback": 0}
     dropped = 0
@@ -225,9 +229,14 @@ def build(trace):
             w = open_tour.pop(e.args.get("tour", 0), None)
             if w:
                 w.end, w.end_cpu = e.ns, e.cpu
+        elif e.name == "hop_queue":
+            hop_queued[(e.args.get("pid"), e.args.get("cpu"))] = e.ns
         elif e.name == "hop":
+            q = hop_queued.pop((e.pid, e.cpu), None)
             for w in open_tour.values():
                 if w.pid == e.pid:
+                    if q is not None and q >= w.start:
+                        w.queued[len(w.hops)] = q
                     w.hops.append((e.ns, e.cpu))
         elif e.name == "gp_start":
             open_gp = Wait("async", e.args.get("gp", 0), e.ns, cpu=e.cpu, pid=e.pid)
@@ -262,9 +271,29 @@ def build(trace):
     return model
 
 
+def late_hops(model, w):
+    """The hops of tour w that waited for a later reader: one that ran on
+    the target CPU between the moment run_on() queued the updater there
+    (hop_queue) and the hop, and that began after the tour started.  The
+    tour visits one CPU at a time and waits for whatever runs there when
+    it arrives: correct (it waits for every pre-existing reader too) but
+    conservative."""
+    for i, (ns, cpu) in enumerate(w.hops):
+        q = w.queued.get(i)
+        if q is None:
+            continue
+        for r in model.readers:
+            if (r.cpu == cpu and r.start is not None and r.start > w.start and
+                    r.start < ns and (r.end is None or r.end > q)):
+                w.late_hops.append((ns, cpu, r))
+                break
+
+
 def classify(model):
     """Pre-existing / later readers of each wait, and the check."""
     for w in model.waits:
+        if w.kind == "tour":
+            late_hops(model, w)
         if w.end is None:
             continue		# unfinished: nothing to check
         for r in model.readers:
@@ -300,6 +329,9 @@ def summary(model, log):
     out.append(f"  pre-existing readers waited for:    "
                f"{sum(len(w.pre) - len(w.violators) for w in gps)}")
     out.append(f"  later readers extending beyond the end: {sum(len(w.beyond) for w in gps)}")
+    out.append(f"  tour hops that waited for a later reader: "
+               f"{sum(len(w.late_hops) for w in tours)} (marked * below: the tour visits "
+               f"one CPU at a time and waits for whatever runs there)")
     if upd:
         out.append(f"  updater-side checks: {count(sum(w.kind == 'removal' for w in upd), 'removal')} "
                    f"(unpublish..kfree), {count(sum(w.kind == 'callback' for w in upd), 'callback')}"
@@ -309,7 +341,9 @@ def summary(model, log):
     for w in gps:
         where = ""
         if w.kind == "tour":
-            where = "  hops " + " ".join(f"CPU{c}" for _, c in w.hops)
+            late = {(ns, c) for ns, c, _ in w.late_hops}
+            where = "  hops " + " ".join(f"CPU{c}{'*' if (ns, c) in late else ''}"
+                                         for ns, c in w.hops)
         else:
             where = "  " + count(len(w.qs), "quiescent state")
         out.append(f"    {w.short:24} {ms(w.start)}..{ms(w.end)} ms "

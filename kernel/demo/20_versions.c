@@ -364,10 +364,19 @@ static void narrated_grace_period(void)
 	smp_store_release(&holder.gp_started, true);
 	for_each_online_cpu(cpu) {
 		u64 t0 = ktime_get_ns(), us;
+		u64 switches = current->switches;
+		bool here = cpu == smp_processor_id();
 
 		run_on(cpu);
 		us = (ktime_get_ns() - t0) / NSEC_PER_USEC;
-		if (holder.task && cpu == holder.cpu)
+		if (here && current->switches == switches)
+			demo_say("on CPU%d: no switch: the updater was already here, alone, and is "
+				 "in no reader (%llu us)", cpu, (unsigned long long)us);
+		else if (here)
+			demo_say("on CPU%d: the updater is already here; run_on() let the tasks "
+				 "queued here run first, then it ran again (%llu us)", cpu,
+				 (unsigned long long)us);
+		else if (holder.task && cpu == holder.cpu)
 			demo_say("on CPU%d: it switched, so its pre-existing readers are done "
 				 "(it waited %llu ms for the reader holding 5,6,7)", cpu,
 				 (unsigned long long)(us / 1000));
@@ -522,6 +531,9 @@ DEMO(replacement, "Example 2: maintaining multiple versions during replacement")
 	show_elem("q:", q, false, "(ready to publish)");
 
 	demo_step("Line 5: list_replace_rcu(&p->list, &q->list): two versions");
+	if (holder.task)
+		demo_say("(from here to synchronize_rcu() the demo does not pause: a reader is "
+			 "about to hold 5,6,7)");
 	holder_grab();
 	spin_lock(&v_lock);
 	list_replace_rcu(&p->list, &q->list);
@@ -532,13 +544,18 @@ DEMO(replacement, "Example 2: maintaining multiple versions during replacement")
 	show_version("old readers:", p, q, true);
 	holder_view();
 
-	demo_step("Line 6: synchronize_rcu()");
+	/*
+	 * No pause between Line 5 and Line 6: the reader holds 5,6,7 now, and
+	 * at a reading pace it would leave (MAX_HOLD_MS) before the grace
+	 * period began, which would then wait for nobody.
+	 */
+	demo_step_nopause("Line 6: synchronize_rcu()");
 	if (holder.task && !smp_load_acquire(&holder.released))
-		demo_say("(the reader on CPU%d still holds 5,6,7; this time the real "
-			 "synchronize_rcu() waits for it)", holder.cpu);
+		demo_say("the reader on CPU%d still holds 5,6,7; the real synchronize_rcu() "
+			 "must wait for it", holder.cpu);
 	else if (holder.task)
-		demo_say("(the reader on CPU%d left during the pause: it never holds a "
-			 "reference for long)", holder.cpu);
+		demo_fail("the reader on CPU%d left before synchronize_rcu() began: the grace "
+			  "period has nobody to wait for", holder.cpu);
 	smp_store_release(&holder.gp_started, true);
 	t0 = ktime_get_ns();
 	synchronize_rcu();
@@ -549,6 +566,10 @@ DEMO(replacement, "Example 2: maintaining multiple versions during replacement")
 			    holder.unlock_ns > gp_end_ns))
 		demo_fail("synchronize_rcu() returned before the reader on CPU%d left",
 			  holder.cpu);
+	else if (holder.task)
+		demo_say("it waited for the reader on CPU%d, which left %llu ms after "
+			 "synchronize_rcu() began", holder.cpu,
+			 (unsigned long long)((holder.unlock_ns - t0) / NSEC_PER_MSEC));
 	demo_say("back to one version, with the new element in place of the old:");
 	show_version("every reader:", NULL, NULL, true);
 	show_elem("p:", p, false, "(unreachable; no reader holds it)");

@@ -241,18 +241,33 @@ static void wait_for_enter(void)
 	printk(demo_color_on() ? "\r\033[K" : "\n");
 }
 
-void demo_step(const char *fmt, ...)
+static void vheading(const char *fmt, va_list ap)
 {
 	char prefix[64];
+
+	snprintf(prefix, sizeof(prefix), "\n%s* ", demo_color(DC_BOLD));
+	vsay(prefix, fmt, ap);
+	if (demo_color_on())
+		emit(demo_color(DC_RESET));
+}
+
+void demo_step_nopause(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vheading(fmt, ap);
+	va_end(ap);
+}
+
+void demo_step(const char *fmt, ...)
+{
 	va_list ap;
 	int p = effective_pace();
 
-	snprintf(prefix, sizeof(prefix), "\n%s* ", demo_color(DC_BOLD));
 	va_start(ap, fmt);
-	vsay(prefix, fmt, ap);
+	vheading(fmt, ap);
 	va_end(ap);
-	if (demo_color_on())
-		emit(demo_color(DC_RESET));
 	if (p == DEMO_PACE_ENTER && !run_to_end)
 		wait_for_enter();
 	else if (p > 0 && !run_to_end)

@@ -411,6 +411,7 @@ void rcu_get_stats(struct rcu_stats *s)
 	s->gp_seq = READ_ONCE(rcu_state.gp_seq);
 	s->qs_mask = READ_ONCE(rcu_state.qs_mask);
 	s->gps_completed = READ_ONCE(rcu_state.gps_completed);
+	s->tours_started = (unsigned int)atomic_read(&rcu_state.tours_started);
 	s->tours_completed = READ_ONCE(rcu_state.tours_completed);
 	s->stall_reports = READ_ONCE(rcu_stall_reports);
 	s->cbs_queued = 0;

@@ -168,6 +168,7 @@ struct rcu_stats {
 	unsigned long gp_seq;
 	unsigned long qs_mask;
 	unsigned long gps_completed;
+	unsigned long tours_started;	/* synchronize_rcu() tours */
 	unsigned long tours_completed;
 	long cbs_queued;
 	unsigned long long cbs_invoked;

@@ -199,7 +199,8 @@ context switches, queued tasks, and the gdb thread that is this CPU.
             if not idle:
                 what = "busy"
             elif int(rcu_data[c]["idle"]):
-                what = "idle (halted; RCU does not wait for it)"
+                what = ("idle (halted: call_rcu()'s grace periods count it quiescent; "
+                        "a synchronize_rcu() tour wakes it with an IPI)")
             else:
                 what = "idle"
             if int(cpus[c]["irq_depth"]) > 0:

@@ -12,6 +12,8 @@
 /* The FP/SIMD state a task carries: q0-q31, then FPCR and FPSR (16 bytes). */
 #define ARCH_FPU_SIZE	(32 * 16 + 16)
 #define ARCH_FPU_ALIGN	16
+/* The FP registers a called function preserves: d8-d15, FPCR (arch_fp_callee_saved_call). */
+#define ARCH_FP_CALLEE_SAVED_WORDS 9
 
 /*
  * IRQ and FIQ are masked and unmasked together (daifset/daifclr #3); the

@@ -9,6 +9,8 @@
 /* The FP/SIMD state a task carries: the fxsave area. */
 #define ARCH_FPU_SIZE	512
 #define ARCH_FPU_ALIGN	16
+/* The FP registers a called function preserves: MXCSR, x87 control word (arch_fp_callee_saved_call). */
+#define ARCH_FP_CALLEE_SAVED_WORDS 2
 
 /* Integer division by zero raises an exception (#DE) on x86-64. */
 #define ARCH_INTEGER_DIVIDE_TRAPS 1
