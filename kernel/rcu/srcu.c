@@ -178,7 +178,7 @@ static bool srcu_readers_gone(struct srcu_struct *ssp, int idx)
 	for_each_possible_cpu(cpu)
 		unlocks += READ_ONCE(ssp->sda[cpu].unlock_count[idx]);
 	/*
-	 * [srcu_check_mb] pairs [srcu_lock_mb, srcu_unlock_mb, call_srcu_mb]:
+	 * [srcu_check_mb] pairs [srcu_lock_mb,srcu_unlock_mb,call_srcu_mb]:
 	 * unlocks before locks, so every unlock counted has its lock counted
 	 * (message passing with srcu_unlock_mb) and equal sums mean no
 	 * counted reader is left; the lock loads come after the removal, so
