@@ -423,18 +423,6 @@ KTEST(demo_srcu)
 	KEXPECT(strstr(demo_out, "synchronize_rcu() returned while the SRCU reader slept") != NULL);
 }
 
-/*
- * The demo shows the report of sleeping inside rcu_read_lock() from a
- * recorded boot; this boot checks that the kernel still prints that line.
- */
-KTEST_EXPECT_PANIC(srcu_demo_recorded_panic_is_real, srcu_demo_panic_line)
-{
-	if (!CONFIG_RCU_CHECKING)
-		KTEST_SKIP("production build: no read-side checks");
-	rcu_read_lock();
-	msleep(10);
-}
-
 /* ---- Misuse, in the checking build: each in a boot of its own ---- */
 
 #define SKIP_IF_PRODUCTION()						\

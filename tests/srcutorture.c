@@ -23,7 +23,7 @@
 #define ST_NFAKERS		2
 #define ST_MIN_UPDATES		(2 * ST_PIPE_LEN)
 
-static int st_duration = 2;
+static int st_duration = 1;
 KPARAM_INT("srcutorture.duration", st_duration, 1, 3600);
 
 DEFINE_STATIC_SRCU(st_srcu);

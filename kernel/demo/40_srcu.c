@@ -9,9 +9,9 @@
 
 /*
  * The first line of the report, as the checking build prints it.  Shown
- * from a recording because the report ends the kernel; the test
- * srcu_demo_recorded_panic_is_real (tests/srcu.c) boots a kernel that
- * sleeps in rcu_read_lock() and passes only if this exact line appears.
+ * from a recording because the report ends the kernel.  The test
+ * misuse_msleep_in_rcu_reader (tests/misuse.c) boots a kernel that sleeps
+ * in rcu_read_lock() and passes only if this exact line appears.
  */
 const char srcu_demo_panic_line[] =
 	"BUG: Illegal context switch in RCU read-side critical section: "
@@ -75,17 +75,17 @@ static void show_the_bug(void)
 	demo_say("sleeps lets its CPU switch while it still holds p, so synchronize_rcu()");
 	demo_say("could return and the updater free p under it.  The checking build stops");
 	demo_say("the kernel at the msleep().  That ends the kernel, so here is the report");
-	demo_say("recorded from a boot of its own (make test TESTS=srcu_demo_recorded_panic_is_real");
+	demo_say("recorded from a boot of its own (make test TESTS=misuse_msleep_in_rcu_reader");
 	demo_say("boots it and checks the first line):");
 	snprintf(line, sizeof(line), "Kernel panic - not syncing: %s", srcu_demo_panic_line);
 	demo_code(line);
 	/* The rest as a boot of make test SMP=2 on x86-64 printed it (addresses vary). */
 	demo_code("CPU: 0 Task: ktest\n"
 		  "Call Trace:\n"
-		  " [<0000000000106d88>] might_sleep_check+0x78/0xc1\n"
-		  " [<00000000001070db>] msleep+0x2b/0xec\n"
-		  " [<0000000000123d80>] ktest_fn_srcu_demo_recorded_panic_is_real+0x30/0x45\n"
-		  " [<00000000001044a9>] ktest_run_all+0x229/0x333");
+		  " [<0000000000106eb8>] might_sleep_check+0x78/0xc1\n"
+		  " [<000000000010720b>] msleep+0x2b/0xec\n"
+		  " [<000000000011a4b0>] ktest_fn_misuse_msleep_in_rcu_reader+0x30/0x45\n"
+		  " [<00000000001045a9>] ktest_run_all+0x229/0x333");
 }
 
 /* The same reader under SRCU; returns false if the demo failed. */
