@@ -31,6 +31,7 @@ static struct {
 	struct task_struct *task;
 	int cpu;
 	bool in, left;
+	int idx;
 	int a;
 	u64 left_ns;
 } sleeper;
@@ -41,6 +42,7 @@ static int srcu_sleeper_fn(void *arg)
 	struct sfoo *p = srcu_dereference(srcu_gp, &demo_srcu);
 
 	(void)arg;
+	sleeper.idx = idx;
 	WRITE_ONCE(sleeper.in, true);
 	msleep(SRCU_DEMO_SLEEP_MS);		/* asleep inside the reader */
 	sleeper.a = p ? READ_ONCE(p->a) : 0;	/* still valid: the updater waits */
@@ -112,7 +114,7 @@ static bool show_srcu_waits(void)
 		return false;
 	}
 	demo_say("The reader on CPU%d took the index %d and fell asleep holding 1,2,3.",
-		 sleeper.cpu, (int)(READ_ONCE(demo_srcu.completed) & 1));
+		 sleeper.cpu, sleeper.idx);
 
 	demo_step("The updater replaces 1,2,3 and calls synchronize_srcu()");
 	new = kmalloc(sizeof(*new), GFP_KERNEL);
