@@ -18,7 +18,6 @@
 #include "completion.h"
 
 #define TASK_COMM_LEN	16
-#define THREAD_PAGES	4		/* 16 KiB kernel stacks */
 
 enum task_state {
 	TASK_RUNNING,			/* running, or on a run queue */

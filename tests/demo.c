@@ -85,6 +85,7 @@ KTEST(demo_list_publish)
 KTEST(demo_deletion)
 {
 	char line[64];
+	int cpu;
 
 	KEXPECT(play("deletion"));
 	KEXPECT(said("demo deletion: done"));
@@ -93,7 +94,7 @@ KTEST(demo_deletion)
 	KEXPECT(said("new readers:  head -> [1,2,3]* -> [9,10,11]*\n"));
 	KEXPECT(said("old readers:  head -> [1,2,3]* -> [5,6,7]* -> [9,10,11]*\n"));
 	KEXPECT(said("exactly synchronize_rcu()'s loop"));
-	for (int cpu = 0; cpu < nr_cpu_ids; cpu++) {
+	for_each_online_cpu(cpu) {
 		snprintf(line, sizeof(line), "on CPU%d: it switched", cpu);
 		KEXPECT(said(line));
 	}
