@@ -15,9 +15,10 @@ import subprocess
 CYCLE = "<<<<<START OF CYCLE>>>>>"
 
 
-def replay(workdir, pml, trail):
-    """Runs spin -t; returns the model's own lines, plus CYCLE markers."""
-    p = subprocess.run(["spin", "-t", "-k", trail, pml], cwd=workdir,
+def replay(workdir, pml, trail, defines=()):
+    """Runs spin -t (with the -D options the verifier was built with);
+    returns the model's own lines, plus CYCLE markers."""
+    p = subprocess.run(["spin", "-t", "-k", trail] + list(defines) + [pml], cwd=workdir,
                        capture_output=True, text=True)
     lines = []
     for raw in p.stdout.splitlines():
