@@ -34,7 +34,7 @@
  * @check ltl cbs_run
  * @check ltl rcuc_wakes
  * @cflags -DCOLLAPSE -DVECTORSZ=2048
- * @hashbits 20
+ * @hashbits 18
  * @variant base: verify
  * @variant inject_no_wait -DINJECT_NO_WAIT: reject safety "rcu.inject=no_wait: call_rcu() invokes the callback at once"
  * @variant snap_off_by_one -DSNAP_OFF_BY_ONE: reject safety "rcu_seq_snap() as (s + 2) & ~1: a callback queued during a grace period waits only for that one, which may have started before the removal"

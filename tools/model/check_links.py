@@ -150,11 +150,14 @@ def main():
                 models[mpath] = m
                 if r["id"] not in m.barrier_ids():
                     errors.append(f"{where}: {r['model']} does not carry [{r['id']}]")
-                vs = {v[0]: v[1] for v in armv8.variants(m)}
+                vs = {v[0]: v for v in armv8.variants(m)}
                 if r["variant"] not in vs:
                     errors.append(f"{where}: {r['model']} has no variant {r['variant']}")
-                elif r["id"] not in vs[r["variant"]]:
+                elif r["id"] not in vs[r["variant"]][1]:
                     errors.append(f"{where}: variant {r['variant']} does not remove [{r['id']}]")
+                elif vs[r["variant"]][2] != "allowed":
+                    errors.append(f"{where}: variant {r['variant']} is expected to verify; name "
+                                  f"one that make model must reject")
             except armv8.WmmError as e:
                 errors.append(f"{where}: {e}")
         for path, line, func, partners in kernel_tags.get(r["id"], []):

@@ -30,7 +30,7 @@
  * @title the article's grace period: the run_on() tour over three CPUs
  * @check safety
  * @cflags -DCOLLAPSE
- * @hashbits 20
+ * @hashbits 18
  * @variant base: verify
  * @variant inject_no_wait -DINJECT_NO_WAIT: reject safety "rcu.inject=no_wait: synchronize_rcu() returns at once"
  * @variant tour_skips_cpu -DTOUR_SKIPS_LAST_CPU: reject safety "the tour stops one CPU short"
