@@ -34,8 +34,10 @@ def replay(workdir, pml, trail, defines=()):
 
 def render_pml(lines):
     out, n = [], 0
-    for s in lines:
-        if s == CYCLE:
+    for k, s in enumerate(lines):
+        if s == CYCLE and not any(x != CYCLE and not x.startswith("!! ") for x in lines[k + 1:]):
+            out.append("    --- from here on nothing happens any more: every CPU waits for ever ---")
+        elif s == CYCLE:
             out.append("    --- from here on the run repeats for ever (the steps below, then again) ---")
         elif s.startswith("!! "):
             out.append("    " + s[3:])
