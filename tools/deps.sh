@@ -7,6 +7,7 @@
 #
 # Extra groups:
 #   bench   adds python3-matplotlib (plots for the benchmarks)
+#   model   adds spin (the model checker of make model; it also needs gcc)
 
 set -u
 
@@ -17,7 +18,8 @@ python3 binutils gcc make"
 for group in "$@"; do
     case "$group" in
         bench) pkgs="$pkgs python3-matplotlib" ;;
-        *) echo "deps: unknown group '$group' (known: bench)" >&2; exit 2 ;;
+        model) pkgs="$pkgs spin" ;;
+        *) echo "deps: unknown group '$group' (known: bench, model)" >&2; exit 2 ;;
     esac
 done
 
