@@ -5,6 +5,7 @@
 #   make test       build, boot, run every in-kernel test, print KTAP and
 #                   "N passed, N failed"; non-zero exit on any failure or hang
 #   make debug      QEMU waiting for gdb (see README.md)
+#   make fuzz       fuzz the parsers of outside input on the host (docs/fuzz.md)
 #   make trace      record a grace period and its readers (trace=rcu), draw
 #                   $(BUILD)/trace/timeline.svg; non-zero exit on an RCU violation
 #   make clean
@@ -180,3 +181,11 @@ bench:
 	@python3 tools/bench.py run --arch $(ARCH) --kernel $(BENCH_ELF) --out $(BENCH_DIR) \
 	    --smp "$(BENCH_SMP)" --accel $(ACCEL) --mem $(MEM) --objdump $(OBJDUMP) --nm $(NM) \
 	    --cmdline "$(CMDLINE)" --command "make bench ARCH=$(ARCH) BENCH_SMP=\"$(BENCH_SMP)\" ACCEL=$(ACCEL)"
+
+# make fuzz FUZZ_SECONDS=60: every parser of outside input, built for the host
+# with libFuzzer, ASan and UBSan, fuzzed for FUZZ_SECONDS each (docs/fuzz.md).
+FUZZ_SECONDS ?= 60
+.PHONY: fuzz
+fuzz:
+	@bash tools/deps.sh fuzz
+	@python3 tools/fuzz/fuzz.py run -t $(FUZZ_SECONDS) $(FUZZ_TARGETS)

@@ -7,6 +7,8 @@
 #
 # Extra groups:
 #   bench   adds python3-matplotlib (plots for the benchmarks)
+#   fuzz    adds clang, libclang-rt-14-dev (libFuzzer and the sanitizers) and
+#           python3-hypothesis (property tests of the host parsers)
 
 set -u
 
@@ -17,7 +19,8 @@ python3 binutils gcc make"
 for group in "$@"; do
     case "$group" in
         bench) pkgs="$pkgs python3-matplotlib" ;;
-        *) echo "deps: unknown group '$group' (known: bench)" >&2; exit 2 ;;
+        fuzz) pkgs="$pkgs clang libclang-rt-14-dev python3-hypothesis" ;;
+        *) echo "deps: unknown group '$group' (known: bench, fuzz)" >&2; exit 2 ;;
     esac
 done
 

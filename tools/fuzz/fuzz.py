@@ -31,7 +31,7 @@ import time
 
 FUZZ = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(FUZZ))
-BUILD = os.path.join(ROOT, "build", "fuzz")
+BUILD = os.environ.get("FUZZ_BUILD") or os.path.join(ROOT, "build", "fuzz")
 
 # name -> (kernel sources, include directory of the arch it belongs to, extra link flags)
 TARGETS = {
@@ -201,7 +201,8 @@ def replay_expectations(name, failed):
     n = 0
     for case in inputs(os.path.join(FUZZ, "regress", name)):
         expect = os.path.splitext(case)[0] + ".expect"
-        r = subprocess.run([binary(name), case], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        r = subprocess.run([binary(name), "-timeout=20", case], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT,
                            text=True, errors="replace", env=dict(os.environ, FUZZ_VERBOSE="1"))
         missing = []
         if os.path.exists(expect):
@@ -226,7 +227,7 @@ def cmd_replay(args):
         # Batches keep the argument list short; libFuzzer runs each file once.
         for i in range(0, len(files), 200):
             batch = files[i:i + 200]
-            r = subprocess.run([binary(name)] + batch, stdout=subprocess.PIPE,
+            r = subprocess.run([binary(name), "-timeout=20"] + batch, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True, errors="replace")
             if r.returncode != 0:
                 failed.append(f"{name}: a seed or past crash fails:\n" +
@@ -258,7 +259,8 @@ def cmd_merge(args):
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="cmd", required=True)
-    sub.add_parser("build")
+    b = sub.add_parser("build")
+    b.add_argument("targets", nargs="*", metavar="TARGET")
     r = sub.add_parser("run")
     r.add_argument("-t", "--seconds", type=int,
                    default=int(os.environ.get("FUZZ_SECONDS", "60") or 60))
@@ -271,7 +273,7 @@ def main():
     if unknown:
         p.error(f"unknown target {unknown[0]!r} (known: {', '.join(TARGETS)})")
     if args.cmd == "build":
-        return 0 if build(list(TARGETS)) else 1
+        return 0 if build(args.targets or list(TARGETS)) else 1
     return {"run": cmd_run, "replay": cmd_replay, "merge": cmd_merge}[args.cmd](args)
 
 

@@ -27,8 +27,9 @@ except ImportError:
 
 from hypothesis import HealthCheck, settings, strategies as st  # noqa: E402
 
-# CI runs these on two shared cores: no per-example deadline, a fixed budget.
-settings.register_profile("ci", deadline=None, max_examples=100,
+# CI runs these on two shared cores: no per-example deadline, a fixed budget,
+# and no example database left in the tree.
+settings.register_profile("ci", deadline=None, max_examples=100, database=None,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("ci")
 
