@@ -5,6 +5,7 @@
 #   make test       build, boot, run every in-kernel test, print KTAP and
 #                   "N passed, N failed"; non-zero exit on any failure or hang
 #   make debug      QEMU waiting for gdb (see README.md)
+#   make fuzz       fuzz the parsers of outside input on the host (docs/fuzz.md)
 #   make trace      record a grace period and its readers (trace=rcu), draw
 #                   $(BUILD)/trace/timeline.svg; non-zero exit on an RCU violation
 #   make model      check the Promela models of tools/model/ with Spin
@@ -197,3 +198,10 @@ model:
 	python3 tools/model/model.py --out $(BUILD)/model $(if $(MODEL),--only $(MODEL)) \
 	    $(if $(VARIANT),--variant $(VARIANT)) || rc=1; \
 	if [ $$rc -ne 0 ]; then echo "model: FAILED"; fi; exit $$rc
+# make fuzz FUZZ_SECONDS=60: every parser of outside input, built for the host
+# with libFuzzer, ASan and UBSan, fuzzed for FUZZ_SECONDS each (docs/fuzz.md).
+FUZZ_SECONDS ?= 60
+.PHONY: fuzz
+fuzz:
+	@bash tools/deps.sh fuzz
+	@python3 tools/fuzz/fuzz.py run -t $(FUZZ_SECONDS) $(FUZZ_TARGETS)

@@ -8,6 +8,8 @@
 # Extra groups:
 #   bench   adds python3-matplotlib (plots for the benchmarks)
 #   model   adds spin (the model checker of make model; it also needs gcc)
+#   fuzz    adds clang, libclang-rt-14-dev (libFuzzer and the sanitizers) and
+#           python3-hypothesis (property tests of the host parsers)
 
 set -u
 
@@ -19,7 +21,8 @@ for group in "$@"; do
     case "$group" in
         bench) pkgs="$pkgs python3-matplotlib" ;;
         model) pkgs="$pkgs spin" ;;
-        *) echo "deps: unknown group '$group' (known: bench, model)" >&2; exit 2 ;;
+        fuzz) pkgs="$pkgs clang libclang-rt-14-dev python3-hypothesis" ;;
+        *) echo "deps: unknown group '$group' (known: bench, model, fuzz)" >&2; exit 2 ;;
     esac
 done
 
