@@ -46,6 +46,7 @@
  * preempts them), so the test passes there.
  */
 #include "ktest.h"
+#include "irq.h"	/* irq_work: readers inside interrupt handlers */
 
 #define RT_PIPE_LEN		10	/* Linux's RCU_TORTURE_PIPE_LEN */
 #define RT_NELEM		128	/* the element pool */
@@ -90,7 +91,7 @@ static atomic_t rt_deferred_cbs;	/* callbacks of those chains */
 struct rt_writer_stats {
 	unsigned long long updates;
 	unsigned long long gp_sync, gp_call, gp_poll, poll_early;
-	unsigned long long deferred, alloc_fail;
+	unsigned long long deferred, kfreed, alloc_fail;
 };
 static struct rt_writer_stats rt_wstats;
 
@@ -269,10 +270,18 @@ static int rt_writer(void *arg)
 		if (old) {
 			/* Retired: readers may still hold it, no grace period yet. */
 			WRITE_ONCE(old->pipe_count, 1);
-			if ((rt_rand(&rng) & 3) == 0) {
+			u32 how = rt_rand(&rng) & 7;
+			struct rt_elem *fresh;
+
+			if (how < 2) {
 				rt_wstats.deferred++;
 				atomic_inc(&rt_deferred_inflight);
 				call_rcu(&old->rh, rt_deferred_cb);
+			} else if (how == 2 && (fresh = kzalloc(sizeof(*fresh), GFP_KERNEL))) {
+				/* kfree_rcu(): a late reader sees the poison; a fresh one replaces it. */
+				rt_wstats.kfreed++;
+				kfree_rcu(old, rh);
+				rt_elem_free(fresh);
 			} else {
 				list_add_tail(&old->node, &rt_pipeline);
 			}
@@ -364,52 +373,90 @@ static bool rt_reader_delay(u32 *rng, struct rt_elem *p, unsigned long gen0,
 	return false;
 }
 
+/* One read-side critical section on rt_current, counted in rd; false if none was published. */
+static bool rt_reader_pass(struct rt_reader *rd)
+{
+	struct rt_elem *p;
+	unsigned long b0, b1, gen0, gen1;
+	int pc0, pc1, mb1, pc;
+
+	rcu_read_lock();
+	b0 = READ_ONCE(rt_writer_gps);
+	p = rcu_dereference(rt_current);
+	if (!p) {
+		rcu_read_unlock();
+		rd->nulls++;
+		return false;
+	}
+	gen0 = READ_ONCE(p->gen);
+	smp_rmb();
+	if (READ_ONCE(p->mbtest) != 1)
+		rd->mbtest_errs++;
+	pc0 = READ_ONCE(p->pipe_count);
+
+	if (rt_reader_delay(&rd->rng, p, gen0, b0))
+		rd->long_holds++;
+
+	pc1 = READ_ONCE(p->pipe_count);
+	mb1 = READ_ONCE(p->mbtest);
+	smp_rmb();	/* pairs with smp_wmb() in rt_elem_alloc() */
+	gen1 = READ_ONCE(p->gen);
+	b1 = READ_ONCE(rt_writer_gps);
+	rcu_read_unlock();
+
+	if (gen1 != gen0 || mb1 != 1) {
+		pc = RT_PIPE_LEN;	/* freed (and maybe reused, or kfree()d) under us */
+		rd->recycled++;
+	} else {
+		pc = max(pc0, pc1);
+		if (pc < 0 || pc > RT_PIPE_LEN)
+			pc = RT_PIPE_LEN;
+	}
+	rd->pipe[pc]++;
+	rd->batch[min(b1 - b0, (unsigned long)RT_PIPE_LEN)]++;
+	rd->passes++;
+	return true;
+}
+
+/*
+ * Readers in interrupt handlers: each reader thread, between its passes,
+ * asks another CPU (busy or idle) for one pass inside its next IPI or
+ * timer tick (irq_work_queue_on()).  Each CPU counts its handlers' passes
+ * in its own rt_irq_readers[] slot; handlers on one CPU never nest.
+ */
+static struct rt_reader rt_irq_readers[NR_CPUS];
+static struct irq_work rt_irq_work[NR_CPUS][2];	/* [cpu][lazy] */
+
+static void rt_irq_reader(struct irq_work *work)
+{
+	(void)work;
+	rt_reader_pass(&rt_irq_readers[smp_processor_id()]);
+}
+
+static void rt_kick_irq_reader(struct rt_reader *rd)
+{
+	u32 r = rt_rand(&rd->rng);
+	int cpu = r % num_online_cpus();
+	bool lazy = (r >> 8) & 1;
+
+	if (!cpu_online(cpu) || (!lazy && cpu == smp_processor_id()))
+		return;
+	rt_irq_work[cpu][lazy].func = rt_irq_reader;
+	rt_irq_work[cpu][lazy].lazy = lazy;
+	irq_work_queue_on(&rt_irq_work[cpu][lazy], cpu);	/* busy: skip this one */
+}
+
 static int rt_reader(void *arg)
 {
 	struct rt_reader *rd = arg;
 
 	while (!kthread_should_stop()) {
-		struct rt_elem *p;
-		unsigned long b0, b1, gen0, gen1;
-		int pc0, pc1, mb1, pc;
-
-		rcu_read_lock();
-		b0 = READ_ONCE(rt_writer_gps);
-		p = rcu_dereference(rt_current);
-		if (!p) {
-			rcu_read_unlock();
-			rd->nulls++;
+		if (!rt_reader_pass(rd)) {
 			cond_resched();
 			continue;
 		}
-		gen0 = READ_ONCE(p->gen);
-		smp_rmb();
-		if (READ_ONCE(p->mbtest) == 0)
-			rd->mbtest_errs++;
-		pc0 = READ_ONCE(p->pipe_count);
-
-		if (rt_reader_delay(&rd->rng, p, gen0, b0))
-			rd->long_holds++;
-
-		pc1 = READ_ONCE(p->pipe_count);
-		mb1 = READ_ONCE(p->mbtest);
-		smp_rmb();	/* pairs with smp_wmb() in rt_elem_alloc() */
-		gen1 = READ_ONCE(p->gen);
-		b1 = READ_ONCE(rt_writer_gps);
-		rcu_read_unlock();
-
-		if (gen1 != gen0 || !mb1) {
-			pc = RT_PIPE_LEN;	/* freed (and maybe reused) under us */
-			rd->recycled++;
-		} else {
-			pc = max(pc0, pc1);
-			if (pc < 0 || pc > RT_PIPE_LEN)
-				pc = RT_PIPE_LEN;
-		}
-		rd->pipe[pc]++;
-		rd->batch[min(b1 - b0, (unsigned long)RT_PIPE_LEN)]++;
-		rd->passes++;
-
+		if ((rd->passes & 7) == 0)
+			rt_kick_irq_reader(rd);
 		/* Now and then let the CPU idle: lighter, and idle CPUs are tested too. */
 		if ((rt_rand(&rd->rng) & rd->sleep_mask) == 0)
 			msleep(1);
@@ -461,7 +508,7 @@ KTEST(rcutorture)
 	struct rcu_stats s0, s1;
 	unsigned long long pipe[RT_PIPE_LEN + 1] = { 0 }, batch[RT_PIPE_LEN + 1] = { 0 };
 	unsigned long long mbtest_errs = 0, recycled = 0, fake_gps = 0, long_holds = 0;
-	unsigned long long bad_pipe = 0, bad_batch = 0, min_passes = ~0ULL;
+	unsigned long long bad_pipe = 0, bad_batch = 0, min_passes = ~0ULL, irq_passes = 0;
 	char line[320];
 	bool fail = false, started = true;
 	u64 t0, t_run, t_stop;
@@ -493,6 +540,9 @@ KTEST(rcutorture)
 		rt_elem_free(e);
 	}
 	atomic_set(&rt_frees, 0);
+	memset(rt_irq_readers, 0, sizeof(rt_irq_readers));
+	for (i = 0; i < NR_CPUS; i++)
+		rt_irq_readers[i].rng = rt_seed(200 + i);
 	rcu_get_stats(&s0);
 
 	/* Readers first, one per CPU (all on CPU0 with everything else at SMP=1). */
@@ -545,6 +595,7 @@ KTEST(rcutorture)
 	for (i = 0; i < nreaders; i++)
 		if (readers[i].task)
 			kthread_stop(readers[i].task);
+	msleep(30);	/* the handler passes the readers asked for last have run */
 	run_frees = atomic_read(&rt_frees);	/* before the final drain */
 	rcu_barrier();
 	rt_drain();
@@ -563,6 +614,18 @@ KTEST(rcutorture)
 		long_holds += rd->long_holds;
 		min_passes = min(min_passes, rd->passes);
 	}
+	for (i = 0; i < NR_CPUS; i++) {
+		struct rt_reader *rd = &rt_irq_readers[i];
+
+		for (n = 0; n <= RT_PIPE_LEN; n++) {
+			pipe[n] += rd->pipe[n];
+			batch[n] += rd->batch[n];
+		}
+		mbtest_errs += rd->mbtest_errs;
+		recycled += rd->recycled;
+		long_holds += rd->long_holds;
+		irq_passes += rd->passes;
+	}
 	for (n = 2; n <= RT_PIPE_LEN; n++) {
 		bad_pipe += pipe[n];
 		bad_batch += batch[n];
@@ -577,13 +640,13 @@ KTEST(rcutorture)
 	n = snprintf(line, sizeof(line), "rcutorture: reader passes:");
 	for (i = 0; i < nreaders && n < (int)sizeof(line); i++)
 		n += snprintf(line + n, sizeof(line) - n, " %llu", readers[i].passes);
-	ktest_info("%s (long holds %llu)", line, long_holds);
+	ktest_info("%s, in interrupt handlers %llu (long holds %llu)", line, irq_passes, long_holds);
 	ktest_info("rcutorture: mbtest errors: %llu", mbtest_errs);
 	ktest_info("rcutorture: freed under a reader: %llu", recycled);
 	ktest_info("rcutorture: updates %llu, frees %d (%d at the end), deferred %llu "
-		   "(callbacks %d), alloc failures %llu", rt_wstats.updates, run_frees,
-		   atomic_read(&rt_frees) - run_frees,
-		   rt_wstats.deferred, atomic_read(&rt_deferred_cbs), rt_wstats.alloc_fail);
+		   "(callbacks %d), kfree_rcu %llu, alloc failures %llu", rt_wstats.updates, run_frees,
+		   atomic_read(&rt_frees) - run_frees, rt_wstats.deferred,
+		   atomic_read(&rt_deferred_cbs), rt_wstats.kfreed, rt_wstats.alloc_fail);
 	ktest_info("rcutorture: grace periods: writer %llu (sync %llu, call_rcu %llu, "
 		   "polled %llu [%llu early]), fake writers %llu; rcu: gps_completed %lu, "
 		   "tours %lu, callbacks invoked %llu",
@@ -614,6 +677,7 @@ KTEST(rcutorture)
 	RT_EXPECT(bad_batch == 0);	/* Reader Batch buckets >= 2 */
 	RT_EXPECT(mbtest_errs == 0);
 	RT_EXPECT(min_passes > 0);	/* every reader made progress */
+	RT_EXPECT(irq_passes > 0);	/* and readers in interrupt handlers too */
 	RT_EXPECT(rt_wstats.updates >= RT_MIN_UPDATES);
 	RT_EXPECT(run_frees > 0);	/* elements went round while it ran */
 	RT_EXPECT(atomic_read(&rt_deferred_inflight) == 0);
