@@ -21,9 +21,9 @@ static bool play(const char *name)
 	bool color = demo_set_color(false);
 	bool ok;
 
-	demo_capture(out, sizeof(out));
+	console_capture(out, sizeof(out));
 	ok = d && demo_run(d);
-	demo_capture(NULL, 0);
+	console_capture(NULL, 0);
 	demo_set_pace(pace);
 	demo_set_color(color);
 	return ok;
@@ -34,6 +34,17 @@ static bool said(const char *text)
 	if (strstr(out, text))
 		return true;
 	ktest_info("the demo did not print \"%s\"", text);
+	return false;
+}
+
+/* Both were printed, a first. */
+static bool said_before(const char *a, const char *b)
+{
+	const char *pa = strstr(out, a), *pb = strstr(out, b);
+
+	if (pa && pb && pa < pb)
+		return true;
+	ktest_info("the demo did not print \"%s\" before \"%s\"", a, b);
 	return false;
 }
 
@@ -49,7 +60,7 @@ KTEST(demo_registry_in_article_order)
 {
 	static const char *const order[] = {
 		"publish", "list_publish", "deletion", "replacement", "qq1_seqlock",
-		"qq2_add_race", "qq3_hlist", "qq45_versions", "qq6_cost",
+		"qq2_add_race", "qq3_hlist", "qq45_versions", "qq6_cost", "api_table",
 	};
 	int i = 0;
 
@@ -112,8 +123,8 @@ KTEST(demo_deletion)
 		KEXPECT(said("sees from p: [5,6,7]* -> [9,10,11]*"));
 		KEXPECT(said("waited for it"));
 		/* The reader left before the tour got past its CPU. */
-		KEXPECT(strstr(out, "rcu_read_unlock(): it no longer holds 5,6,7") <
-			strstr(out, "for the reader holding 5,6,7)"));
+		KEXPECT(said_before("rcu_read_unlock(): it no longer holds 5,6,7",
+				    "for the reader holding 5,6,7)"));
 	} else {
 		KEXPECT(said("one CPU: a reader cannot be inside"));
 	}
@@ -133,8 +144,14 @@ KTEST(demo_replacement)
 	KEXPECT(said("every reader: head -> [1,2,3]* -> [5,2,3]* -> [9,10,11]*\n"));
 	KEXPECT(said("the replacement is complete"));
 	KEXPECT(said("0 anything else"));
-	if (num_online_cpus() > 1)
+	if (num_online_cpus() > 1) {
 		KEXPECT(said("sees from p: [5,6,7]* -> [9,10,11]*"));
+		/* Line 6 follows Line 5 at once: the reader still holds 5,6,7. */
+		KEXPECT(said("the reader on CPU1 still holds 5,6,7; the real synchronize_rcu()"));
+		KEXPECT(said_before("rcu_read_unlock(): it no longer holds 5,6,7",
+				    "synchronize_rcu() returned after"));
+		KEXPECT(said("it waited for the reader on CPU1"));
+	}
 }
 
 KTEST(demo_qq1_seqlock)
@@ -160,6 +177,9 @@ KTEST(demo_qq3_hlist)
 	KEXPECT(said("demo qq3_hlist: done"));
 	KEXPECT(said("visits 12 elements, the new form 12"));
 	KEXPECT(said("bucket 5: -> 13,14,15 -> NULL"));
+	/* hlist_replace_rcu(), hlist_add_before_rcu(), hlist_add_behind_rcu(). */
+	KEXPECT(said("bucket 1: -> 17,18,19 -> 9,90,91 -> 25,26,27 -> 1,2,3 -> NULL"));
+	KEXPECT(said(", 0 torn elements, 0 misses"));
 	KEXPECT(said(" 0 misses of keys nobody removed"));
 }
 
@@ -173,11 +193,38 @@ KTEST(demo_qq45_versions)
 
 KTEST(demo_qq6_cost)
 {
+	const char *busy;
+
 	KEXPECT(play("qq6_cost"));
 	KEXPECT(said("demo qq6_cost: done"));
 	KEXPECT(said_number("no writer:   ") > 0);
 	KEXPECT(said_number("with writer: ") >= 0);
 	KEXPECT(said("TCG there are no caches to miss"));
+	/* The part RCU itself takes: quiescent states through rcu_state.lock. */
+	KEXPECT(said(" ns in cond_resched() and "));
+	KEXPECT(said("a pass's time\n  in cond_resched() went from "));
+	/* The writer's kfree_rcu()s made grace periods while it ran. */
+	busy = strstr(out, "with writer: ");
+	busy = busy ? strstr(busy, " ns walking; ") : NULL;
+	KEXPECT(busy && strtol(busy + strlen(" ns walking; "), NULL, 10) > 0);
+}
+
+KTEST(demo_api_table)
+{
+	KEXPECT(play("api_table"));
+	KEXPECT(said("demo api_table: done"));
+	KEXPECT(said("Pointers | rcu_assign_pointer()"));
+	KEXPECT(said("hlist_replace_rcu()"));
+	if (num_online_cpus() == 1) {
+		KEXPECT(said("one CPU: no reader can be inside"));
+		return;
+	}
+	/* The grace period ended after the outer unlock, not the inner one. */
+	KEXPECT(said("it waited for the outermost rcu_read_unlock(), not the inner one"));
+	KEXPECT(said_before("outer rcu_read_unlock(): now it no longer holds",
+			    "synchronize_rcu() returned after"));
+	if (CONFIG_RCU_CHECKING)
+		KEXPECT(said("inner rcu_read_unlock(): nesting now 1, still a reader"));
 }
 
 /* The monitor's commands, from canned lines; its output goes through printk on this CPU. */

@@ -9,7 +9,7 @@ Reads README.md and docs/*.md (or the files given) and checks:
     lib/..., boot/..., arch/..., .ci/..., Makefile) exists;
   - every bare file name with a line (`20_versions.c:532`) names exactly one
     file of the tree;
-  - every `path:line` lands inside the function the text names beside it:
+  - every `path:line` (and gdb's "file path, line N") lands inside the function the text names beside it:
     the nearest `name(` on the same line ("demo_fn_replacement () at
     kernel/demo/20_versions.c:532", "`run_on()` (`kernel/sched.c:266`)").
     When that function is not defined in the file (gdb shows an inlined
@@ -32,6 +32,7 @@ TOP_DIRS = (".ci", "arch", "boot", "docs", "kernel", "lib", "tests", "tools")
 PATH_RE = re.compile(r"(?<![\w/.-])((?:" + "|".join(re.escape(d) for d in TOP_DIRS) +
                      r")/[\w./-]*|Makefile|README\.md)(?::(\d+))?")
 BARE_LINE_RE = re.compile(r"(?<![\w/.-])([\w-]+\.(?:c|h|S|py|sh)):(\d+)")
+GDB_FILE_LINE_RE = re.compile(r"file ([\w./-]+), line (\d+)")
 CALL_RE = re.compile(r"\b([A-Za-z_]\w*) ?\(")
 NAMED_IN_RE = re.compile(r"`([A-Za-z_]\w*)\(\)`(?: in | \()`([\w./-]+\.(?:c|h|S|py))`")
 NOT_FUNCTIONS = {"at", "in", "if", "for", "while", "switch", "return", "sizeof", "file",
@@ -215,6 +216,10 @@ class Checker:
                 if m.group(2):
                     self.check_line(where, rel, int(m.group(2)), line, m.start(), m.end(),
                                     following)
+            for m in GDB_FILE_LINE_RE.finditer(line):	# gdb: "file F, line N."
+                rel = m.group(1)
+                if os.path.isfile(os.path.join(self.root, rel)):
+                    self.check_line(where, rel, int(m.group(2)), line, 0, 0)
             for m in BARE_LINE_RE.finditer(line):
                 if PATH_RE.match(line, m.start()):
                     continue

@@ -318,7 +318,7 @@ waits for), synchronize_rcu() tours started and ended, the stall timeout."""
         seq = int(s["gp_seq"])
         mask = int(s["qs_mask"])
         running = seq & 1
-        print(f"grace period {seq >> 1}: "
+        print(f"call_rcu() grace period {seq >> 1}: "
               f"{'in progress' if running else 'none in progress'} (gp_seq {seq})"
               + (f", started at {int(s['gp_start_ns']) / 1e6:.3f} ms" if running else ""))
         owe = [f"CPU{c}" for c in range(64) if mask & (1 << c)]
