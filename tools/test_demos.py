@@ -40,7 +40,8 @@ ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 # What each demo must say, in this order, within its own section.
 NARRATION = {
-    "publish": ["then it saw 1,2,3: the whole foo", "saw 1,2,3, and 0 saw a"],
+    "publish": ["then it saw 1,2,3: the whole foo", "saw 1,2,3, and 0 saw a",
+                "a plain gp = p would print the same 0"],
     "list_publish": [", 0 incomplete elements"],
     "deletion": [
         "found 5,6,7 and keeps it",
@@ -65,7 +66,7 @@ NARRATION = {
     "qq2_add_race": ["0 incomplete elements; 0 faults"],
     "qq3_hlist": [" 0 misses of keys nobody removed"],
     "qq45_versions": ["at most 2 versions", "now up to "],
-    "qq6_cost": [" ns in cond_resched() and ", "in cond_resched() went from "],
+    "qq6_cost": [" ns a cond_resched() that reported one, ", "Measured above: "],
     "api_table": [
         "Hlists   | hlist_add_after_rcu() hlist_add_before_rcu()",
         "Each one, and the demos that run it",
