@@ -7,6 +7,7 @@
  */
 #include "ktest.h"
 #include "ktest_runner.h"
+#include "section.h"
 #include <stdlib.h>
 
 #define MAX_FILTER 256
@@ -118,34 +119,15 @@ static int select_tests(const struct ktest *start, const struct ktest *end, cons
 {
 	int n = 0;
 
-	for (const struct ktest *t = start; t < end; t++) {
-		int i = n++;
-
-		if (!glob_match(glob, t->name) || (t->expect != KTEST_NORMAL) != isolated_ones) {
-			n--;
-			continue;
-		}
-		while (i > 0 && (strcmp(out[i - 1]->file, t->file) > 0 ||
-				 (!strcmp(out[i - 1]->file, t->file) && out[i - 1]->line > t->line))) {
-			out[i] = out[i - 1];
-			i--;
-		}
-		out[i] = t;
-	}
+	for (const struct ktest *t = start; t < end; t++)
+		if (glob_match(glob, t->name) && (t->expect != KTEST_NORMAL) == isolated_ones)
+			out[n++] = t;
+	SORT_BY_FILE_AND_LINE(out, n, struct ktest);
 	return n;
 }
 
 static bool inject_leak;	/* ktest.inject=leak: proves the leak check can fail */
-
-static bool set_inject(const struct kparam *p, const char *val)
-{
-	(void)p;
-	if (strcmp(val, "leak"))
-		return false;
-	inject_leak = true;
-	return true;
-}
-KPARAM_CALL("ktest.inject", set_inject, "'leak' (the runner leaks one object per test)");
+KPARAM_FLAG("ktest.inject", "leak", inject_leak, "the runner leaks one object per test");
 
 /*
  * kmalloc's live objects once every callback queued so far has run:
@@ -196,6 +178,16 @@ static bool run_one(const struct ktest *t, int n)
 	return true;
 }
 
+/* Runs tests[0..total-1], numbered from 1; returns how many failed. */
+static int run_tests(const struct ktest **tests, int total)
+{
+	int failed = 0;
+
+	for (int i = 0; i < total; i++)
+		failed += !run_one(tests[i], i + 1);
+	return failed;
+}
+
 static const char *const expect_names[] = { "normal", "panic", "warning" };
 
 /* Lists the selected expect-panic/warning tests for tools/run.py to boot one by one. */
@@ -223,6 +215,10 @@ static void __noreturn run_isolated(void)
 			printk("ok 1 %s # SKIP %s\n", t->name, skip_reason);
 			arch_qemu_exit(QEMU_EXIT_PASS);
 		}
+		if (t->expect == KTEST_WARN && atomic_read(&failed_checks)) {
+			printk("not ok 1 %s # checks failed after the warning\n", t->name);
+			arch_qemu_exit(QEMU_EXIT_FAIL);
+		}
 		if (t->expect == KTEST_WARN) {
 			printk("# ktest: %s went on after its warning\n", t->name);
 			arch_qemu_exit(QEMU_EXIT_PASS);
@@ -238,7 +234,7 @@ void ktest_run_all(void)
 {
 	const struct ktest **tests = kcalloc(2 * (section_end() - section_start()) + 1,
 					     sizeof(*tests), GFP_KERNEL);
-	int total, failed = 0, isolated_count;
+	int total, failed, isolated_count;
 
 	if (isolated[0])
 		run_isolated();
@@ -256,10 +252,7 @@ void ktest_run_all(void)
 		       "check the TESTS glob\n", filter, (long)(section_end() - section_start()));
 		arch_qemu_exit(QEMU_EXIT_FAIL);
 	}
-	for (int i = 0; i < total; i++) {
-		if (!run_one(tests[i], i + 1))
-			failed++;
-	}
+	failed = run_tests(tests, total);
 	printk("# ktest: %d passed, %d failed\n", total - failed, failed);
 	arch_qemu_exit(failed ? QEMU_EXIT_FAIL : QEMU_EXIT_PASS);
 }
@@ -272,7 +265,7 @@ int ktest_run_glob(const char *glob, int *passed)
 {
 	const struct ktest **tests = kcalloc(__ktest_end - __ktest_start + 1,
 					     sizeof(*tests), GFP_KERNEL);
-	int total, failed = 0;
+	int total, failed;
 
 	*passed = 0;
 	if (!tests)
@@ -281,12 +274,8 @@ int ktest_run_glob(const char *glob, int *passed)
 	/* Nested in whatever run is going on: indented, as KTAP subtests are. */
 	ktap_indent = "    ";
 	printk("%sKTAP version 1\n%s1..%d\n", ktap_indent, ktap_indent, total);
-	for (int i = 0; i < total; i++) {
-		if (run_one(tests[i], i + 1))
-			(*passed)++;
-		else
-			failed++;
-	}
+	failed = run_tests(tests, total);
+	*passed = total - failed;
 	ktap_indent = "";
 	kfree(tests);
 	return total ? failed : -1;

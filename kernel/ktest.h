@@ -16,6 +16,8 @@
 #define KERNEL_KTEST_H
 
 #include "kernel.h"
+#include "workers.h"
+#include "random.h"
 
 enum ktest_expect {
 	KTEST_NORMAL,		/* passes when no check failed */

@@ -14,8 +14,6 @@
 #include "demo.h"
 #include "monitor.h"
 
-#define MON_LINE	128
-#define MON_ARGS	4
 #define POLL_MS		10
 
 extern const struct ktest __ktest_start[], __ktest_end[];
@@ -248,35 +246,10 @@ static enum monitor_result usage(const char *name, const char *why)
 enum monitor_result monitor_exec(const char *line)
 {
 	char buf[MON_LINE], *argv[MON_ARGS + 1];
-	int argc = 0;
-	char *p;
+	int argc = monitor_parse(line, buf, argv);
 
-	snprintf(buf, sizeof(buf), "%s", line);
-	for (p = buf; *p; ) {
-		while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
-			*p++ = '\0';
-		if (!*p)
-			break;
-		if (argc == MON_ARGS) {
-			printk("too many arguments (type help)\n");
-			return MON_ERROR;
-		}
-		/* Quotes group words: test 'rcu_*' as a shell would. */
-		if (*p == '\'' || *p == '"') {
-			char q = *p++;
-
-			argv[argc++] = p;
-			while (*p && *p != q)
-				p++;
-			if (*p)
-				*p++ = '\0';
-			continue;
-		}
-		argv[argc++] = p;
-		while (*p && *p != ' ' && *p != '\t' && *p != '\r' && *p != '\n')
-			p++;
-	}
-	argv[argc] = NULL;
+	if (argc < 0)
+		return MON_ERROR;
 	if (!argc)
 		return MON_EMPTY;
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
@@ -286,62 +259,33 @@ enum monitor_result monitor_exec(const char *line)
 	return MON_ERROR;
 }
 
-/*
- * Reads one line with echo: printable characters, Backspace/Delete,
- * Ctrl-U (erase the line), Enter.  Escape sequences (arrow keys) are
- * swallowed.
- */
-static void read_line(char *buf, size_t size)
+/* Reads one line with echo (kernel/monitor_parse.c edits it). */
+static void read_line(struct mon_line *l)
 {
-	size_t len = 0;
-	int esc = 0;
-
+	mon_line_reset(l);
 	for (;;) {
 		int ch = console_getc();
 
-		if (ch < 0) {
+		if (ch < 0)
 			msleep(POLL_MS);
-			continue;
-		}
-		if (esc) {		/* ESC [ X or ESC O X */
-			if (esc == 1 && (ch == '[' || ch == 'O'))
-				esc = 2;
-			else if (ch >= 0x40 && ch <= 0x7e)
-				esc = 0;
-			continue;
-		}
-		if (ch == 0x1b) {
-			esc = 1;
-		} else if (ch == '\r' || ch == '\n') {
-			printk("\n");
-			buf[len] = '\0';
+		else if (mon_line_feed(l, ch))
 			return;
-		} else if (ch == 0x7f || ch == '\b') {
-			if (len) {
-				len--;
-				printk("\b \b");
-			}
-		} else if (ch == 0x15) {	/* Ctrl-U */
-			while (len) {
-				len--;
-				printk("\b \b");
-			}
-		} else if (ch >= ' ' && ch < 0x7f && len + 1 < size) {
-			buf[len++] = (char)ch;
-			printk("%c", ch);
-		}
 	}
 }
 
 void monitor_run(void)
 {
-	char line[MON_LINE];
+	struct mon_line line;
 
 	printk("\nQuiescent kernel monitor. Type 'help' for the commands, 'halt' to end.\n");
 	for (;;) {
 		printk("quiescent> ");
-		read_line(line, sizeof(line));
-		if (monitor_exec(line) == MON_HALT) {
+		read_line(&line);
+		if (line.dropped) {
+			printk("line too long (at most %d characters): nothing run\n", MON_LINE - 1);
+			continue;
+		}
+		if (monitor_exec(line.buf) == MON_HALT) {
 			printk("halting\n");
 			arch_qemu_exit(QEMU_EXIT_PASS);
 		}

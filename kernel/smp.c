@@ -6,7 +6,10 @@
 #include "irq.h"
 
 #define BOOT_STACK_PAGES	4
-#define CPU_START_TIMEOUT_NS	(5 * NSEC_PER_SEC)
+
+/* How long the boot CPU waits for each other CPU to arrive (smp.start_timeout_ms). */
+static int start_timeout_ms = 5000;
+KPARAM_INT("smp.start_timeout_ms", start_timeout_ms, 10, 600000);
 
 struct cpu cpus[NR_CPUS];
 int nr_cpu_ids = 1;
@@ -34,25 +37,91 @@ static void set_cpu_online(int cpu)
 {
 	/*
 	 * Release: everything the CPU set up before this store is visible to
-	 * whoever sees it online (pairs with the acquire in smp_boot_cpus()).
+	 * whoever sees it online (pairs with the acquire in start_one()).
 	 */
 	__atomic_fetch_or(&online_mask, 1UL << cpu, __ATOMIC_RELEASE);
 }
 
+/*
+ * Each CPU the boot CPU starts is in one of three states.  The CPU, when
+ * it arrives, and the boot CPU, when it gives up, both try to move it out
+ * of CPU_STARTING; exactly one succeeds.  A CPU that arrives after the
+ * boot CPU gave up (its deadline passed, or the arch said it could not
+ * start it) stays out: coming online then, with no rcuc thread and
+ * unknown to everything set up since, its callbacks would never run.
+ */
+enum { CPU_STARTING, CPU_ARRIVED, CPU_LEFT_OUT };
+static int start_state[NR_CPUS];
+atomic_t cpus_left_out;		/* CPUs that arrived after being given up */
+
+/*
+ * smp.inject=start_error|late, faults that prove the tests can fail: the
+ * arch reports that it could not start the CPU (which starts anyway), or
+ * the deadline passes.  Either way the CPU arrives only once the boot CPU
+ * has given up on it (inject_arrive_late), so the outcome is certain.
+ */
+static bool inject_start_error, inject_arrive_late;
+
+static bool set_inject(const struct kparam *p, const char *val)
+{
+	(void)p;
+	if (!strcmp(val, "start_error"))
+		inject_start_error = true;
+	else if (strcmp(val, "late"))
+		return false;
+	inject_arrive_late = true;
+	return true;
+}
+KPARAM_CALL("smp.inject", set_inject,
+	    "'start_error' or 'late' (a CPU the boot CPU gives up on arrives anyway)");
+
+/*
+ * Fully ordered compare-and-exchange, from either side: the winner's
+ * decision is the one both act on (the arriving CPU's loss is paired with
+ * the boot CPU's give-up, and the reverse).
+ */
+static bool claim_start_state(int cpu, int to)
+{
+	int from = CPU_STARTING;
+
+	return __atomic_compare_exchange_n(&start_state[cpu], &from, to, false,
+					   __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
 
 /* Where every other CPU arrives, from the arch's secondary entry. */
 void ap_main(int cpu)
 {
+	if (inject_arrive_late)
+		while (READ_ONCE(start_state[cpu]) == CPU_STARTING)
+			cpu_relax();
+	if (!claim_start_state(cpu, CPU_ARRIVED)) {
+		/* Given up on: stay halted, touching nothing (not even printk). */
+		atomic_inc(&cpus_left_out);
+		for (;;)
+			arch_cpu_halt();
+	}
 	arch_cpu_init(cpu);
 	sched_init_cpu(cpu);
 	set_cpu_online(cpu);
 	cpu_idle_loop();
 }
 
+/* Waits until cpu is no longer starting, or the deadline; false at the deadline. */
+static bool wait_for_arrival(int cpu, u64 end)
+{
+	while (READ_ONCE(start_state[cpu]) == CPU_STARTING) {
+		if (ktime_get_ns() > end)
+			return false;
+		cpu_relax();
+	}
+	return true;
+}
+
 static bool start_one(int cpu)
 {
 	void *stack = kernel_stack_alloc(BOOT_STACK_PAGES);
-	u64 end;
+	u64 timeout = (u64)start_timeout_ms * NSEC_PER_MSEC, end;
+	bool started;
 
 	if (!stack) {
 		printk("smp: no memory for CPU%d's stack\n", cpu);
@@ -60,14 +129,24 @@ static bool start_one(int cpu)
 	}
 	cpus[cpu].stack_guard = (uintptr_t)stack;
 	cpus[cpu].stack_top = (char *)stack + (BOOT_STACK_PAGES + 1) * PAGE_SIZE;
-	arch_start_cpu(cpu, cpus[cpu].stack_top);
-	end = ktime_get_ns() + CPU_START_TIMEOUT_NS;
+	WRITE_ONCE(start_state[cpu], CPU_STARTING);	/* the arch orders it before the start */
+	started = arch_start_cpu(cpu, cpus[cpu].stack_top) && !inject_start_error;
+	if (!started && claim_start_state(cpu, CPU_LEFT_OUT)) {
+		printk("smp: CPU%d could not be started: going on without it\n", cpu);
+		return false;
+	}
+	end = ktime_get_ns() + timeout;
+	if (!wait_for_arrival(cpu, end) && claim_start_state(cpu, CPU_LEFT_OUT)) {
+		printk("smp: CPU%d did not come up within %d ms: going on without it "
+		       "(if it arrives later it stays halted)\n", cpu, start_timeout_ms);
+		return false;
+	}
+	/* It arrived: its own set-up is short, so a second deadline is generous. */
+	end = ktime_get_ns() + timeout;
 	while (!(__atomic_load_n(&online_mask, __ATOMIC_ACQUIRE) & (1UL << cpu))) {
-		if (ktime_get_ns() > end) {
-			printk("smp: CPU%d did not come up within %llu s: going on without it\n",
-			       cpu, CPU_START_TIMEOUT_NS / NSEC_PER_SEC);
-			return false;
-		}
+		if (ktime_get_ns() > end)
+			panic("smp: CPU%d arrived but did not finish its set-up within %d ms",
+			      cpu, start_timeout_ms);
 		cpu_relax();
 	}
 	return true;

@@ -9,6 +9,7 @@
 #include "types.h"
 #include "compiler.h"
 #include "arch.h"
+#include "atomic.h"
 
 #ifndef NR_CPUS
 #define NR_CPUS 16
@@ -75,6 +76,8 @@ void on_each_cpu(void (*func)(void *info), void *info, bool wait);
 void smp_call_function_single(int cpu, void (*func)(void *info), void *info, bool wait);
 
 void smp_boot_cpus(void);
+/* CPUs that arrived after the boot CPU had given up on them (they stay halted). */
+extern atomic_t cpus_left_out;
 void smp_handle_call_ipi(void);
 void smp_timer_tick(void);
 

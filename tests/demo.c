@@ -21,9 +21,9 @@ static bool play(const char *name)
 	bool color = demo_set_color(false);
 	bool ok;
 
-	demo_capture(out, sizeof(out));
+	console_capture(out, sizeof(out));
 	ok = d && demo_run(d);
-	demo_capture(NULL, 0);
+	console_capture(NULL, 0);
 	demo_set_pace(pace);
 	demo_set_color(color);
 	return ok;

@@ -142,3 +142,38 @@ KTEST(smp_every_cpu_runs_with_the_kernels_control_register)
 		KEXPECT(control_ok[cpu]);
 	}
 }
+
+/*
+ * A CPU the boot CPU gave up on stays out, even when it turns up after
+ * all: the kernel goes on with the others and RCU works without it.  (A
+ * CPU that came online late had no rcuc thread: its callbacks never ran
+ * and rcu_barrier() hung.)  Waits until the late CPU has arrived and
+ * found itself left out, then checks it is not online.
+ */
+static void check_left_out_cpu(void)
+{
+	u64 end = ktime_get_ns() + 30 * NSEC_PER_SEC;
+
+	while (!atomic_read(&cpus_left_out) && num_online_cpus() < 2 && ktime_get_ns() < end)
+		msleep(10);
+	KASSERT_EQ(num_online_cpus(), 1);
+	KEXPECT_EQ(atomic_read(&cpus_left_out), 1);
+	synchronize_rcu();
+	rcu_barrier();
+}
+
+/* smp.inject=start_error: CPU1 starts, but the arch reports a failure. */
+KTEST_EXPECT_WARN(smp_cpu_that_failed_to_start_is_left_out,
+		  "smp: CPU1 could not be started: going on without it",
+		  "smp.inject=start_error")
+{
+	check_left_out_cpu();
+}
+
+/* smp.inject=late: CPU1 arrives only once the boot CPU's deadline has passed. */
+KTEST_EXPECT_WARN(smp_cpu_arriving_after_the_deadline_is_left_out,
+		  "smp: CPU1 did not come up within 100 ms: going on without it",
+		  "smp.inject=late smp.start_timeout_ms=100")
+{
+	check_left_out_cpu();
+}

@@ -16,6 +16,8 @@ BEGIN_RE = re.compile(r"# trace: begin cpus=(\d+) events=(\d+) lost=(\d+)")
 END_RE = re.compile(r"# trace: end")
 EVENT_RE = re.compile(r"T (\d+) (\d+) (\d+) ([a-z_]+)(?: (.*))?$")
 KEY_RE = re.compile(r"([a-z]+)=(\S+)$")
+# An event's start inside another line: two CPUs' lines interleaved.
+INTERLEAVED_RE = re.compile(r"T \d+ \d+ \d+ [a-z_]")
 
 EVENTS = {"read_lock", "read_unlock", "switch", "qs", "hop", "sync_begin", "sync_end",
           "gp_start", "gp_end", "cb_queue", "cb_invoke", "publish", "unpublish", "mark",
@@ -44,6 +46,9 @@ class Trace:
     events: list = field(default_factory=list)
     complete: bool = False	# the end line was seen
     unknown: int = 0		# T lines with an event name this tool does not know
+    # (line number, line, why): T lines that cannot be read (cut short, or two
+    # CPUs' lines interleaved) and events this tool does not know
+    malformed: list = field(default_factory=list)
 
 
 def parse_args_field(name, rest):
@@ -65,7 +70,7 @@ def parse(lines):
     """The last trace dump in an iterable of console lines, or None."""
     dumps = []
     cur = None
-    for raw in lines:
+    for lineno, raw in enumerate(lines, 1):
         line = raw.rstrip("\r\n")
         m = BEGIN_RE.search(line)
         if m:
@@ -79,10 +84,19 @@ def parse(lines):
             continue
         m = EVENT_RE.match(line.strip())
         if not m:
-            continue		# console output from elsewhere, interleaved
+            # Console output from elsewhere may come between the events; a
+            # line that starts as an event but is not one is reported.
+            s = line.strip()
+            if s == "T" or s.startswith("T ") or INTERLEAVED_RE.search(s):
+                cur.malformed.append((lineno, line, "not a trace event: cut short or interleaved?"))
+            continue
         ns, cpu, pid, name, rest = m.groups()
+        if rest and INTERLEAVED_RE.search(rest):
+            cur.malformed.append((lineno, line, "two events on one line: interleaved?"))
+            continue
         if name not in EVENTS:
             cur.unknown += 1
+            cur.malformed.append((lineno, line, f"unknown event {name!r}"))
             continue
         args, text = parse_args_field(name, rest)
         cur.events.append(Event(int(ns), int(cpu), int(pid), name, args, text))
@@ -323,6 +337,10 @@ def summary(model, log):
     if t.lost:
         out.append(f"  warning: {t.lost} events were overwritten: each CPU's lane starts at "
                    f"its oldest event kept")
+    for n, line, why in t.malformed[:5]:
+        out.append(f"  warning: line {n}: {why}: {line[:80]!r}")
+    if len(t.malformed) > 5:
+        out.append(f"  warning: and {len(t.malformed) - 5} more lines that are not events")
     out.append(f"  grace periods:                      {len(gps)} ({len(tours)} synchronize_rcu() "
                f"tours, {len(gps) - len(tours)} asynchronous)")
     out.append(f"  readers (read-side critical sections): {len(model.readers)}")

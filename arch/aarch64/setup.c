@@ -40,7 +40,7 @@ void arch_early_init(void *boot_info)
 	set_cpu_self(0);
 	cpus[0].stack_guard = boot_stack_guard;
 	clock_init();
-	fdt_parse(boot_info ? boot_info : (void *)VIRT_DTB_ADDR);
+	fdt_parse(&dt, boot_info ? boot_info : (void *)VIRT_DTB_ADDR);
 	uart_init(dt.uart_base);
 	if (dt.cpus_found > NR_CPUS)
 		printk("smp: firmware lists %d CPUs, this kernel supports NR_CPUS=%d: "

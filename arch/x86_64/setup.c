@@ -1,8 +1,7 @@
 /* Bringing the x86-64 machine up: the arch interface's init entry points. */
 #include "x86.h"
 #include "cr0.h"
-
-u64 multiboot_rsdp(void);
+#include "multiboot.h"
 
 static void set_cpu_self(int cpu)
 {
@@ -42,8 +41,8 @@ void arch_early_init(void *boot_info)
 	idt_init();
 	x86_cpu_tables_init(0);
 	uart_init();
-	multiboot_parse((u32)(uintptr_t)boot_info);
-	acpi_init(multiboot_rsdp());
+	multiboot_parse(boot_info);
+	acpi_init(multiboot_rsdp(), multiboot_rsdp_len());
 	boot_cpu_first();
 }
 

@@ -113,15 +113,13 @@ static int holder_fn(void *arg)
 /* ------------------------------------------------------------------ */
 
 static struct walker {
-	struct task_struct *task;
-	int cpu;
 	long walks;
 	long old_version;	/* found 5,6,7 */
 	long new_version;	/* found the list as the update left it */
 	long bad;		/* anything else */
 	long late_old;		/* found 5,6,7 though it began after the grace period */
 } walkers[MAX_WALKERS];
-static int nr_walkers;
+static struct workers walker_group;
 static bool replacing;		/* Example 2: the new version holds 5,2,3 */
 static u64 gp_end_ns;		/* when the grace period ended (0: not yet) */
 
@@ -163,7 +161,7 @@ static int walker_fn(void *arg)
 		if (old && end_of_gp && start > end_of_gp)
 			WRITE_ONCE(w->late_old, w->late_old + 1);
 		WRITE_ONCE(w->walks, w->walks + 1);
-		demo_reader_pause(&burst);
+		worker_pause(&burst);
 	}
 	return 0;
 }
@@ -187,7 +185,7 @@ static struct vfoo *v_new(int a, int b, int c)
 /* Builds 1,2,3 -> 5,6,7 -> 9,10,11 and starts the readers. */
 static bool v_start(bool replace)
 {
-	int cpus[1 + MAX_WALKERS], n;
+	int cpus[NR_CPUS], n, first;
 
 	replacing = replace;
 	WRITE_ONCE(gp_end_ns, 0);
@@ -202,19 +200,15 @@ static bool v_start(bool replace)
 	}
 	memset(&holder, 0, sizeof(holder));
 	memset(walkers, 0, sizeof(walkers));
-	n = demo_reader_cpus(cpus, 1 + MAX_WALKERS);
-	nr_walkers = 0;
+	n = worker_cpus(cpus, 1 + MAX_WALKERS);
 	if (num_online_cpus() > 1) {
 		holder.cpu = cpus[0];
 		holder.task = kthread_run_on_cpu(holder_fn, &holder, cpus[0], "holder");
 	}
 	/* Walkers on the other CPUs; with two CPUs the holder's CPU is shared. */
-	for (int i = n > 1 ? 1 : 0; i < n && nr_walkers < MAX_WALKERS; i++) {
-		struct walker *w = &walkers[nr_walkers++];
-
-		w->cpu = cpus[i];
-		w->task = kthread_run_on_cpu(walker_fn, w, cpus[i], "walker");
-	}
+	first = n > 1 ? 1 : 0;
+	workers_start_on(&walker_group, cpus + first, n - first, walker_fn, walkers,
+			 sizeof(walkers[0]), "walker");
 	return true;
 }
 
@@ -226,9 +220,7 @@ static void v_stop(void)
 	if (holder.task)
 		kthread_stop(holder.task);
 	holder.task = NULL;
-	for (int i = 0; i < nr_walkers; i++)
-		kthread_stop(walkers[i].task);
-	nr_walkers = 0;
+	workers_stop(&walker_group);
 	spin_lock(&v_lock);
 	list_for_each_entry_safe(p, n, &v_head, list) {
 		if (nr == (int)ARRAY_SIZE(doomed))
@@ -401,7 +393,7 @@ static void walkers_report(const char *new_what)
 	long walks = 0, old = 0, new = 0, bad = 0, late = 0;
 
 	msleep(20);	/* a few walks that surely began after the grace period */
-	for (int i = 0; i < nr_walkers; i++) {
+	for (int i = 0; i < walker_group.nr; i++) {
 		walks += READ_ONCE(walkers[i].walks);
 		old += READ_ONCE(walkers[i].old_version);
 		new += READ_ONCE(walkers[i].new_version);
@@ -409,7 +401,7 @@ static void walkers_report(const char *new_what)
 		late += READ_ONCE(walkers[i].late_old);
 	}
 	demo_say("%d walker%s on other CPUs made %ld walks: %ld saw the version with 5,6,7,",
-		 nr_walkers, nr_walkers == 1 ? "" : "s", walks, old);
+		 walker_group.nr, walker_group.nr == 1 ? "" : "s", walks, old);
 	demo_say("%ld the one %s, %ld anything else; walks that began after the grace",
 		 new, new_what, bad);
 	demo_say("period and still found 5,6,7: %ld.", late);

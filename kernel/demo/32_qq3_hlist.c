@@ -21,10 +21,9 @@ static struct hlist_head qq3_table[QQ3_BUCKETS];
 static DEFINE_SPINLOCK(qq3_lock);
 
 static struct qq3_reader {
-	struct task_struct *task;
-	int cpu;
 	long lookups, found, missed_stable, torn;
 } qq3_reader;
+static struct workers qq3_workers;	/* the one reader */
 
 /* A reader's lookup, today's three-argument form. */
 static struct hfoo *qq3_lookup(int key)
@@ -57,7 +56,7 @@ static int qq3_reader_fn(void *arg)
 		rcu_read_unlock();
 		key = key % (QQ3_KEYS + 1) + 1;
 		WRITE_ONCE(r->lookups, r->lookups + 1);
-		demo_reader_pause(&burst);
+		worker_pause(&burst);
 	}
 	return 0;
 }
@@ -153,7 +152,6 @@ static void qq3_more_primitives(void)
 
 DEMO(qq3_hlist, "Quick Quiz 3: why hlist_for_each_entry_rcu() once took two pointers")
 {
-	int cpus[1];
 	struct hfoo *p, *gone, *doomed[QQ3_KEYS + 3];	/* + 13, 17, 25 - 5 */
 	struct hlist_node *n;
 	int ndoomed = 0;
@@ -205,10 +203,8 @@ DEMO(qq3_hlist, "Quick Quiz 3: why hlist_for_each_entry_rcu() once took two poin
 		demo_fail("the walks disagree");
 
 	demo_step("hlist_del_rcu() and hlist_add_head_rcu() while a reader looks keys up");
-	demo_reader_cpus(cpus, 1);
 	memset(&qq3_reader, 0, sizeof(qq3_reader));
-	qq3_reader.cpu = cpus[0];
-	qq3_reader.task = kthread_run_on_cpu(qq3_reader_fn, &qq3_reader, cpus[0], "qq3_reader");
+	workers_start_others(&qq3_workers, 1, qq3_reader_fn, &qq3_reader, 0, "qq3_reader");
 	msleep(10);
 	spin_lock(&qq3_lock);
 	gone = NULL;
@@ -237,10 +233,10 @@ DEMO(qq3_hlist, "Quick Quiz 3: why hlist_for_each_entry_rcu() once took two poin
 		  "kfree(old9);");
 	qq3_more_primitives();
 	msleep(20);
-	kthread_stop(qq3_reader.task);
+	workers_stop(&qq3_workers);
 	qq3_show_buckets();
 	demo_say("reader on CPU%d: %ld lookups, %ld hits, %ld torn elements, %ld misses of "
-		 "keys nobody removed", qq3_reader.cpu, qq3_reader.lookups, qq3_reader.found,
+		 "keys nobody removed", qq3_workers.cpu[0], qq3_reader.lookups, qq3_reader.found,
 		 qq3_reader.torn, qq3_reader.missed_stable);
 	if (qq3_reader.missed_stable)
 		demo_fail("a lookup missed a key that was never removed");

@@ -18,14 +18,13 @@ struct cfoo {
 };
 
 static struct {
-	struct task_struct *task;
-	int cpu;
 	long passes;
 	long sum;
 	/* Its cond_resched() calls: those that reported a quiescent state, the others. */
 	long reports, others;
 	u64 report_ns, other_ns;
 } qq6_reader;
+static struct workers qq6_workers;	/* the one reader */
 
 /* One measuring window. */
 struct qq6_window {
@@ -135,7 +134,7 @@ static void qq6_report(const char *label, const struct qq6_window *w)
 
 DEMO(qq6_cost, "Quick Quiz 6: how updaters slow readers that never spin nor block")
 {
-	int cpus[2], n = demo_reader_cpus(cpus, 2);
+	int cpus[2], n = worker_cpus(cpus, 2);
 	int wcpu = n > 1 ? cpus[1] : smp_processor_id();
 	struct task_struct *writer;
 	struct cfoo *p, *next, *doomed[QQ6_ELEMS];
@@ -159,8 +158,7 @@ DEMO(qq6_cost, "Quick Quiz 6: how updaters slow readers that never spin nor bloc
 	}
 	memset(&qq6_reader, 0, sizeof(qq6_reader));
 	qq6_updates = 0;
-	qq6_reader.cpu = cpus[0];
-	qq6_reader.task = kthread_run_on_cpu(qq6_reader_fn, NULL, cpus[0], "qq6_reader");
+	workers_start_on(&qq6_workers, cpus, 1, qq6_reader_fn, NULL, 0, "qq6_reader");
 	msleep(10);
 
 	demo_step("Measuring");
@@ -171,7 +169,7 @@ DEMO(qq6_cost, "Quick Quiz 6: how updaters slow readers that never spin nor bloc
 	kthread_stop(writer);
 	qq6_report("with writer:", &busy);
 	demo_say("(%ld updates meanwhile)", READ_ONCE(qq6_updates));
-	kthread_stop(qq6_reader.task);
+	workers_stop(&qq6_workers);
 	if (quiet.per_ms > 0 && busy.per_ms < quiet.per_ms)
 		demo_say("the reader slowed down by %ld%%",
 			 (quiet.per_ms - busy.per_ms) * 100 / quiet.per_ms);

@@ -134,7 +134,7 @@ static void nesting_live(void)
 	p->a = 1, p->b = 2, p->c = 3;
 	rcu_assign_pointer(api_gp, p);
 	memset(&nest, 0, sizeof(nest));
-	demo_reader_cpus(cpus, 1);
+	worker_cpus(cpus, 1);
 	nest.cpu = cpus[0];
 	nest.task = kthread_run_on_cpu(nest_reader_fn, NULL, nest.cpu, "nest_reader");
 	if (!nest.task || !demo_wait_for(&nest.holding, WAIT_MS)) {

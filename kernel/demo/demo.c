@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include "demo.h"
 #include "monitor.h"
+#include "section.h"
 
 #define MAX_DEMOS	64
 #define DEMO_LINE	640
@@ -51,9 +52,6 @@ static const struct demo *running;
 static bool running_failed;
 static bool run_to_end;			/* 'c' at a pause: no more pauses */
 
-static DEFINE_SPINLOCK(capture_lock);
-static char *cap_buf;
-static size_t cap_size, cap_len;
 
 /* ------------------------------------------------------------------ */
 /* Options                                                             */
@@ -109,33 +107,9 @@ const char *demo_color(enum demo_color c)
 /* Output                                                              */
 /* ------------------------------------------------------------------ */
 
-void demo_capture(char *buf, size_t size)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&capture_lock, flags);
-	cap_buf = buf;
-	cap_size = size;
-	cap_len = 0;
-	if (buf && size)
-		buf[0] = '\0';
-	spin_unlock_irqrestore(&capture_lock, flags);
-}
-
 static void emit(const char *s)
 {
-	unsigned long flags;
-
 	printk("%s", s);
-	spin_lock_irqsave(&capture_lock, flags);
-	if (cap_buf && cap_size) {
-		size_t n = min(strlen(s), cap_size - cap_len - 1);
-
-		memcpy(cap_buf + cap_len, s, n);
-		cap_len += n;
-		cap_buf[cap_len] = '\0';
-	}
-	spin_unlock_irqrestore(&capture_lock, flags);
 }
 
 void demo_fmt(char *buf, size_t size, size_t *len, const char *fmt, ...)
@@ -278,31 +252,6 @@ void demo_step(const char *fmt, ...)
 /* Readers                                                             */
 /* ------------------------------------------------------------------ */
 
-int demo_reader_cpus(int *out, int max)
-{
-	int cpu, n = 0, self = smp_processor_id();
-
-	for_each_online_cpu(cpu) {
-		if (cpu != self && n < max)
-			out[n++] = cpu;
-	}
-	if (n == 0 && max > 0)
-		out[n++] = self;
-	return n;
-}
-
-#define READER_BURST_NS	(2 * NSEC_PER_MSEC)
-
-void demo_reader_pause(u64 *burst_start)
-{
-	if (ktime_get_ns() - *burst_start >= READER_BURST_NS) {
-		msleep(1);
-		*burst_start = ktime_get_ns();
-	} else {
-		cond_resched();
-	}
-}
-
 bool demo_wait_for(const bool *flag, unsigned int ms)
 {
 	u64 end = ktime_get_ns() + (u64)ms * NSEC_PER_MSEC;
@@ -319,24 +268,16 @@ bool demo_wait_for(const bool *flag, unsigned int ms)
 static const struct demo *sorted[MAX_DEMOS];
 static int nr_sorted = -1;
 
-/* In file order, then line order (insertion sort: a few dozen at most). */
+/* In file order, then line order. */
 static void sort_demos(void)
 {
 	int n = 0;
 
 	if (nr_sorted >= 0)
 		return;
-	for (const struct demo *d = __demo_start; d < __demo_end && n < MAX_DEMOS; d++) {
-		int i = n++;
-
-		while (i > 0 && (strcmp(sorted[i - 1]->file, d->file) > 0 ||
-				 (!strcmp(sorted[i - 1]->file, d->file) &&
-				  sorted[i - 1]->line > d->line))) {
-			sorted[i] = sorted[i - 1];
-			i--;
-		}
-		sorted[i] = d;
-	}
+	for (const struct demo *d = __demo_start; d < __demo_end && n < MAX_DEMOS; d++)
+		sorted[n++] = d;
+	SORT_BY_FILE_AND_LINE(sorted, n, struct demo);
 	nr_sorted = n;
 }
 

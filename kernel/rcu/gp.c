@@ -71,13 +71,17 @@ static void advance_callbacks(struct rcu_data *rdp)
 	unsigned long cur = smp_load_acquire(&rcu_state.gp_seq);
 
 	for (int i = 0; i < 2; i++) {
-		if (!seg_empty(&rdp->wait) && rcu_seq_done(cur, rdp->wait.gp))
+		/* (fault injection seg_done_early: one less, the grace period's start) */
+		if (!seg_empty(&rdp->wait) &&
+		    rcu_seq_done(cur, rdp->wait.gp - rcu_injected(RCU_INJECT_SEG_DONE_EARLY)))
 			seg_splice(&rdp->done, &rdp->wait);
 		/* next joins wait when wait is empty or waits for the same grace period. */
 		if (!seg_empty(&rdp->next) &&
 		    (seg_empty(&rdp->wait) || rdp->wait.gp == rdp->next.gp)) {
 			seg_splice(&rdp->wait, &rdp->next);
 			rdp->wait.gp = rdp->next.gp;
+		} else if (!seg_empty(&rdp->next) && rcu_injected(RCU_INJECT_SEG_MERGE)) {
+			seg_splice(&rdp->wait, &rdp->next);	/* fault injection: wait's earlier gp */
 		}
 	}
 }
@@ -145,6 +149,8 @@ static bool rcu_gp_start(void)
 
 	for_each_online_cpu(cpu)
 		mask |= 1UL << cpu;
+	if (rcu_injected(RCU_INJECT_MASK_SKIP_CPU) && num_online_cpus() > 1)
+		mask &= ~(1UL << (63 - __builtin_clzl(mask)));	/* fault injection: the last CPU */
 	WRITE_ONCE(rcu_state.qs_mask, mask);
 	smp_wmb();
 	WRITE_ONCE(rcu_state.gp_seq, rcu_state.gp_seq + 1);
@@ -239,7 +245,8 @@ void rcu_idle_exit(void)
 {
 	struct rcu_data *rdp = &rcu_data[smp_processor_id()];
 
-	WRITE_ONCE(rdp->idle, false);
+	if (!rcu_injected(RCU_INJECT_IDLE_EXIT_FORGETS))	/* fault injection: stays "idle" */
+		WRITE_ONCE(rdp->idle, false);
 	/*
 	 * Leaving the extended quiescent state: from here on a grace period
 	 * that starts waits for us; and one that saw us idle ordered its
@@ -253,6 +260,8 @@ void rcu_irq_enter(void)
 {
 	struct rcu_data *rdp = &rcu_data[smp_processor_id()];
 
+	if (rcu_injected(RCU_INJECT_IRQ_STAYS_IDLE))
+		return;		/* fault injection: the handler runs in the idle state */
 	if (this_cpu()->irq_depth == 1 && READ_ONCE(rdp->idle)) {
 		rcu_idle_exit();
 		rdp->irq_from_idle = true;

@@ -14,6 +14,8 @@
  */
 static inline unsigned long rcu_seq_snap(unsigned long s)
 {
+	if (rcu_injected(RCU_INJECT_SNAP_SHORT))
+		return (s + 2) & ~1UL;	/* fault injection: only the one already running */
 	/* The value after which a full grace period has passed from now. */
 	return (s + 3) & ~1UL;
 }

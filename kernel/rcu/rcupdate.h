@@ -188,7 +188,27 @@ bool rcu_cpu_owes_qs(int cpu);
  * tests with rcu_injected(), the name on the command line, what it breaks.
  */
 #define RCU_INJECTIONS(X)						\
-	X(RCU_INJECT_NO_WAIT, "no_wait", "grace periods wait for nothing")
+	X(RCU_INJECT_NO_WAIT, "no_wait", "grace periods wait for nothing")	\
+	X(RCU_INJECT_SNAP_SHORT, "snap_short",				\
+	  "a callback or cookie waits only for the grace period already running") \
+	X(RCU_INJECT_SEG_MERGE, "seg_merge",				\
+	  "the next segment joins a non-empty wait segment and takes its earlier grace period") \
+	X(RCU_INJECT_SEG_DONE_EARLY, "seg_done_early",			\
+	  "callbacks are ready once their grace period has started, not ended") \
+	X(RCU_INJECT_MASK_SKIP_CPU, "mask_skip_cpu",			\
+	  "a grace period does not wait for the last online CPU")	\
+	X(RCU_INJECT_IDLE_EXIT_FORGETS, "idle_exit_forgets",		\
+	  "a CPU that leaves idle stays marked idle (an extended quiescent state)") \
+	X(RCU_INJECT_IRQ_STAYS_IDLE, "irq_stays_idle",			\
+	  "an interrupt on an idle CPU does not leave the extended quiescent state") \
+	X(RCU_INJECT_TOUR_SKIP_CPU, "tour_skip_cpu",			\
+	  "synchronize_rcu() does not visit the CPU after its own")	\
+	X(RCU_INJECT_BARRIER_SKIP_CPU, "barrier_skip_cpu",		\
+	  "rcu_barrier() queues no marker on the CPU after its own")	\
+	X(RCU_INJECT_POLL_GP_EARLY, "poll_gp_early",			\
+	  "a cookie's grace-period half reads done once its grace period has started") \
+	X(RCU_INJECT_POLL_TOUR_EARLY, "poll_tour_early",		\
+	  "a cookie's tour half reads done after a tour that started before the cookie")
 
 #define __RCU_INJECTION_ENUM(id, name, what)	id,
 enum rcu_injection {
@@ -197,5 +217,7 @@ enum rcu_injection {
 };
 /* True when the command line asked for this injection. */
 bool rcu_injected(enum rcu_injection which);
+/* The CPU the *_skip_cpu injections leave out: the online CPU after cpu (wrapping). */
+int rcu_inject_victim(int cpu);
 
 #endif

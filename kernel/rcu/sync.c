@@ -60,7 +60,8 @@ void synchronize_rcu(void)
 	tour = rcu_tour_begin();
 
 	for_each_online_cpu(cpu)
-		run_on(cpu);
+		if (!rcu_injected(RCU_INJECT_TOUR_SKIP_CPU) || cpu != rcu_inject_victim(home))
+			run_on(cpu);
 
 	run_on(home);
 	rcu_tour_end(tour);
@@ -91,7 +92,9 @@ bool poll_state_synchronize_rcu(unsigned long cookie)
 	unsigned int snap = cookie >> 32, tours = (unsigned int)cookie;
 	unsigned int seq = (unsigned int)smp_load_acquire(&rcu_state.gp_seq);
 	unsigned int tours_done = smp_load_acquire(&rcu_state.tours_max_done);
-	bool done = (int)(seq - snap) >= 0 || (int)(tours_done - tours) > 0;
+	/* (fault injections: the grace period's start; a tour that began before) */
+	bool done = (int)(seq - snap + rcu_injected(RCU_INJECT_POLL_GP_EARLY)) >= 0 ||
+		    (int)(tours_done - tours + rcu_injected(RCU_INJECT_POLL_TOUR_EARLY)) > 0;
 
 	if (done)
 		smp_mb();	/* the caller's kfree() comes after the readers ended */
@@ -140,6 +143,8 @@ void rcu_barrier(void)
 	init_completion(&barrier_done);
 	atomic_set(&barrier_pending, 1);	/* our own, dropped below */
 	for_each_online_cpu(cpu) {
+		if (rcu_injected(RCU_INJECT_BARRIER_SKIP_CPU) && cpu == rcu_inject_victim(home))
+			continue;	/* fault injection: no marker there */
 		run_on(cpu);
 		atomic_inc(&barrier_pending);
 		call_rcu(&barrier_heads[cpu], barrier_callback);
