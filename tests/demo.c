@@ -227,6 +227,9 @@ KTEST(demo_api_table)
 			    "synchronize_rcu() returned after"));
 	if (CONFIG_RCU_CHECKING)
 		KEXPECT(said("inner rcu_read_unlock(): nesting now 1, still a reader"));
+	/* The reader in an interrupt handler held up the grace period. */
+	KEXPECT(said("in an interrupt handler (in_interrupt() true): rcu_read_lock();"));
+	KEXPECT(said("ms after the handler's rcu_read_unlock()"));
 }
 
 /* The monitor's commands, from canned lines; its output goes through printk on this CPU. */
