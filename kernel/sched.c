@@ -347,6 +347,7 @@ static void __noreturn kthread_exit(int code)
 	if (t->rcu_read_lock_nesting)
 		panic("BUG: kthread %s returned inside rcu_read_lock() (nesting %d)",
 		      t->comm, t->rcu_read_lock_nesting);
+	srcu_check_task_exit(t);
 	t->exit_code = code;
 	t->state = TASK_DEAD;
 	__schedule();

@@ -67,6 +67,8 @@ NARRATION = {
     "qq3_hlist": [" 0 misses of keys nobody removed"],
     "qq45_versions": ["at most 2 versions", "now up to "],
     "qq6_cost": [" ns a cond_resched() that reported one, ", "Measured above: "],
+    "srcu": ["fell asleep holding 1,2,3",
+             "synchronize_srcu() returned after the reader left"],
     "api_table": [
         "Hlists   | hlist_add_after_rcu() hlist_add_before_rcu()",
         "Each one, and the demos that run it",
