@@ -19,7 +19,6 @@
 
 #define TASK_COMM_LEN	16
 #define SRCU_MAX_NESTING	8	/* SRCU read-side sections one task may be in */
-#define THREAD_PAGES	4		/* 16 KiB kernel stacks */
 
 enum task_state {
 	TASK_RUNNING,			/* running, or on a run queue */

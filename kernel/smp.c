@@ -5,10 +5,8 @@
 #include "kernel.h"
 #include "irq.h"
 
-#define BOOT_STACK_PAGES	4
-
 /* How long the boot CPU waits for each other CPU to arrive (smp.start_timeout_ms). */
-static int start_timeout_ms = 5000;
+static int start_timeout_ms = CPU_START_TIMEOUT_MS;
 KPARAM_INT("smp.start_timeout_ms", start_timeout_ms, 10, 600000);
 
 struct cpu cpus[NR_CPUS];
@@ -154,40 +152,58 @@ static bool start_one(int cpu)
 
 void smp_boot_cpus(void)
 {
-	int possible = arch_possible_cpus();
-
-	for (int cpu = 1; cpu < possible; cpu++) {
+	nr_cpu_ids = min(arch_possible_cpus(), NR_CPUS);
+	for (int cpu = 1; cpu < nr_cpu_ids; cpu++) {
 		if (!start_one(cpu))
 			break;
-		nr_cpu_ids = cpu + 1;
 		printk("smp: CPU%d is up\n", cpu);
 	}
 	printk("smp: Brought up 1 node, %d CPU%s\n", num_online_cpus(),
 	       num_online_cpus() == 1 ? "" : "s");
 }
 
-/* on_each_cpu(): one call at a time, each target acknowledges through `pending`. */
+/*
+ * on_each_cpu(): one call at a time.  Each target copies the call, then
+ * acknowledges through `taken`: from then on the slot is free for the
+ * next caller.  With wait, it also reports the end of func through
+ * `pending`; without, it never touches `pending` (so a later caller that
+ * waits counts only its own targets).
+ */
 static DEFINE_SPINLOCK(call_lock);
 static void (*call_func)(void *);
 static void *call_info;
+static bool call_wait;
+static atomic_t call_taken;
 static atomic_t call_pending;
 static bool call_for_cpu[NR_CPUS];
 
 void smp_handle_call_ipi(void)
 {
 	int me = smp_processor_id();
+	void (*func)(void *);
+	void *info;
+	bool wait;
 
-	/* Pairs with the smp_mb() in smp_call_mask(): func and info are set. */
+	/* Pairs with the smp_mb() in smp_call_mask(): func, info and wait are set. */
 	if (!__atomic_exchange_n(&call_for_cpu[me], false, __ATOMIC_ACQUIRE))
 		return;
-	call_func(call_info);
-	/* Fully ordered: our work is visible before the caller sees the count drop. */
-	atomic_dec_return(&call_pending);
+	func = call_func;
+	info = call_info;
+	wait = call_wait;
+	/*
+	 * Fully ordered: our copy is made before the caller, past the smp_mb()
+	 * after its wait in smp_call_mask() (which this pairs with), reuses the slot.
+	 */
+	atomic_dec_return(&call_taken);
+	func(info);
+	/* Fully ordered: our work is visible before the caller sees the count drop (same pair). */
+	if (wait)
+		atomic_dec_return(&call_pending);
 }
 
-static void smp_call_mask(unsigned long mask, void (*func)(void *), void *info)
+static void smp_call_mask(unsigned long mask, void (*func)(void *), void *info, bool wait)
 {
-	int cpu, me;
+	int cpu, me, targets;
 	unsigned long flags;
 
 	if (arch_irqs_disabled() || in_interrupt())
@@ -199,9 +215,12 @@ static void smp_call_mask(unsigned long mask, void (*func)(void *), void *info)
 	 */
 	spin_lock(&call_lock);
 	me = smp_processor_id();
+	targets = __builtin_popcountl(mask & ~(1UL << me));
 	call_func = func;
 	call_info = info;
-	atomic_set(&call_pending, __builtin_popcountl(mask & ~(1UL << me)));
+	call_wait = wait;
+	atomic_set(&call_taken, targets);
+	atomic_set(&call_pending, targets);
 	for_each_online_cpu(cpu)
 		if (cpu != me && (mask & (1UL << cpu)))
 			WRITE_ONCE(call_for_cpu[cpu], true);
@@ -214,22 +233,20 @@ static void smp_call_mask(unsigned long mask, void (*func)(void *), void *info)
 		func(info);
 		local_irq_restore(flags);
 	}
-	while (atomic_read(&call_pending) > 0)
+	while (atomic_read(&call_taken) > 0 || (wait && atomic_read(&call_pending) > 0))
 		cpu_relax();
-	smp_mb();	/* pairs with atomic_dec_return() in the handlers */
+	smp_mb();	/* pairs with the atomic_dec_return()s in the handlers */
 	spin_unlock(&call_lock);
 }
 
 void on_each_cpu(void (*func)(void *), void *info, bool wait)
 {
-	(void)wait;	/* always waits: the call slot is reused by the next caller */
-	smp_call_mask(READ_ONCE(online_mask), func, info);
+	smp_call_mask(READ_ONCE(online_mask), func, info, wait);
 }
 
 void smp_call_function_single(int cpu, void (*func)(void *), void *info, bool wait)
 {
-	(void)wait;
 	if (!cpu_online(cpu))
 		panic("BUG: smp_call_function_single() to offline CPU%d", cpu);
-	smp_call_mask(1UL << cpu, func, info);
+	smp_call_mask(1UL << cpu, func, info, wait);
 }

@@ -10,8 +10,8 @@
 #include "ktest.h"
 
 /* The freed-memory pattern as the reader sees it in an int or a pointer. */
-#define POISON_INT	((int)0x6b6b6b6b)
-#define POISON_PTR	((void *)0x6b6b6b6b6b6b6b6bUL)
+#define POISON_INT	((int)(POISON_FREE * 0x01010101u))	/* POISON_FREE in each byte */
+#define POISON_PTR	((void *)(POISON_FREE * 0x0101010101010101UL))
 
 /* Budget of a wait that only runs out when the kernel misbehaves. */
 #define BUDGET_NS	(30 * NSEC_PER_SEC)	/* generous: 16 vCPUs on 2 host cores are slow */

@@ -51,7 +51,7 @@
 #define RT_NELEM		128	/* the element pool */
 #define RT_MAX_READERS		64
 #define RT_MAX_FAKERS		8
-#define RT_POISON_INT		0x6b6b6b6b
+#define RT_POISON_INT		((int)(POISON_FREE * 0x01010101u))	/* as kfree() would leave it */
 #define RT_MIN_UPDATES		(2 * RT_PIPE_LEN)
 #define RT_HUNG_WRITER_NS	(120 * NSEC_PER_SEC)	/* only a hung writer needs this long */
 

@@ -11,6 +11,12 @@ KTEST(smp_every_cpu_is_online_with_its_own_id)
 	}
 	KEXPECT_EQ(n, num_online_cpus());
 	KEXPECT_EQ(num_online_cpus(), arch_possible_cpus() < NR_CPUS ? arch_possible_cpus() : NR_CPUS);
+	/* nr_cpu_ids counts the possible CPUs, as in Linux: here every one came up. */
+	n = 0;
+	for_each_possible_cpu(cpu)
+		n++;
+	KEXPECT_EQ(n, nr_cpu_ids);
+	KEXPECT_EQ(nr_cpu_ids, min(arch_possible_cpus(), NR_CPUS));
 	KEXPECT_EQ(smp_processor_id(), 0);
 }
 
@@ -176,4 +182,53 @@ KTEST_EXPECT_WARN(smp_cpu_arriving_after_the_deadline_is_left_out,
 		  "smp.inject=late smp.start_timeout_ms=100")
 {
 	check_left_out_cpu();
+}
+
+/*
+ * on_each_cpu(..., false) returns once the other CPUs have taken the call,
+ * without waiting for it to finish: here func, on the other CPUs, waits for
+ * a flag that the caller sets only after on_each_cpu() has returned.  A call
+ * that ignored `wait` would come back only when they gave up waiting.
+ */
+static bool nowait_go;
+static atomic_t nowait_done, nowait_gave_up;
+
+static void wait_for_go(void *info)
+{
+	u64 end = ktime_get_ns() + *(u64 *)info;
+
+	if (smp_processor_id() != 0) {
+		/* Acquire: pairs with the release that sets nowait_go below. */
+		while (!smp_load_acquire(&nowait_go) && ktime_get_ns() < end)
+			cpu_relax();
+		if (!smp_load_acquire(&nowait_go))	/* pairs with the same release */
+			atomic_inc(&nowait_gave_up);
+	}
+	atomic_inc(&nowait_done);
+}
+
+KTEST(on_each_cpu_without_wait_does_not_wait_for_func)
+{
+	/* Only a caller that waits for func (the bug) lets the budget run out. */
+	static u64 budget_ns = 5 * NSEC_PER_SEC;
+	u64 end = ktime_get_ns() + 2 * budget_ns;
+	int n = num_online_cpus();
+
+	if (n < 2)
+		KTEST_SKIP("needs two CPUs");
+	KASSERT(smp_processor_id() == 0);
+	WRITE_ONCE(nowait_go, false);
+	atomic_set(&nowait_done, 0);
+	atomic_set(&nowait_gave_up, 0);
+	on_each_cpu(wait_for_go, &budget_ns, false);
+	KEXPECT_EQ(atomic_read(&nowait_done), 1);	/* ours only: the others are waiting */
+	smp_store_release(&nowait_go, true);	/* pairs with the acquires in wait_for_go() */
+	while (atomic_read(&nowait_done) < n && ktime_get_ns() < end)
+		msleep(1);
+	KEXPECT_EQ(atomic_read(&nowait_done), n);
+	KEXPECT_EQ(atomic_read(&nowait_gave_up), 0);
+	/* With wait, every CPU has finished when the call returns. */
+	atomic_set(&nowait_done, 0);
+	on_each_cpu(wait_for_go, &budget_ns, true);
+	KEXPECT_EQ(atomic_read(&nowait_done), n);
 }

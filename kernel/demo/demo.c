@@ -27,7 +27,8 @@ KPARAM_INT("demo.tty", tty_param, 0, 1);
 static int color_param = -1;		/* -1: on when a terminal is attached */
 KPARAM_INT("demo.color", color_param, -1, 1);
 
-static int pace = -2;			/* -2: not set, decided by demo.tty */
+#define DEMO_PACE_UNSET	(-2)		/* no demo.pace=: demo.tty decides */
+static int pace = DEMO_PACE_UNSET;
 
 static bool pace_set(const struct kparam *p, const char *val)
 {
@@ -64,7 +65,7 @@ bool demo_tty(void)
 
 static int effective_pace(void)
 {
-	if (pace == -2)
+	if (pace == DEMO_PACE_UNSET)
 		return demo_tty() ? DEMO_PACE_ENTER : 0;
 	if (pace == DEMO_PACE_ENTER && !demo_tty())
 		return 0;	/* nobody can press Enter: never wait forever */

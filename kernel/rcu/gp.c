@@ -64,13 +64,20 @@ static void seg_splice(struct rcu_segment *dst, struct rcu_segment *src)
 	seg_init(src);
 }
 
+/*
+ * Two passes of advance_callbacks(): the first may finish wait and move
+ * next up into it, the second may then find that next's grace period has
+ * ended too.
+ */
+#define ADVANCE_PASSES	2
+
 /* Moves finished segments forward; this CPU, interrupts off. */
 static void advance_callbacks(struct rcu_data *rdp)
 {
 	/* Acquire: pairs with the release in rcu_gp_end(); the readers are done. */
 	unsigned long cur = smp_load_acquire(&rcu_state.gp_seq);
 
-	for (int i = 0; i < 2; i++) {
+	for (int pass = 0; pass < ADVANCE_PASSES; pass++) {
 		/* (fault injection seg_done_early: one less, the grace period's start) */
 		if (!seg_empty(&rdp->wait) &&
 		    rcu_seq_done(cur, rdp->wait.gp - rcu_injected(RCU_INJECT_SEG_DONE_EARLY)))
@@ -289,7 +296,7 @@ static void invoke_callback(struct rcu_head *head)
 
 	rcu_debug_dequeue(head);
 	trace_record(TR_CB_INVOKE, 0, (uintptr_t)head);
-	if (f < 4096)
+	if (f < KFREE_RCU_MAX_OFFSET)
 		kfree((char *)head - f);	/* kfree_rcu(): f is the offset */
 	else
 		head->func(head);
@@ -341,6 +348,9 @@ void call_rcu(struct rcu_head *head, rcu_callback_t func)
 		wake_cb_thread(smp_processor_id());
 }
 
+/* Callbacks rcuc invokes between two cond_resched()s: long batches do not hog the CPU. */
+#define RCU_CB_BATCH	16
+
 /* rcuc/N: invokes this CPU's callbacks whose grace period has ended. */
 static int rcu_cb_thread(void *arg)
 {
@@ -374,7 +384,7 @@ static int rcu_cb_thread(void *arg)
 			if (current->rcu_read_lock_nesting)
 				panic("BUG: RCU callback %p returned inside rcu_read_lock()",
 				      (void *)h->func);
-			if (n % 16 == 0)
+			if (n % RCU_CB_BATCH == 0)
 				cond_resched();
 		}
 		local_irq_save(flags);

@@ -31,7 +31,6 @@ struct rcu_head {
 	struct rcu_head *next;
 	void (*func)(struct rcu_head *head);
 };
-#define callback_head rcu_head
 typedef void (*rcu_callback_t)(struct rcu_head *head);
 
 void rcu_warn_suspicious(const char *file, int line, const char *what);
@@ -142,8 +141,10 @@ void rcu_barrier(void);
 /*
  * kfree_rcu(ptr, member): kfree(ptr) after a grace period, with no
  * callback to write.  As Linux once did, the member's offset travels in
- * place of the function pointer (no function lives below 4096).
+ * place of the function pointer: page 0 is unmapped, so no function lives
+ * below KFREE_RCU_MAX_OFFSET, and a smaller "function" is an offset.
  */
+#define KFREE_RCU_MAX_OFFSET	4096
 #define kfree_rcu(ptr, rhf)						\
 	call_rcu(&(ptr)->rhf, (rcu_callback_t)(uintptr_t)offsetof(__typeof__(*(ptr)), rhf))
 

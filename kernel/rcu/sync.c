@@ -73,8 +73,11 @@ void synchronize_rcu(void)
  * rcu_seq_snap(), and (low half) how many synchronize_rcu() tours had
  * started.  Either suffices: an asynchronous grace period that started
  * after the cookie, or a tour that started after it, has waited for every
- * reader the cookie's taker could have overlapped.
+ * reader the cookie's taker could have overlapped.  Each half keeps the
+ * low 32 bits of its counter, compared modulo 2^32 as rcu_seq_done() does.
  */
+#define COOKIE_GP_SHIFT		32		/* the grace-period half */
+#define COOKIE_HALF_MASK	0xffffffffUL	/* what each half keeps */
 unsigned long get_state_synchronize_rcu(void)
 {
 	unsigned long snap;
@@ -84,12 +87,12 @@ unsigned long get_state_synchronize_rcu(void)
 	smp_mb();
 	snap = rcu_seq_snap(READ_ONCE(rcu_state.gp_seq));
 	tours = atomic_read(&rcu_state.tours_started);
-	return ((snap & 0xffffffffUL) << 32) | tours;
+	return ((snap & COOKIE_HALF_MASK) << COOKIE_GP_SHIFT) | tours;
 }
 
 bool poll_state_synchronize_rcu(unsigned long cookie)
 {
-	unsigned int snap = cookie >> 32, tours = (unsigned int)cookie;
+	unsigned int snap = cookie >> COOKIE_GP_SHIFT, tours = (unsigned int)cookie;
 	unsigned int seq = (unsigned int)smp_load_acquire(&rcu_state.gp_seq);
 	unsigned int tours_done = smp_load_acquire(&rcu_state.tours_max_done);
 	/* (fault injections: the grace period's start; a tour that began before) */
