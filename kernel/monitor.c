@@ -90,8 +90,9 @@ static enum monitor_result cmd_rcu(int argc, char **argv)
 	for_each_online_cpu(cpu)
 		if (s.qs_mask & (1UL << cpu))
 			demo_fmt(owe, sizeof(owe), &len, "%sCPU%d", len ? " " : "", cpu);
-	printk("grace period %lu: %s (gp_seq %lu)\n", s.gp_seq >> 1,
-	       (s.gp_seq & 1) ? "in progress" : "none in progress", s.gp_seq);
+	/* gp_seq starts 300 grace periods below the wrap: read signed, -600 at boot. */
+	printk("grace period %ld: %s (gp_seq %ld)\n", (long)s.gp_seq >> 1,
+	       (s.gp_seq & 1) ? "in progress" : "none in progress", (long)s.gp_seq);
 	printk("CPUs that still owe a quiescent state: %s (qs_mask %#lx)\n",
 	       len ? owe : "none", s.qs_mask);
 	printk("callbacks queued: %ld, invoked: %llu\n", s.cbs_queued, s.cbs_invoked);

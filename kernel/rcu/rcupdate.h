@@ -36,6 +36,8 @@ typedef void (*rcu_callback_t)(struct rcu_head *head);
 
 void rcu_warn_suspicious(const char *file, int line, const char *what);
 void rcu_read_unlock_underflow(void) __noreturn;
+/* might_sleep_check() in an RCU callback (checking build): reports it. */
+void rcu_callback_might_sleep(const char *what) __noreturn;
 
 #if CONFIG_RCU_CHECKING
 
@@ -83,9 +85,10 @@ static inline bool rcu_read_lock_held(void) { return true; }
 #endif
 
 /*
- * Publish: the initialising stores to *v are ordered before the store that
- * makes v reachable (a release store: plain mov on x86-64, stlr on
- * AArch64).  Pairs with the address dependency in rcu_dereference().
+ * Publish: a release store (plain mov on x86-64, stlr on AArch64).
+ * [rcu_assign_pointer_release] pairs [rcu_dereference_dep]: the stores
+ * that initialised *v are visible before the store that makes v
+ * reachable, so a reader that finds v never sees its fields unset.
  */
 #define rcu_assign_pointer(p, v)					\
 	do {								\
@@ -96,9 +99,11 @@ static inline bool rcu_read_lock_held(void) { return true; }
 #define RCU_INIT_POINTER(p, v)		WRITE_ONCE((p), (v))
 
 /*
- * Subscribe: one untorn load (READ_ONCE).  Every later access through the
- * loaded pointer depends on its address, which orders it after the load
- * on every CPU Linux runs on except DEC Alpha -- and on both of ours.
+ * Subscribe: one untorn load (READ_ONCE), no barrier instruction.
+ * [rcu_dereference_dep] pairs [rcu_assign_pointer_release]: every later
+ * access through the loaded pointer depends on its address, which orders
+ * it after the load on every CPU Linux runs on except DEC Alpha -- and on
+ * both of ours -- so it reads the initialised fields, not older memory.
  */
 #define rcu_dereference_raw(p)		READ_ONCE(p)
 #define rcu_dereference_check(p, c)					\
@@ -142,10 +147,21 @@ void rcu_barrier(void);
 /*
  * kfree_rcu(ptr, member): kfree(ptr) after a grace period, with no
  * callback to write.  As Linux once did, the member's offset travels in
- * place of the function pointer (no function lives below 4096).
+ * place of the function pointer: a "function" below KFREE_RCU_OFFSET_LIMIT
+ * is an offset (no code lives in the first page of the address space).
+ * So the rcu_head must lie in the first 4096 bytes of its structure, or
+ * its offset would be taken for a function and called: the static
+ * assertion refuses such a structure at compile time.
  */
+#define KFREE_RCU_OFFSET_LIMIT	4096
 #define kfree_rcu(ptr, rhf)						\
-	call_rcu(&(ptr)->rhf, (rcu_callback_t)(uintptr_t)offsetof(__typeof__(*(ptr)), rhf))
+	do {								\
+		_Static_assert(offsetof(__typeof__(*(ptr)), rhf) < KFREE_RCU_OFFSET_LIMIT, \
+			       "kfree_rcu(): the rcu_head must lie in the first 4096 " \
+			       "bytes of its structure (its offset stands for a function)"); \
+		call_rcu(&(ptr)->rhf,					\
+			 (rcu_callback_t)(uintptr_t)offsetof(__typeof__(*(ptr)), rhf)); \
+	} while (0)
 
 /* Polled grace periods. */
 unsigned long get_state_synchronize_rcu(void);
