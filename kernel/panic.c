@@ -93,7 +93,8 @@ static void panic_enter(void)
 
 	arch_irq_disable();
 	me = smp_processor_id();
-	if (__atomic_exchange_n(&panic_cpu, me, __ATOMIC_SEQ_CST) != -1) {
+	/* A vote: one exchange decides the first CPU to panic; it orders nothing. */
+	if (xchg_relaxed(&panic_cpu, me) != -1) {
 		if (READ_ONCE(panic_cpu) == me) {
 			static const char msg[] = "\nKernel panic while panicking: giving up\n";
 			console_write_unlocked(msg, sizeof(msg) - 1);
@@ -164,7 +165,12 @@ bool trigger_cpu_backtrace(int cpu)
 	u64 end = ktime_get_ns() + NSEC_PER_SEC;
 
 	WRITE_ONCE(backtrace_wanted[cpu], true);
-	smp_mb();	/* the request is visible before the NMI arrives */
+	/*
+	 * [backtrace_req_mb] pairs [hw_irq_entry]: the request is visible
+	 * before the NMI arrives, or the target would take it for a stop
+	 * request's leftover and print nothing.
+	 */
+	smp_mb();
 	if (!arch_send_nmi(cpu))
 		return false;
 	while (READ_ONCE(backtrace_wanted[cpu]) && ktime_get_ns() < end)

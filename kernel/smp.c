@@ -33,8 +33,9 @@ int cpu_next_online(int cpu)
 static void set_cpu_online(int cpu)
 {
 	/*
-	 * Release: everything the CPU set up before this store is visible to
-	 * whoever sees it online (pairs with the acquire in smp_boot_cpus()).
+	 * [cpu_online_release] pairs [cpu_online_acquire]: everything the CPU
+	 * set up (its idle task, its run queue) is visible to whoever sees it
+	 * online, or the boot CPU could queue work on a half-built run queue.
 	 */
 	__atomic_fetch_or(&online_mask, 1UL << cpu, __ATOMIC_RELEASE);
 }
@@ -49,6 +50,12 @@ void ap_main(int cpu)
 	cpu_idle_loop();
 }
 
+/*
+ * [hw_cpu_start] pairs [psci_boot_dsb], [sipi_boot_mb]: the hardware side
+ * of arch_start_cpu(): a CPU that starts reads the stack and number the
+ * boot CPU stored for it, with no barrier of its own (it has barely begun
+ * executing), so the boot CPU must make them visible before starting it.
+ */
 static bool start_one(int cpu)
 {
 	void *stack = kernel_stack_alloc(BOOT_STACK_PAGES);
@@ -62,6 +69,7 @@ static bool start_one(int cpu)
 	cpus[cpu].stack_top = (char *)stack + (BOOT_STACK_PAGES + 1) * PAGE_SIZE;
 	arch_start_cpu(cpu, cpus[cpu].stack_top);
 	end = ktime_get_ns() + CPU_START_TIMEOUT_NS;
+	/* [cpu_online_acquire] pairs [cpu_online_release]: or we might see it online and not its setup. */
 	while (!(__atomic_load_n(&online_mask, __ATOMIC_ACQUIRE) & (1UL << cpu))) {
 		if (ktime_get_ns() > end) {
 			printk("smp: CPU%d did not come up within %llu s: going on without it\n",
@@ -98,11 +106,18 @@ void smp_handle_call_ipi(void)
 {
 	int me = smp_processor_id();
 
-	/* Pairs with the smp_mb() in smp_call_mask(): func and info are set. */
-	if (!__atomic_exchange_n(&call_for_cpu[me], false, __ATOMIC_ACQUIRE))
+	/*
+	 * [call_ipi_acquire] pairs [call_setup_mb]: consuming our request we
+	 * see the func and info it came with, not the previous call's.
+	 */
+	if (!xchg_acquire(&call_for_cpu[me], false))
 		return;
 	call_func(call_info);
-	/* Fully ordered: our work is visible before the caller sees the count drop. */
+	/*
+	 * [call_done_dec] pairs [call_wait_mb]: fully ordered, so our call's
+	 * work is visible before the caller sees the count drop, returns and
+	 * reuses the call slot.
+	 */
 	atomic_dec_return(&call_pending);
 }
 
@@ -126,7 +141,12 @@ static void smp_call_mask(unsigned long mask, void (*func)(void *), void *info)
 	for_each_online_cpu(cpu)
 		if (cpu != me && (mask & (1UL << cpu)))
 			WRITE_ONCE(call_for_cpu[cpu], true);
-	smp_mb();	/* the call is fully set up before any IPI can arrive */
+	/*
+	 * [call_setup_mb] pairs [call_ipi_acquire]: the call is fully set up
+	 * before any target can see its request flag, or it could run the
+	 * previous call's function.
+	 */
+	smp_mb();
 	for_each_online_cpu(cpu)
 		if (cpu != me && (mask & (1UL << cpu)))
 			arch_send_ipi(cpu, IPI_CALL_FUNC);
@@ -137,7 +157,8 @@ static void smp_call_mask(unsigned long mask, void (*func)(void *), void *info)
 	}
 	while (atomic_read(&call_pending) > 0)
 		cpu_relax();
-	smp_mb();	/* pairs with atomic_dec_return() in the handlers */
+	/* [call_wait_mb] pairs [call_done_dec]: or our caller might not see what the targets did. */
+	smp_mb();
 	spin_unlock(&call_lock);
 }
 
