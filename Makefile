@@ -21,7 +21,8 @@ ACCEL   ?= tcg
 TESTS   ?= *
 CMDLINE ?=
 TIMEOUT ?= $(shell echo $$((90 + 30 * $(SMP))))
-NR_CPUS ?= 16
+# The most CPUs the kernel supports: the default is kernel/param.h's, defined there only.
+NR_CPUS ?= $(shell sed -n 's/^\#define NR_CPUS[[:space:]]*\([0-9][0-9]*\).*/\1/p' kernel/param.h)
 # 1: the checking build (read-side nesting tracked, misuse reported); 0: production
 CHECKING ?= 1
 # make run: the demo to play (a name, list, none) and its pace (enter, 0, milliseconds)

@@ -28,6 +28,12 @@ void arch_init(void);
 bool arch_start_cpu(int cpu, void *stack_top);
 /* Per-CPU set-up, run by every CPU (boot CPU included) on itself. */
 void arch_cpu_init(int cpu);
+/*
+ * True when this CPU's control registers hold what the kernel loads
+ * (x86-64 CR0; AArch64 SCTLR_EL1): caches and MMU on, nothing left over
+ * from firmware.  Otherwise false, with the difference described in why.
+ */
+bool arch_cpu_control_ok(char *why, size_t size);
 
 /* Serial console. */
 void arch_console_putc(char c);
@@ -53,6 +59,16 @@ void *arch_task_stack_init(void *stack_top, void (*entry)(void));
 void arch_fpu_save(void *area);
 void arch_fpu_restore(const void *area);
 void arch_fpu_init(void *area);
+
+/*
+ * For tests: the FP registers the ABI says a called function preserves
+ * (AArch64: d8-d15 and FPCR's control bits; x86-64: MXCSR's control bits
+ * and the x87 control word), ARCH_FP_CALLEE_SAVED_WORDS of them.  _sample
+ * fills regs with legal values that differ with seed; _call loads `set`
+ * into those registers, calls fn(arg) and stores what they hold after it.
+ */
+void arch_fp_callee_saved_sample(unsigned int seed, u64 *regs);
+void arch_fp_callee_saved_call(const u64 *set, u64 *got, void (*fn)(void *), void *arg);
 
 /* Makes page (4 KiB) a not-present guard page below a stack, or undoes it. */
 void arch_stack_guard(void *page, bool guard);

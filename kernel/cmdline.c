@@ -8,6 +8,8 @@
 #include "kernel.h"
 
 #define MAX_WORD	256
+#define SHOWN_CHARS	40	/* of a word, in a report */
+#define SHOWN_SIZE	(4 * SHOWN_CHARS + 4)	/* each may become \xNN; "...", NUL */
 
 extern const struct kparam __kparam_start[], __kparam_end[];
 
@@ -53,6 +55,14 @@ bool kparam_set_bool(const struct kparam *p, const char *val)
 	return true;
 }
 
+bool kparam_set_flag(const struct kparam *p, const char *val)
+{
+	if (strcmp(val, p->word))
+		return false;
+	*(bool *)p->var = true;
+	return true;
+}
+
 bool kparam_set_string(const struct kparam *p, const char *val)
 {
 	if (strlen(val) >= p->size)
@@ -90,16 +100,43 @@ static const char *apply_word(char *word, const struct kparam **param)
 	return p->set(p, val) ? NULL : "bad value";
 }
 
+/*
+ * The word as a report shows it: its first SHOWN_CHARS characters, with
+ * control and non-ASCII bytes as \xNN, so that a report stays one line
+ * (a quoted word may hold a newline) and says what the word really was.
+ */
+static void show_word(char *out, size_t size, const char *word)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; word[i] && n + 5 < size; i++) {
+		unsigned char c = word[i];
+
+		if (i == SHOWN_CHARS) {
+			strcpy(out + n, "...");
+			return;
+		}
+		if (c >= ' ' && c < 0x7f)
+			out[n++] = c;
+		else
+			n += snprintf(out + n, size - n, "\\x%02x", c);
+	}
+	out[n] = '\0';
+}
+
 static void report(const char *word, const char *why, const struct kparam *p)
 {
+	char w[SHOWN_SIZE];
+
+	show_word(w, sizeof(w), word);
 	if (p && p->set == kparam_set_int)
 		printk("cmdline: ignoring '%s': %s (expected an integer from %lld to %lld); "
-		       "keeping the default\n", word, why, p->min, p->max);
+		       "keeping the default\n", w, why, p->min, p->max);
 	else if (p)
 		printk("cmdline: ignoring '%s': %s (expected %s); keeping the default\n",
-		       word, why, p->what);
+		       w, why, p->what);
 	else
-		printk("cmdline: ignoring '%s': %s\n", word, why);
+		printk("cmdline: ignoring '%s': %s\n", w, why);
 }
 
 static bool is_space(char c)
@@ -144,7 +181,7 @@ int cmdline_parse(const char *line, bool verbose)
 	char word[MAX_WORD];
 	int ignored = 0;
 
-	for (;;) {
+	for (bool first = true; ; first = false) {
 		const char *why;
 		const struct kparam *p = NULL;
 		size_t n;
@@ -156,12 +193,11 @@ int cmdline_parse(const char *line, bool verbose)
 		n = next_word(&line, word, sizeof(word));
 		if (n >= MAX_WORD) {
 			why = "word too long";
-			strcpy(word + 40, "...");
 		} else if (!word[0]) {
 			why = "empty word";
 		} else {
-			/* GRUB passes the kernel's path first: not a parameter. */
-			why = word[0] == '/' ? "" : apply_word(word, &p);
+			/* A boot loader may pass the kernel's path first: not a parameter. */
+			why = first && word[0] == '/' ? "" : apply_word(word, &p);
 		}
 		if (why && *why) {
 			ignored++;

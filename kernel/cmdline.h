@@ -23,18 +23,30 @@ struct kparam {
 	long long min, max;	/* integers: the accepted range */
 	size_t size;		/* strings: the buffer's size */
 	const char *what;	/* what a good value looks like, for messages */
+	const char *word;	/* KPARAM_FLAG: the one value that sets the flag */
 };
 
 bool kparam_set_int(const struct kparam *p, const char *val);
 bool kparam_set_bool(const struct kparam *p, const char *val);
 bool kparam_set_string(const struct kparam *p, const char *val);
+bool kparam_set_flag(const struct kparam *p, const char *val);
 
-#define __KPARAM(id, key, fn, v, lo, hi, sz, desc)			\
+/*
+ * The linker script gathers the declarations between __kparam_start and
+ * __kparam_end; a host build (tools/fuzz/) names a section its linker bounds.
+ */
+#ifndef KPARAM_SECTION
+#define KPARAM_SECTION ".kparam"
+#endif
+
+#define __KPARAM_WORD(id, key, fn, v, lo, hi, sz, desc, w)		\
 	static const struct kparam __kparam_##id			\
-	__used __section(".kparam") __aligned(8) = {			\
+	__used __section(KPARAM_SECTION) __aligned(8) = {		\
 		.name = key, .set = fn, .var = v, .min = lo, .max = hi,	\
-		.size = sz, .what = desc,				\
+		.size = sz, .what = desc, .word = w,			\
 	}
+#define __KPARAM(id, key, fn, v, lo, hi, sz, desc)			\
+	__KPARAM_WORD(id, key, fn, v, lo, hi, sz, desc, NULL)
 
 #define KPARAM_INT(key, var, lo, hi) \
 	__KPARAM(var, key, kparam_set_int, &(var), lo, hi, sizeof(var), "an integer")
@@ -42,6 +54,14 @@ bool kparam_set_string(const struct kparam *p, const char *val);
 	__KPARAM(var, key, kparam_set_bool, &(var), 0, 1, sizeof(var), "0, 1, y, n, on or off")
 #define KPARAM_STRING(key, buf) \
 	__KPARAM(buf, key, kparam_set_string, (buf), 0, 0, sizeof(buf), "a string")
+/*
+ * A fault injection's switch: key=word sets the bool var, any other value
+ * is refused (KPARAM_FLAG("spinlock.inject", "broken", inject_broken,
+ * "locks stop excluding: a fault to catch")).
+ */
+#define KPARAM_FLAG(key, w, var, desc) \
+	__KPARAM_WORD(var, key, kparam_set_flag, &(var), 0, 0, sizeof(var), \
+		      "'" w "' (" desc ")", w)
 /* A key whose value a function interprets. */
 #define KPARAM_CALL(key, fn, desc) \
 	__KPARAM(fn, key, fn, NULL, 0, 0, 0, desc)

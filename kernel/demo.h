@@ -21,6 +21,8 @@
 #define KERNEL_DEMO_H
 
 #include "kernel.h"
+#include "workers.h"
+#include "random.h"
 
 struct demo {
 	const char *name;
@@ -69,15 +71,16 @@ bool demo_color_on(void);
 /* demo.tty=1: the runner saw a terminal on its stdin. */
 bool demo_tty(void);
 
-/*
- * Everything the demo helpers print, from any CPU, is also appended to buf
- * (NULL stops).  Unlike console_capture() it follows a demo that hops
- * across CPUs (the narrated grace period prints from each CPU it visits).
- */
-void demo_capture(char *buf, size_t size);
-
 /* A step: a heading, then a pause as demo.pace says. */
 void demo_step(const char *fmt, ...) __printf(1, 2);
+/*
+ * A step heading that never pauses, for a step that must follow the one
+ * before at once: while a reader holds an element, a pause would let it
+ * leave (or, held past the stall timeout, trigger a stall warning), and the
+ * grace period would have nobody to wait for.  Pause before the reader
+ * takes the element instead.
+ */
+void demo_step_nopause(const char *fmt, ...) __printf(1, 2);
 /* Narration, indented under the step (a newline is added). */
 void demo_say(const char *fmt, ...) __printf(1, 2);
 /* Code or a figure, printed as it is, further indented. */
@@ -98,17 +101,6 @@ void demo_fmt_elem(char *buf, size_t size, size_t *len, int a, int b, int c, boo
 /* Appends printf-style text to buf at *len (never overflows). */
 void demo_fmt(char *buf, size_t size, size_t *len, const char *fmt, ...) __printf(4, 5);
 
-/*
- * The CPUs demo readers run on: every online CPU but the caller's, at
- * most max of them; on a single CPU, that CPU (readers then run only when
- * the demo sleeps).  Returns how many were written to out.
- */
-int demo_reader_cpus(int *out, int max);
-/*
- * Between a reader's passes: a quiescent state, and a tick's sleep after
- * each 2 ms burst so idle host cores are left for the other vCPUs.
- */
-void demo_reader_pause(u64 *burst_start);
 /* Sleeps until *flag is true or ms pass; returns *flag. */
 bool demo_wait_for(const bool *flag, unsigned int ms);
 

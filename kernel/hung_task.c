@@ -6,7 +6,7 @@
  */
 #include "kernel.h"
 
-static int hung_task_timeout_secs = 120;
+static int hung_task_timeout_secs = HUNG_TASK_TIMEOUT_S;
 KPARAM_INT("hung_task_timeout_secs", hung_task_timeout_secs, 1, 86400);
 static u64 next_check_ns;
 unsigned long hung_task_reports;

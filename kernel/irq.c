@@ -13,6 +13,43 @@ void irq_exit(void)
 	this_cpu()->irq_depth--;
 }
 
+/* irq_work waiting for each CPU: [cpu][0] for its next IPI, [cpu][1] for its next tick. */
+static struct irq_work *irq_work_slot[NR_CPUS][2];
+
+bool irq_work_queue_on(struct irq_work *work, int cpu)
+{
+	struct irq_work *none = NULL;
+
+	if (!cpu_online(cpu) || (!work->lazy && cpu == smp_processor_id()))
+		panic("BUG: irq_work_queue_on(CPU%d) from CPU%d: offline, or an IPI to itself",
+		      cpu, smp_processor_id());
+	/*
+	 * [irq_work_release] pairs [irq_work_acquire]: the caller's stores
+	 * (what func reads) are visible before the slot holds work, or func
+	 * could run on `cpu` with what they replaced.
+	 */
+	if (!__atomic_compare_exchange_n(&irq_work_slot[cpu][work->lazy], &none, work, false,
+					 __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		return false;
+	if (!work->lazy)
+		arch_send_ipi(cpu, IPI_RESCHEDULE);
+	return true;
+}
+
+/* Runs this CPU's waiting work of one kind; in an interrupt handler. */
+static void irq_work_run(bool lazy)
+{
+	struct irq_work **slot = &irq_work_slot[smp_processor_id()][lazy];
+	struct irq_work *work;
+
+	if (!READ_ONCE(*slot))
+		return;		/* the common case: one load per interrupt */
+	/* [irq_work_acquire] pairs [irq_work_release]: taking the work, we see what func reads. */
+	work = __atomic_exchange_n(slot, NULL, __ATOMIC_ACQUIRE);
+	if (work)
+		work->func(work);
+}
+
 /* The tick never preempts: it counts, and (later) wakes sleepers. */
 void irq_timer(void)
 {
@@ -24,6 +61,7 @@ void irq_timer(void)
 	sched_tick();
 	rcu_check_stalls();
 	hung_task_check();
+	irq_work_run(true);
 }
 
 void irq_ipi(int kind)
@@ -31,5 +69,6 @@ void irq_ipi(int kind)
 	this_cpu()->ipis++;
 	if (kind == IPI_CALL_FUNC)
 		smp_handle_call_ipi();
+	irq_work_run(false);
 	/* IPI_RESCHEDULE: taking the interrupt is the point; the idle loop rechecks. */
 }

@@ -23,6 +23,7 @@
 #include "list.h"
 #include "rcu/rcupdate.h"
 #include "rcu/rculist.h"
+#include "rcu/srcu.h"
 #include "trace.h"
 
 #include <string.h>

@@ -7,6 +7,7 @@
  */
 #include "ktest.h"
 #include "ktest_runner.h"
+#include "section.h"
 #include <stdlib.h>
 
 #define MAX_FILTER 256
@@ -76,11 +77,18 @@ bool glob_match(const char *pattern, const char *name)
 	}
 }
 
+static const char *ktap_indent = "";	/* "    " for the monitor's nested runs */
+
+const char *ktest_indent(void)
+{
+	return ktap_indent;
+}
+
 bool ktest_check(bool ok, const char *file, int line, const char *expr)
 {
 	if (!ok) {
-		printk("# %s:%d: EXPECTATION FAILED: %s (CPU%d)\n", file, line, expr,
-		       smp_processor_id());
+		printk("%s# %s:%d: EXPECTATION FAILED: %s (CPU%d)\n", ktap_indent, file, line,
+		       expr, smp_processor_id());
 		atomic_inc(&failed_checks);
 	}
 	return ok;
@@ -90,9 +98,10 @@ bool ktest_check_eq(long long a, long long b, const char *file, int line,
 		    const char *ea, const char *eb)
 {
 	if (a != b) {
-		printk("# %s:%d: EXPECTATION FAILED: %s == %s\n#   %s is %lld (%#llx)\n"
-		       "#   %s is %lld (%#llx)\n", file, line, ea, eb, ea, a,
-		       (unsigned long long)a, eb, b, (unsigned long long)b);
+		printk("%s# %s:%d: EXPECTATION FAILED: %s == %s\n%s#   %s is %lld (%#llx)\n"
+		       "%s#   %s is %lld (%#llx)\n", ktap_indent, file, line, ea, eb,
+		       ktap_indent, ea, a, (unsigned long long)a,
+		       ktap_indent, eb, b, (unsigned long long)b);
 		atomic_inc(&failed_checks);
 	}
 	return a == b;
@@ -110,35 +119,15 @@ static int select_tests(const struct ktest *start, const struct ktest *end, cons
 {
 	int n = 0;
 
-	for (const struct ktest *t = start; t < end; t++) {
-		int i = n++;
-
-		if (!glob_match(glob, t->name) || (t->expect != KTEST_NORMAL) != isolated_ones) {
-			n--;
-			continue;
-		}
-		while (i > 0 && (strcmp(out[i - 1]->file, t->file) > 0 ||
-				 (!strcmp(out[i - 1]->file, t->file) && out[i - 1]->line > t->line))) {
-			out[i] = out[i - 1];
-			i--;
-		}
-		out[i] = t;
-	}
+	for (const struct ktest *t = start; t < end; t++)
+		if (glob_match(glob, t->name) && (t->expect != KTEST_NORMAL) == isolated_ones)
+			out[n++] = t;
+	SORT_BY_FILE_AND_LINE(out, n, struct ktest);
 	return n;
 }
 
-static const char *ktap_indent = "";	/* "    " for the monitor's nested runs */
 static bool inject_leak;	/* ktest.inject=leak: proves the leak check can fail */
-
-static bool set_inject(const struct kparam *p, const char *val)
-{
-	(void)p;
-	if (strcmp(val, "leak"))
-		return false;
-	inject_leak = true;
-	return true;
-}
-KPARAM_CALL("ktest.inject", set_inject, "'leak' (the runner leaks one object per test)");
+KPARAM_FLAG("ktest.inject", "leak", inject_leak, "the runner leaks one object per test");
 
 /*
  * kmalloc's live objects once every callback queued so far has run:
@@ -158,8 +147,8 @@ static void check_leaks(const struct ktest *t, long before)
 		kmalloc(24, GFP_KERNEL);	/* the fault: never freed */
 	after = settled_live_objects();
 	if (after != before) {
-		printk("# ktest: %s: %ld kmalloc object%s %s (live objects %ld before, %ld after)\n",
-		       t->name, labs(after - before), labs(after - before) == 1 ? "" : "s",
+		printk("%s# ktest: %s: %ld kmalloc object%s %s (live objects %ld before, %ld after)\n",
+		       ktap_indent, t->name, labs(after - before), labs(after - before) == 1 ? "" : "s",
 		       after > before ? "leaked" : "freed that it did not allocate", before, after);
 		atomic_inc(&failed_checks);
 	}
@@ -189,6 +178,16 @@ static bool run_one(const struct ktest *t, int n)
 	return true;
 }
 
+/* Runs tests[0..total-1], numbered from 1; returns how many failed. */
+static int run_tests(const struct ktest **tests, int total)
+{
+	int failed = 0;
+
+	for (int i = 0; i < total; i++)
+		failed += !run_one(tests[i], i + 1);
+	return failed;
+}
+
 static const char *const expect_names[] = { "normal", "panic", "warning" };
 
 /* Lists the selected expect-panic/warning tests for tools/run.py to boot one by one. */
@@ -216,6 +215,10 @@ static void __noreturn run_isolated(void)
 			printk("ok 1 %s # SKIP %s\n", t->name, skip_reason);
 			arch_qemu_exit(QEMU_EXIT_PASS);
 		}
+		if (t->expect == KTEST_WARN && atomic_read(&failed_checks)) {
+			printk("not ok 1 %s # checks failed after the warning\n", t->name);
+			arch_qemu_exit(QEMU_EXIT_FAIL);
+		}
 		if (t->expect == KTEST_WARN) {
 			printk("# ktest: %s went on after its warning\n", t->name);
 			arch_qemu_exit(QEMU_EXIT_PASS);
@@ -229,9 +232,10 @@ static void __noreturn run_isolated(void)
 
 void ktest_run_all(void)
 {
-	const struct ktest **tests = kcalloc(2 * (section_end() - section_start()) + 1,
-					     sizeof(*tests), GFP_KERNEL);
-	int total, failed = 0, isolated_count;
+	/* The ordinary tests, then the isolated ones: disjoint, so the section's size is room. */
+	size_t room = max(section_end() - section_start(), 1L);
+	const struct ktest **tests = kcalloc(room, sizeof(*tests), GFP_KERNEL);
+	int total, failed, isolated_count;
 
 	if (isolated[0])
 		run_isolated();
@@ -249,10 +253,7 @@ void ktest_run_all(void)
 		       "check the TESTS glob\n", filter, (long)(section_end() - section_start()));
 		arch_qemu_exit(QEMU_EXIT_FAIL);
 	}
-	for (int i = 0; i < total; i++) {
-		if (!run_one(tests[i], i + 1))
-			failed++;
-	}
+	failed = run_tests(tests, total);
 	printk("# ktest: %d passed, %d failed\n", total - failed, failed);
 	arch_qemu_exit(failed ? QEMU_EXIT_FAIL : QEMU_EXIT_PASS);
 }
@@ -263,9 +264,9 @@ void ktest_run_all(void)
  */
 int ktest_run_glob(const char *glob, int *passed)
 {
-	const struct ktest **tests = kcalloc(__ktest_end - __ktest_start + 1,
-					     sizeof(*tests), GFP_KERNEL);
-	int total, failed = 0;
+	size_t room = max(__ktest_end - __ktest_start, 1L);	/* kcalloc(0) would fail */
+	const struct ktest **tests = kcalloc(room, sizeof(*tests), GFP_KERNEL);
+	int total, failed;
 
 	*passed = 0;
 	if (!tests)
@@ -274,12 +275,8 @@ int ktest_run_glob(const char *glob, int *passed)
 	/* Nested in whatever run is going on: indented, as KTAP subtests are. */
 	ktap_indent = "    ";
 	printk("%sKTAP version 1\n%s1..%d\n", ktap_indent, ktap_indent, total);
-	for (int i = 0; i < total; i++) {
-		if (run_one(tests[i], i + 1))
-			(*passed)++;
-		else
-			failed++;
-	}
+	failed = run_tests(tests, total);
+	*passed = total - failed;
 	ktap_indent = "";
 	kfree(tests);
 	return total ? failed : -1;

@@ -16,6 +16,8 @@
 #define KERNEL_KTEST_H
 
 #include "kernel.h"
+#include "workers.h"
+#include "random.h"
 
 enum ktest_expect {
 	KTEST_NORMAL,		/* passes when no check failed */
@@ -102,7 +104,12 @@ void ktest_skip(const char *why);
 /* Marks the test skipped ('ok N name # SKIP why') and returns. */
 #define KTEST_SKIP(why)		do { ktest_skip(why); return; } while (0)
 
-/* Prints a '# ...' diagnostic line belonging to the running test. */
-#define ktest_info(fmt, ...)	printk("# " fmt "\n", ##__VA_ARGS__)
+/*
+ * Prints a '# ...' diagnostic line belonging to the running test, indented
+ * as its result line is: ktest_indent() is "" in a run of its own and
+ * "    " when nested in the monitor's `test GLOB`.
+ */
+const char *ktest_indent(void);
+#define ktest_info(fmt, ...)	printk("%s# " fmt "\n", ktest_indent(), ##__VA_ARGS__)
 
 #endif

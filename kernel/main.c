@@ -26,6 +26,7 @@ void kmain(void *boot_info)
 	arch_irq_enable();
 	smp_boot_cpus();
 	rcu_init_cpu_threads();
+	srcu_init();
 	trace_boot();
 
 	if (!kthread_run_on_cpu(ktest_requested() ? ktest_main : demo_main, NULL, 0,

@@ -14,8 +14,6 @@
 #include "demo.h"
 #include "monitor.h"
 
-#define MON_LINE	128
-#define MON_ARGS	4
 #define POLL_MS		10
 
 extern const struct ktest __ktest_start[], __ktest_end[];
@@ -46,7 +44,8 @@ static enum monitor_result cmd_cpus(int argc, char **argv)
 		if (!sched_cpu_idle(cpu))
 			state = "busy";
 		else if (rcu_cpu_in_eqs(cpu))
-			state = "idle (halted; RCU does not wait for it)";
+			state = "idle (halted: call_rcu()'s grace periods count it "
+				"quiescent; a synchronize_rcu() tour wakes it with an IPI)";
 		else
 			state = "idle";
 		printk("CPU%d: running %s (pid %d), %llu switches, %d queued, %s; "
@@ -91,13 +90,16 @@ static enum monitor_result cmd_rcu(int argc, char **argv)
 		if (s.qs_mask & (1UL << cpu))
 			demo_fmt(owe, sizeof(owe), &len, "%sCPU%d", len ? " " : "", cpu);
 	/* gp_seq starts 300 grace periods below the wrap: read signed, -600 at boot. */
-	printk("grace period %ld: %s (gp_seq %ld)\n", (long)s.gp_seq >> 1,
+	printk("call_rcu() grace period %ld: %s (gp_seq %ld)\n", (long)s.gp_seq >> 1,
 	       (s.gp_seq & 1) ? "in progress" : "none in progress", (long)s.gp_seq);
-	printk("CPUs that still owe a quiescent state: %s (qs_mask %#lx)\n",
+	/* Tours do not touch gp_seq: each updater visits the CPUs itself. */
+	printk("synchronize_rcu() tours in progress: %lu (started %lu, completed %lu)\n",
+	       s.tours_started - s.tours_completed, s.tours_started, s.tours_completed);
+	printk("CPUs that still owe it a quiescent state: %s (qs_mask %#lx)\n",
 	       len ? owe : "none", s.qs_mask);
 	printk("callbacks queued: %ld, invoked: %llu\n", s.cbs_queued, s.cbs_invoked);
-	printk("grace periods completed: %lu, synchronize_rcu() tours completed: %lu, "
-	       "stall reports: %lu\n", s.gps_completed, s.tours_completed, s.stall_reports);
+	printk("call_rcu() grace periods completed: %lu, stall reports: %lu\n",
+	       s.gps_completed, s.stall_reports);
 	return MON_OK;
 }
 
@@ -215,7 +217,7 @@ static const struct command commands[] = {
 	{ "help", "", "this list", cmd_help },
 	{ "cpus", "", "online CPUs: current task, switches, idle or busy", cmd_cpus },
 	{ "ps", "", "each CPU's run queue and current task; every task", cmd_ps },
-	{ "rcu", "", "grace period, CPUs owing a quiescent state, callbacks", cmd_rcu },
+	{ "rcu", "", "call_rcu() grace period, synchronize_rcu() tours, callbacks", cmd_rcu },
 	{ "demo", "[NAME|list|all]", "play a demo (no name: list them)", cmd_demo },
 	{ "test", "GLOB", "run the in-kernel tests matching GLOB", cmd_test },
 	{ "torture", "SECONDS", "run rcutorture for SECONDS", cmd_torture },
@@ -245,35 +247,10 @@ static enum monitor_result usage(const char *name, const char *why)
 enum monitor_result monitor_exec(const char *line)
 {
 	char buf[MON_LINE], *argv[MON_ARGS + 1];
-	int argc = 0;
-	char *p;
+	int argc = monitor_parse(line, buf, argv);
 
-	snprintf(buf, sizeof(buf), "%s", line);
-	for (p = buf; *p; ) {
-		while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
-			*p++ = '\0';
-		if (!*p)
-			break;
-		if (argc == MON_ARGS) {
-			printk("too many arguments (type help)\n");
-			return MON_ERROR;
-		}
-		/* Quotes group words: test 'rcu_*' as a shell would. */
-		if (*p == '\'' || *p == '"') {
-			char q = *p++;
-
-			argv[argc++] = p;
-			while (*p && *p != q)
-				p++;
-			if (*p)
-				*p++ = '\0';
-			continue;
-		}
-		argv[argc++] = p;
-		while (*p && *p != ' ' && *p != '\t' && *p != '\r' && *p != '\n')
-			p++;
-	}
-	argv[argc] = NULL;
+	if (argc < 0)
+		return MON_ERROR;
 	if (!argc)
 		return MON_EMPTY;
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
@@ -283,62 +260,33 @@ enum monitor_result monitor_exec(const char *line)
 	return MON_ERROR;
 }
 
-/*
- * Reads one line with echo: printable characters, Backspace/Delete,
- * Ctrl-U (erase the line), Enter.  Escape sequences (arrow keys) are
- * swallowed.
- */
-static void read_line(char *buf, size_t size)
+/* Reads one line with echo (kernel/monitor_parse.c edits it). */
+static void read_line(struct mon_line *l)
 {
-	size_t len = 0;
-	int esc = 0;
-
+	mon_line_reset(l);
 	for (;;) {
 		int ch = console_getc();
 
-		if (ch < 0) {
+		if (ch < 0)
 			msleep(POLL_MS);
-			continue;
-		}
-		if (esc) {		/* ESC [ X or ESC O X */
-			if (esc == 1 && (ch == '[' || ch == 'O'))
-				esc = 2;
-			else if (ch >= 0x40 && ch <= 0x7e)
-				esc = 0;
-			continue;
-		}
-		if (ch == 0x1b) {
-			esc = 1;
-		} else if (ch == '\r' || ch == '\n') {
-			printk("\n");
-			buf[len] = '\0';
+		else if (mon_line_feed(l, ch))
 			return;
-		} else if (ch == 0x7f || ch == '\b') {
-			if (len) {
-				len--;
-				printk("\b \b");
-			}
-		} else if (ch == 0x15) {	/* Ctrl-U */
-			while (len) {
-				len--;
-				printk("\b \b");
-			}
-		} else if (ch >= ' ' && ch < 0x7f && len + 1 < size) {
-			buf[len++] = (char)ch;
-			printk("%c", ch);
-		}
 	}
 }
 
 void monitor_run(void)
 {
-	char line[MON_LINE];
+	struct mon_line line;
 
 	printk("\nQuiescent kernel monitor. Type 'help' for the commands, 'halt' to end.\n");
 	for (;;) {
 		printk("quiescent> ");
-		read_line(line, sizeof(line));
-		if (monitor_exec(line) == MON_HALT) {
+		read_line(&line);
+		if (line.dropped) {
+			printk("line too long (at most %d characters): nothing run\n", MON_LINE - 1);
+			continue;
+		}
+		if (monitor_exec(line.buf) == MON_HALT) {
 			printk("halting\n");
 			arch_qemu_exit(QEMU_EXIT_PASS);
 		}

@@ -24,16 +24,26 @@ void page_alloc_init(void)
 	struct mem_region r[32];
 	int n = arch_mem_regions(r, ARRAY_SIZE(r));
 	uintptr_t kend = ALIGN_UP((uintptr_t)__kernel_end, PAGE_SIZE);
+	size_t twice = 0;
 	bool above = false;
 
 	memset(used, 0xff, sizeof(used));
+	free_pages = 0;
 	for (int i = 0; i < n; i++) {
 		/* Nothing below the kernel's end: firmware data, the trampoline, us. */
-		uintptr_t start = ALIGN_UP(max(r[i].start, kend), PAGE_SIZE);
+		uintptr_t start = max(r[i].start, kend);
 		uintptr_t end = ALIGN_DOWN(min(r[i].end, (uintptr_t)MAX_PHYS), PAGE_SIZE);
 
 		above |= r[i].end > MAX_PHYS;
+		if (start >= MAX_PHYS)
+			continue;	/* (and rounding it up could wrap to 0) */
+		start = ALIGN_UP(start, PAGE_SIZE);
 		for (uintptr_t a = start; a < end; a += PAGE_SIZE) {
+			/* Firmware's regions may overlap: a page is counted once. */
+			if (!page_used(a / PAGE_SIZE)) {
+				twice++;
+				continue;
+			}
 			mark_free(a / PAGE_SIZE);
 			free_pages++;
 		}
@@ -42,6 +52,9 @@ void page_alloc_init(void)
 	search_hint = kend / PAGE_SIZE;
 	printk("mm: %zu MiB free for the kernel (%zu pages)\n",
 	       free_pages * PAGE_SIZE >> 20, free_pages);
+	if (twice)
+		printk("mm: the memory map lists %zu pages more than once: each counted once\n",
+		       twice);
 	if (above)
 		printk("mm: memory above 4 GiB is not mapped and not used\n");
 }

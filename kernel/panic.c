@@ -89,20 +89,28 @@ static void stop_other_cpus(void)
 /* Returns only to the first CPU to panic; any other CPU stops here. */
 static void panic_enter(void)
 {
-	int me;
+	int me, owner = -1;
 
 	arch_irq_disable();
 	me = smp_processor_id();
-	/* A vote: one exchange decides the first CPU to panic; it orders nothing. */
-	if (xchg_relaxed(&panic_cpu, me) != -1) {
-		if (READ_ONCE(panic_cpu) == me) {
+	/*
+	 * [panic_claim] pairs [panic_claim]: only the CPU that changes
+	 * panic_cpu from -1 (nobody) reports.  Fully ordered, as is every
+	 * other CPU's attempt: of two CPUs that panic at once exactly one
+	 * wins, and the loser learns who did.  It then stops as the winner's
+	 * stop request would stop it (irq_nmi()), so the first report is the
+	 * one that comes out whole (tests/panic.c).  Only a panic inside this
+	 * CPU's own report finds itself the owner.
+	 */
+	if (!__atomic_compare_exchange_n(&panic_cpu, &owner, me, false,
+					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+		if (owner == me) {
 			static const char msg[] = "\nKernel panic while panicking: giving up\n";
 			console_write_unlocked(msg, sizeof(msg) - 1);
 			arch_qemu_exit(QEMU_EXIT_PANIC);
 		}
 		irq_nmi(NULL);	/* another CPU panics first: stop like its NMI would */
 	}
-	WRITE_ONCE(panic_cpu, me);
 	stop_other_cpus();
 }
 

@@ -3,47 +3,76 @@
  * goes out under the console lock, so lines from different CPUs never
  * interleave.  Each CPU formats with its own newlib reentrancy structure
  * (newlib keeps errno and its number-conversion scratch there) and with
- * interrupts off, so nothing else can use that structure meanwhile.
+ * interrupts off, so no interrupt handler can use that buffer meanwhile.
+ *
+ * An NMI can still arrive inside printk (x86-64: a backtrace request for
+ * a stall report), so NMI context has a buffer and a reentrancy structure
+ * of its own, and never waits for the console lock when its own CPU is
+ * inside printk -- it would wait for the code it interrupted, forever.
+ * Its message is then held back and written by the interrupted printk
+ * right after its own line, so both come out whole.
  */
 #include <stdio.h>
 #include <reent.h>
 #include "kernel.h"
 
 #define PRINTK_BUF	1024
+#define NMI_HELD_BUF	4096
 
 static DEFINE_SPINLOCK(console_lock);
-static struct _reent printk_reent[NR_CPUS];
-static bool reent_ready[NR_CPUS];
-static char printk_buf[NR_CPUS][PRINTK_BUF];
+static struct _reent printk_reent[NR_CPUS], nmi_reent[NR_CPUS];
+static bool reent_ready[NR_CPUS], nmi_reent_ready[NR_CPUS];
+static char printk_buf[NR_CPUS][PRINTK_BUF], nmi_buf[NR_CPUS][PRINTK_BUF];
 
-/* A copy of one CPU's console output, for tests of printk itself. */
-static struct { char *buf; size_t size, len; } capture[NR_CPUS];
+/* > 0 while this CPU runs vprintk() outside NMI context. */
+static int in_printk[NR_CPUS];
+
+/* NMI messages held back while their CPU was inside printk. */
+static struct {
+	char buf[NMI_HELD_BUF];
+	size_t len;		/* appended by the NMI, reset by the flush */
+	size_t dropped;		/* bytes that did not fit */
+} nmi_held[NR_CPUS];
+atomic_t printk_nmi_held;
+
+/*
+ * A copy of the console output, from every CPU, for tests and for the
+ * demos' own tests (console_capture()).  console_emit() appends to it,
+ * always under console_lock but on the panic path, where nothing else runs.
+ */
+static struct { char *buf; size_t size, len; } capture;
 
 void console_capture(char *buf, size_t size)
 {
-	unsigned long flags = arch_irq_save();
-	int cpu = smp_processor_id();
+	unsigned long flags;
 
-	capture[cpu].buf = buf;
-	capture[cpu].size = size;
-	capture[cpu].len = 0;
+	spin_lock_irqsave(&console_lock, flags);
+	capture.buf = buf;
+	capture.size = size;
+	capture.len = 0;
 	if (buf && size)
 		buf[0] = '\0';
-	arch_irq_restore(flags);
+	spin_unlock_irqrestore(&console_lock, flags);
 }
 
-static void capture_append(int cpu, const char *s, size_t n)
+/* Appends to the capture, if one is on; when it fills up it keeps the start. */
+static void capture_append(const char *s, size_t n)
 {
-	size_t room = capture[cpu].size - capture[cpu].len - 1;
-
-	n = min(n, room);
-	memcpy(capture[cpu].buf + capture[cpu].len, s, n);
-	capture[cpu].len += n;
-	capture[cpu].buf[capture[cpu].len] = '\0';
+	if (!capture.buf || !capture.size)
+		return;
+	n = min(n, capture.size - capture.len - 1);
+	memcpy(capture.buf + capture.len, s, n);
+	capture.len += n;
+	capture.buf[capture.len] = '\0';
 }
 
+/*
+ * Writes to the serial port, and to the capture: the capture shows what
+ * the console shows, held NMI messages included.
+ */
 static void console_emit(const char *s, size_t n)
 {
+	capture_append(s, n);
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] == '\n')
 			arch_console_putc('\r');
@@ -56,6 +85,88 @@ void console_write_unlocked(const char *s, size_t n)
 	console_emit(s, n);
 }
 
+/* Formats into buf with newlib; the length written, a cut message ending its line. */
+static int format(struct _reent *r, bool *ready, char *buf, const char *fmt, va_list ap)
+{
+	int n;
+
+	if (!*ready) {
+		_REENT_INIT_PTR(r);
+		*ready = true;
+	}
+	n = _vsnprintf_r(r, buf, PRINTK_BUF, fmt, ap);
+	if (n < 0)
+		n = 0;
+	if (n >= PRINTK_BUF) {
+		n = PRINTK_BUF - 1;
+		buf[n - 1] = '\n';	/* a cut message still ends its line */
+	}
+	return n;
+}
+
+/*
+ * Writes what NMIs held back on this CPU; called with the console lock.
+ * An NMI may append while we write: we go on until the length we reset
+ * from is the length we wrote.  The compare-and-exchange only has to be
+ * atomic against this CPU's own NMI (which cannot be interrupted by us).
+ */
+static void flush_nmi_held(int cpu)
+{
+	size_t done = 0, len;
+
+	for (;;) {
+		len = READ_ONCE(nmi_held[cpu].len);
+		if (len > done) {
+			console_emit(nmi_held[cpu].buf + done, len - done);
+			done = len;
+			continue;
+		}
+		if (__atomic_compare_exchange_n(&nmi_held[cpu].len, &len, 0, false,
+						__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			break;
+	}
+	if (nmi_held[cpu].dropped) {
+		char note[64];
+		int n = snprintf(note, sizeof(note), "[%zu bytes of NMI output dropped]\n",
+				 nmi_held[cpu].dropped);
+
+		nmi_held[cpu].dropped = 0;
+		console_emit(note, n);
+	}
+}
+
+/* NMI context, its CPU inside printk: keep the message for that printk to write. */
+static void hold_nmi_message(int cpu, const char *s, size_t n)
+{
+	size_t len = nmi_held[cpu].len, room = NMI_HELD_BUF - len;
+
+	if (n > room) {
+		nmi_held[cpu].dropped += n - room;
+		n = room;
+	}
+	memcpy(nmi_held[cpu].buf + len, s, n);
+	WRITE_ONCE(nmi_held[cpu].len, len + n);
+	atomic_inc(&printk_nmi_held);
+}
+
+static int vprintk_nmi(int cpu, const char *fmt, va_list ap)
+{
+	char *buf = nmi_buf[cpu];
+	int n = format(&nmi_reent[cpu], &nmi_reent_ready[cpu], buf, fmt, ap);
+
+	if (panic_in_progress()) {
+		console_emit(buf, n);
+	} else if (READ_ONCE(in_printk[cpu])) {
+		hold_nmi_message(cpu, buf, n);	/* the console lock may be ours */
+	} else {
+		/* Held, if at all, by another CPU, which will let it go. */
+		spin_lock(&console_lock);
+		console_emit(buf, n);
+		spin_unlock(&console_lock);
+	}
+	return n;
+}
+
 int vprintk(const char *fmt, va_list ap)
 {
 	unsigned long flags = arch_irq_save();
@@ -63,36 +174,37 @@ int vprintk(const char *fmt, va_list ap)
 	char *buf = printk_buf[cpu];
 	int n;
 
-	if (!reent_ready[cpu]) {
-		_REENT_INIT_PTR(&printk_reent[cpu]);
-		reent_ready[cpu] = true;
+	if (this_cpu()->in_nmi) {
+		n = vprintk_nmi(cpu, fmt, ap);
+		arch_irq_restore(flags);
+		return n;
 	}
-	n = _vsnprintf_r(&printk_reent[cpu], buf, PRINTK_BUF, fmt, ap);
-	if (n < 0)
-		n = 0;
-	if (n >= PRINTK_BUF) {
-		n = PRINTK_BUF - 1;
-		buf[n - 1] = '\n';	/* a cut message still ends its line */
-	}
-	if (capture[cpu].buf)
-		capture_append(cpu, buf, n);
+	/* Our NMI reads in_printk between any two of our instructions: compiler barriers. */
+	WRITE_ONCE(in_printk[cpu], in_printk[cpu] + 1);
+	barrier();
+	n = format(&printk_reent[cpu], &reent_ready[cpu], buf, fmt, ap);
 	if (panic_in_progress()) {
 		/* The other CPUs are stopped and one may hold the lock forever. */
 		console_emit(buf, n);
-	} else if (this_cpu()->in_nmi) {
-		/* An NMI may have stopped this CPU inside printk: wait, but not forever. */
-		u64 end = ktime_get_ns() + 50 * NSEC_PER_MSEC;
-		bool locked;
-
-		while (!(locked = spin_trylock(&console_lock)) && ktime_get_ns() < end)
-			cpu_relax();
-		console_emit(buf, n);
-		if (locked)
-			spin_unlock(&console_lock);
 	} else {
 		spin_lock(&console_lock);
 		console_emit(buf, n);
+		flush_nmi_held(cpu);
 		spin_unlock(&console_lock);
+	}
+	barrier();
+	WRITE_ONCE(in_printk[cpu], in_printk[cpu] - 1);
+	barrier();
+	/* An NMI between the flush and here held its message back: write it now. */
+	while (READ_ONCE(nmi_held[cpu].len) && !panic_in_progress()) {
+		WRITE_ONCE(in_printk[cpu], in_printk[cpu] + 1);
+		barrier();
+		spin_lock(&console_lock);
+		flush_nmi_held(cpu);
+		spin_unlock(&console_lock);
+		barrier();
+		WRITE_ONCE(in_printk[cpu], in_printk[cpu] - 1);
+		barrier();
 	}
 	arch_irq_restore(flags);
 	return n;

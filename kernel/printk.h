@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include "compiler.h"
+#include "atomic.h"
 
 /*
  * Formats with newlib's vsnprintf and writes the result to the serial
@@ -17,8 +18,13 @@ int vprintk(const char *fmt, va_list ap);
 #define pr_info(fmt, ...)	printk(fmt, ##__VA_ARGS__)
 #define pr_debug(fmt, ...)	do { } while (0)
 
-/* Copies this CPU's printk output into buf too (NULL stops); for tests. */
+/*
+ * Copies all console output, from every CPU, into buf too (NULL stops);
+ * for tests.  When buf fills up, it keeps the start.
+ */
 void console_capture(char *buf, size_t size);
+/* NMI messages held back because their CPU was inside printk (for tests). */
+extern atomic_t printk_nmi_held;
 
 /* Console input, for the monitor; -1 when nothing is waiting. */
 int console_getc(void);

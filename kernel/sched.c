@@ -157,6 +157,8 @@ static void finish_task_switch(void)
 	target = prev->migrate_to;
 	if (target >= 0) {
 		prev->migrate_to = -1;
+		/* Whatever runs on target now is what the hop will wait for. */
+		trace_record(TR_HOP_QUEUE, target, prev->pid);
 		enqueue_on(prev, target);	/* run_on(): now it may run there */
 	} else if (prev->state == TASK_DEAD) {
 		complete(&prev->exited);	/* kthread_stop() may free it now */
@@ -396,6 +398,7 @@ static void __noreturn kthread_exit(int code)
 	if (t->rcu_read_lock_nesting)
 		panic("BUG: kthread %s returned inside rcu_read_lock() (nesting %d)",
 		      t->comm, t->rcu_read_lock_nesting);
+	srcu_check_task_exit(t);
 	t->exit_code = code;
 	t->state = TASK_DEAD;
 	__schedule();

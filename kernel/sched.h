@@ -18,12 +18,19 @@
 #include "completion.h"
 
 #define TASK_COMM_LEN	16
-#define THREAD_PAGES	4		/* 16 KiB kernel stacks */
+#define SRCU_MAX_NESTING	8	/* SRCU read-side sections one task may be in */
 
 enum task_state {
 	TASK_RUNNING,			/* running, or on a run queue */
 	TASK_BLOCKED,			/* waiting for wake_up_process() */
 	TASK_DEAD,			/* its function returned; kthread_stop() reaps it */
+};
+
+/* Checking build: one SRCU read-side critical section a task is in (rcu/srcu.h). */
+struct srcu_struct;
+struct srcu_held {
+	struct srcu_struct *ssp;
+	int idx;			/* what srcu_read_lock(ssp) returned */
 };
 
 struct task_struct {
@@ -42,6 +49,8 @@ struct task_struct {
 	int migrate_to;			/* run_on() target, or -1 */
 	int rcu_read_lock_nesting;	/* checking build: read-side depth */
 	void *rcu_callback;		/* checking build: the RCU callback running, or NULL */
+	int srcu_nesting;		/* checking build: entries in srcu_held */
+	struct srcu_held srcu_held[SRCU_MAX_NESTING];
 	u64 switches;			/* times it was switched in */
 
 	/* Kernel threads. */

@@ -5,8 +5,9 @@
 #include "kernel.h"
 #include "irq.h"
 
-#define BOOT_STACK_PAGES	4
-#define CPU_START_TIMEOUT_NS	(5 * NSEC_PER_SEC)
+/* How long the boot CPU waits for each other CPU to arrive (smp.start_timeout_ms). */
+static int start_timeout_ms = CPU_START_TIMEOUT_MS;
+KPARAM_INT("smp.start_timeout_ms", start_timeout_ms, 10, 600000);
 
 struct cpu cpus[NR_CPUS];
 int nr_cpu_ids = 1;
@@ -40,14 +41,80 @@ static void set_cpu_online(int cpu)
 	__atomic_fetch_or(&online_mask, 1UL << cpu, __ATOMIC_RELEASE);
 }
 
+/*
+ * Each CPU the boot CPU starts is in one of three states.  The CPU, when
+ * it arrives, and the boot CPU, when it gives up, both try to move it out
+ * of CPU_STARTING; exactly one succeeds.  A CPU that arrives after the
+ * boot CPU gave up (its deadline passed, or the arch said it could not
+ * start it) stays out: coming online then, with no rcuc thread and
+ * unknown to everything set up since, its callbacks would never run.
+ */
+enum { CPU_STARTING, CPU_ARRIVED, CPU_LEFT_OUT };
+static int start_state[NR_CPUS];
+atomic_t cpus_left_out;		/* CPUs that arrived after being given up */
+
+/*
+ * smp.inject=start_error|late, faults that prove the tests can fail: the
+ * arch reports that it could not start the CPU (which starts anyway), or
+ * the deadline passes.  Either way the CPU arrives only once the boot CPU
+ * has given up on it (inject_arrive_late), so the outcome is certain.
+ */
+static bool inject_start_error, inject_arrive_late;
+
+static bool set_inject(const struct kparam *p, const char *val)
+{
+	(void)p;
+	if (!strcmp(val, "start_error"))
+		inject_start_error = true;
+	else if (strcmp(val, "late"))
+		return false;
+	inject_arrive_late = true;
+	return true;
+}
+KPARAM_CALL("smp.inject", set_inject,
+	    "'start_error' or 'late' (a CPU the boot CPU gives up on arrives anyway)");
+
+static bool claim_start_state(int cpu, int to)
+{
+	int from = CPU_STARTING;
+
+	/*
+	 * [start_state_claim] pairs [start_state_claim]: one fully ordered
+	 * compare-and-exchange from each side (the arriving CPU, the boot CPU
+	 * giving up) decides which acts; without one winner a CPU could come
+	 * online after the boot CPU went on without it, with no rcuc thread.
+	 */
+	return __atomic_compare_exchange_n(&start_state[cpu], &from, to, false,
+					   __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
 
 /* Where every other CPU arrives, from the arch's secondary entry. */
 void ap_main(int cpu)
 {
+	if (inject_arrive_late)
+		while (READ_ONCE(start_state[cpu]) == CPU_STARTING)
+			cpu_relax();
+	if (!claim_start_state(cpu, CPU_ARRIVED)) {
+		/* Given up on: stay halted, touching nothing (not even printk). */
+		atomic_inc(&cpus_left_out);
+		for (;;)
+			arch_cpu_halt();
+	}
 	arch_cpu_init(cpu);
 	sched_init_cpu(cpu);
 	set_cpu_online(cpu);
 	cpu_idle_loop();
+}
+
+/* Waits until cpu is no longer starting, or the deadline; false at the deadline. */
+static bool wait_for_arrival(int cpu, u64 end)
+{
+	while (READ_ONCE(start_state[cpu]) == CPU_STARTING) {
+		if (ktime_get_ns() > end)
+			return false;
+		cpu_relax();
+	}
+	return true;
 }
 
 /*
@@ -59,7 +126,8 @@ void ap_main(int cpu)
 static bool start_one(int cpu)
 {
 	void *stack = kernel_stack_alloc(BOOT_STACK_PAGES);
-	u64 end;
+	u64 timeout = (u64)start_timeout_ms * NSEC_PER_MSEC, end;
+	bool started;
 
 	if (!stack) {
 		printk("smp: no memory for CPU%d's stack\n", cpu);
@@ -67,15 +135,25 @@ static bool start_one(int cpu)
 	}
 	cpus[cpu].stack_guard = (uintptr_t)stack;
 	cpus[cpu].stack_top = (char *)stack + (BOOT_STACK_PAGES + 1) * PAGE_SIZE;
-	arch_start_cpu(cpu, cpus[cpu].stack_top);
-	end = ktime_get_ns() + CPU_START_TIMEOUT_NS;
+	WRITE_ONCE(start_state[cpu], CPU_STARTING);	/* the arch orders it before the start */
+	started = arch_start_cpu(cpu, cpus[cpu].stack_top) && !inject_start_error;
+	if (!started && claim_start_state(cpu, CPU_LEFT_OUT)) {
+		printk("smp: CPU%d could not be started: going on without it\n", cpu);
+		return false;
+	}
+	end = ktime_get_ns() + timeout;
+	if (!wait_for_arrival(cpu, end) && claim_start_state(cpu, CPU_LEFT_OUT)) {
+		printk("smp: CPU%d did not come up within %d ms: going on without it "
+		       "(if it arrives later it stays halted)\n", cpu, start_timeout_ms);
+		return false;
+	}
+	/* It arrived: its own set-up is short, so a second deadline is generous. */
+	end = ktime_get_ns() + timeout;
 	/* [cpu_online_acquire] pairs [cpu_online_release]: or we might see it online and not its setup. */
 	while (!(__atomic_load_n(&online_mask, __ATOMIC_ACQUIRE) & (1UL << cpu))) {
-		if (ktime_get_ns() > end) {
-			printk("smp: CPU%d did not come up within %llu s: going on without it\n",
-			       cpu, CPU_START_TIMEOUT_NS / NSEC_PER_SEC);
-			return false;
-		}
+		if (ktime_get_ns() > end)
+			panic("smp: CPU%d arrived but did not finish its set-up within %d ms",
+			      cpu, start_timeout_ms);
 		cpu_relax();
 	}
 	return true;
@@ -83,47 +161,65 @@ static bool start_one(int cpu)
 
 void smp_boot_cpus(void)
 {
-	int possible = arch_possible_cpus();
-
-	for (int cpu = 1; cpu < possible; cpu++) {
+	nr_cpu_ids = min(arch_possible_cpus(), NR_CPUS);
+	for (int cpu = 1; cpu < nr_cpu_ids; cpu++) {
 		if (!start_one(cpu))
 			break;
-		nr_cpu_ids = cpu + 1;
 		printk("smp: CPU%d is up\n", cpu);
 	}
 	printk("smp: Brought up 1 node, %d CPU%s\n", num_online_cpus(),
 	       num_online_cpus() == 1 ? "" : "s");
 }
 
-/* on_each_cpu(): one call at a time, each target acknowledges through `pending`. */
+/*
+ * on_each_cpu(): one call at a time.  Each target copies the call, then
+ * acknowledges through `taken`: from then on the slot is free for the
+ * next caller.  With wait, it also reports the end of func through
+ * `pending`; without, it never touches `pending` (so a later caller that
+ * waits counts only its own targets).
+ */
 static DEFINE_SPINLOCK(call_lock);
 static void (*call_func)(void *);
 static void *call_info;
+static bool call_wait;
+static atomic_t call_taken;
 static atomic_t call_pending;
 static bool call_for_cpu[NR_CPUS];
 
 void smp_handle_call_ipi(void)
 {
 	int me = smp_processor_id();
+	void (*func)(void *);
+	void *info;
+	bool wait;
 
 	/*
 	 * [call_ipi_acquire] pairs [call_setup_mb]: consuming our request we
-	 * see the func and info it came with, not the previous call's.
+	 * read the func, info and wait it came with, not the previous call's.
 	 */
 	if (!xchg_acquire(&call_for_cpu[me], false))
 		return;
-	call_func(call_info);
+	func = call_func;
+	info = call_info;
+	wait = call_wait;
 	/*
-	 * [call_done_dec] pairs [call_wait_mb]: fully ordered, so our call's
-	 * work is visible before the caller sees the count drop, returns and
-	 * reuses the call slot.
+	 * [call_taken_dec] pairs [call_wait_mb]: fully ordered, so our copy
+	 * is made before the caller, seeing the count drop, reuses the slot
+	 * for its next call (we would run that call's func instead).
 	 */
-	atomic_dec_return(&call_pending);
+	atomic_dec_return(&call_taken);
+	func(info);
+	/*
+	 * [call_done_dec] pairs [call_wait_mb]: fully ordered, so our work is
+	 * visible before a caller that waits sees the count drop and goes on.
+	 */
+	if (wait)
+		atomic_dec_return(&call_pending);
 }
 
-static void smp_call_mask(unsigned long mask, void (*func)(void *), void *info)
+static void smp_call_mask(unsigned long mask, void (*func)(void *), void *info, bool wait)
 {
-	int cpu, me;
+	int cpu, me, targets;
 	unsigned long flags;
 
 	if (arch_irqs_disabled() || in_interrupt())
@@ -135,16 +231,19 @@ static void smp_call_mask(unsigned long mask, void (*func)(void *), void *info)
 	 */
 	spin_lock(&call_lock);
 	me = smp_processor_id();
+	targets = __builtin_popcountl(mask & ~(1UL << me));
 	call_func = func;
 	call_info = info;
-	atomic_set(&call_pending, __builtin_popcountl(mask & ~(1UL << me)));
+	call_wait = wait;
+	atomic_set(&call_taken, targets);
+	atomic_set(&call_pending, targets);
 	for_each_online_cpu(cpu)
 		if (cpu != me && (mask & (1UL << cpu)))
 			WRITE_ONCE(call_for_cpu[cpu], true);
 	/*
-	 * [call_setup_mb] pairs [call_ipi_acquire]: the call is fully set up
-	 * before any target can see its request flag, or it could run the
-	 * previous call's function.
+	 * [call_setup_mb] pairs [call_ipi_acquire]: the call (func, info,
+	 * wait and the request flags) is visible before any IPI is sent, or a
+	 * target could run the previous call's function.
 	 */
 	smp_mb();
 	for_each_online_cpu(cpu)
@@ -155,23 +254,25 @@ static void smp_call_mask(unsigned long mask, void (*func)(void *), void *info)
 		func(info);
 		local_irq_restore(flags);
 	}
-	while (atomic_read(&call_pending) > 0)
+	while (atomic_read(&call_taken) > 0 || (wait && atomic_read(&call_pending) > 0))
 		cpu_relax();
-	/* [call_wait_mb] pairs [call_done_dec]: or our caller might not see what the targets did. */
+	/*
+	 * [call_wait_mb] pairs [call_taken_dec], [call_done_dec]: after the
+	 * counts dropped, our caller sees what the targets did, and we reuse
+	 * the slot only after they copied it.
+	 */
 	smp_mb();
 	spin_unlock(&call_lock);
 }
 
 void on_each_cpu(void (*func)(void *), void *info, bool wait)
 {
-	(void)wait;	/* always waits: the call slot is reused by the next caller */
-	smp_call_mask(READ_ONCE(online_mask), func, info);
+	smp_call_mask(READ_ONCE(online_mask), func, info, wait);
 }
 
 void smp_call_function_single(int cpu, void (*func)(void *), void *info, bool wait)
 {
-	(void)wait;
 	if (!cpu_online(cpu))
 		panic("BUG: smp_call_function_single() to offline CPU%d", cpu);
-	smp_call_mask(1UL << cpu, func, info);
+	smp_call_mask(1UL << cpu, func, info, wait);
 }

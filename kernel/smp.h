@@ -1,7 +1,9 @@
 /*
  * CPUs and per-CPU data.  Each CPU has a struct cpu; the arch keeps a
  * pointer to it in a register (x86-64: GS base) so this_cpu() is one load.
- * Logical CPU numbers are 0 .. nr_cpu_ids-1, the boot CPU is 0.
+ * Logical CPU numbers are 0 .. nr_cpu_ids-1 (the possible CPUs: those the
+ * firmware lists, at most NR_CPUS), the boot CPU is 0; the online ones are
+ * those that came up.
  */
 #ifndef KERNEL_SMP_H
 #define KERNEL_SMP_H
@@ -9,10 +11,9 @@
 #include "types.h"
 #include "compiler.h"
 #include "arch.h"
+#include "atomic.h"
 
-#ifndef NR_CPUS
-#define NR_CPUS 16
-#endif
+#include "param.h"	/* NR_CPUS */
 
 struct task_struct;
 
@@ -32,7 +33,7 @@ struct cpu {
 };
 
 extern struct cpu cpus[NR_CPUS];
-extern int nr_cpu_ids;		/* CPUs brought up */
+extern int nr_cpu_ids;		/* possible CPUs, online or not (Linux's meaning) */
 
 static inline struct cpu *this_cpu(void)
 {
@@ -49,6 +50,7 @@ int num_online_cpus(void);
 int cpu_next_online(int cpu);
 #define for_each_online_cpu(cpu) \
 	for ((cpu) = cpu_next_online(-1); (cpu) < NR_CPUS; (cpu) = cpu_next_online(cpu))
+/* Every CPU the firmware lists (up to NR_CPUS), whether it came up or not. */
 #define for_each_possible_cpu(cpu) for ((cpu) = 0; (cpu) < nr_cpu_ids; (cpu)++)
 
 static inline bool in_interrupt(void)
@@ -67,15 +69,19 @@ static inline bool in_interrupt(void)
 
 /*
  * Runs func(info) on every online CPU, this one too (with interrupts off
- * there, as on the others).  With wait, returns once all have finished.
- * Must be called with interrupts on and outside interrupt handlers.
+ * there, as on the others; this CPU's runs before the call returns).
+ * With wait, returns once all have finished; without, once every other
+ * CPU has taken the call (func may still be running there, so info must
+ * outlive it).  Must be called with interrupts on and outside interrupt
+ * handlers.
  */
 void on_each_cpu(void (*func)(void *info), void *info, bool wait);
 /* Same, on one CPU. */
 void smp_call_function_single(int cpu, void (*func)(void *info), void *info, bool wait);
 
 void smp_boot_cpus(void);
+/* CPUs that arrived after the boot CPU had given up on them (they stay halted). */
+extern atomic_t cpus_left_out;
 void smp_handle_call_ipi(void);
-void smp_timer_tick(void);
 
 #endif

@@ -6,16 +6,7 @@
 #include "kernel.h"
 
 static bool inject_broken;	/* spinlock.inject=broken: proves the tests can fail */
-
-static bool set_inject(const struct kparam *p, const char *val)
-{
-	(void)p;
-	if (strcmp(val, "broken"))
-		return false;
-	inject_broken = true;
-	return true;
-}
-KPARAM_CALL("spinlock.inject", set_inject, "'broken' (locks stop excluding: a fault to catch)");
+KPARAM_FLAG("spinlock.inject", "broken", inject_broken, "locks stop excluding: a fault to catch");
 
 void spin_lock_init(spinlock_t *lock)
 {

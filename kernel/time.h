@@ -9,8 +9,8 @@
 #define KERNEL_TIME_H
 
 #include "types.h"
+#include "param.h"	/* HZ */
 
-#define HZ		100
 #define NSEC_PER_USEC	1000ULL
 #define NSEC_PER_MSEC	1000000ULL
 #define NSEC_PER_SEC	1000000000ULL

@@ -34,7 +34,7 @@ static const char *const names[TR_NR_TYPES] = {
 	[TR_GP_START] = "gp_start", [TR_GP_END] = "gp_end",
 	[TR_CB_QUEUE] = "cb_queue", [TR_CB_INVOKE] = "cb_invoke",
 	[TR_PUBLISH] = "publish", [TR_UNPUBLISH] = "unpublish",
-	[TR_MARK] = "mark",
+	[TR_MARK] = "mark", [TR_HOP_QUEUE] = "hop_queue",
 };
 
 void __trace_record(enum trace_type type, u64 a, u64 b)
@@ -133,6 +133,10 @@ static void print_event(int cpu, const struct trace_event *e)
 	case TR_CB_QUEUE: case TR_CB_INVOKE: case TR_PUBLISH: case TR_UNPUBLISH:
 		printk("T %llu %d %u %s ptr=%#llx\n", (unsigned long long)e->ns, cpu, e->pid, n,
 		       (unsigned long long)e->b);
+		break;
+	case TR_HOP_QUEUE:
+		printk("T %llu %d %u %s cpu=%u pid=%llu\n", (unsigned long long)e->ns, cpu,
+		       e->pid, n, e->a, (unsigned long long)e->b);
 		break;
 	case TR_MARK:
 		printk("T %llu %d %u %s %s\n", (unsigned long long)e->ns, cpu, e->pid, n,

@@ -25,6 +25,7 @@ enum trace_type {
 	TR_PUBLISH,		/* rcu_assign_pointer(): b = the new pointer */
 	TR_UNPUBLISH,		/* list_del_rcu()/hlist_del_rcu(): b = the element */
 	TR_MARK,		/* a label from a demo or test: b = const char * */
+	TR_HOP_QUEUE,		/* run_on() queued a task on its target: a = cpu, b = pid */
 	TR_NR_TYPES
 };
 

@@ -1,12 +1,6 @@
 /* The kernel command line: good words are applied, bad ones reported and ignored. */
 #include "ktest.h"
-
-static int test_num = 7;
-static bool test_flag = true;
-static char test_name[16] = "default";
-KPARAM_INT("test.num", test_num, -100, 100);
-KPARAM_BOOL("test.flag", test_flag);
-KPARAM_STRING("test.name", test_name);
+#include "cmdline_params.h"
 
 KTEST(cmdline_applies_good_words)
 {
@@ -53,4 +47,24 @@ KTEST(cmdline_survives_an_overlong_word)
 	memcpy(line + sizeof(line) - 12, " test.num=3", 11);
 	KEXPECT_EQ(cmdline_parse(line, true), 1);
 	KEXPECT_EQ(test_num, 3);	/* the word after it still counts */
+}
+
+KTEST(cmdline_long_long_and_function_keys)
+{
+	KEXPECT_EQ(cmdline_parse("test.big=0x10000000000 test.mode=b", true), 0);
+	KEXPECT_EQ(test_big, TEST_BIG_LIMIT);
+	KEXPECT_EQ(test_mode, 'b');
+	KEXPECT_EQ(cmdline_parse("test.big=0x10000000001 test.big=-0x10000000001 "
+				 "test.mode=c test.mode", true), 4);
+	KEXPECT_EQ(test_big, TEST_BIG_LIMIT);	/* out of range: kept */
+	KEXPECT_EQ(test_mode, 'b');
+}
+
+KTEST(cmdline_takes_a_path_only_as_the_first_word)
+{
+	/* Some boot loaders pass the kernel's path first; later, it is a word like any. */
+	KEXPECT_EQ(cmdline_parse("/boot/kernel.elf test.num=1", true), 0);
+	KEXPECT_EQ(test_num, 1);
+	KEXPECT_EQ(cmdline_parse("test.num=2 /boot/kernel.elf", true), 1);
+	KEXPECT_EQ(test_num, 2);
 }

@@ -21,9 +21,9 @@ static bool play(const char *name)
 	bool color = demo_set_color(false);
 	bool ok;
 
-	demo_capture(out, sizeof(out));
+	console_capture(out, sizeof(out));
 	ok = d && demo_run(d);
-	demo_capture(NULL, 0);
+	console_capture(NULL, 0);
 	demo_set_pace(pace);
 	demo_set_color(color);
 	return ok;
@@ -34,6 +34,17 @@ static bool said(const char *text)
 	if (strstr(out, text))
 		return true;
 	ktest_info("the demo did not print \"%s\"", text);
+	return false;
+}
+
+/* Both were printed, a first. */
+static bool said_before(const char *a, const char *b)
+{
+	const char *pa = strstr(out, a), *pb = strstr(out, b);
+
+	if (pa && pb && pa < pb)
+		return true;
+	ktest_info("the demo did not print \"%s\" before \"%s\"", a, b);
 	return false;
 }
 
@@ -49,7 +60,7 @@ KTEST(demo_registry_in_article_order)
 {
 	static const char *const order[] = {
 		"publish", "list_publish", "deletion", "replacement", "qq1_seqlock",
-		"qq2_add_race", "qq3_hlist", "qq45_versions", "qq6_cost",
+		"qq2_add_race", "qq3_hlist", "qq45_versions", "qq6_cost", "api_table",
 	};
 	int i = 0;
 
@@ -85,6 +96,7 @@ KTEST(demo_list_publish)
 KTEST(demo_deletion)
 {
 	char line[64];
+	int cpu;
 
 	KEXPECT(play("deletion"));
 	KEXPECT(said("demo deletion: done"));
@@ -93,10 +105,16 @@ KTEST(demo_deletion)
 	KEXPECT(said("new readers:  head -> [1,2,3]* -> [9,10,11]*\n"));
 	KEXPECT(said("old readers:  head -> [1,2,3]* -> [5,6,7]* -> [9,10,11]*\n"));
 	KEXPECT(said("exactly synchronize_rcu()'s loop"));
-	for (int cpu = 0; cpu < nr_cpu_ids; cpu++) {
+	/* Every CPU but the updater's own (CPU0, where tests run) switched. */
+	for_each_online_cpu(cpu) {
+		if (cpu == 0)
+			continue;
 		snprintf(line, sizeof(line), "on CPU%d: it switched", cpu);
 		KEXPECT(said(line));
 	}
+	/* Its own CPU says what happened there: no switch, or the queued tasks ran. */
+	KEXPECT(strstr(out, "on CPU0: no switch: the updater was already here") ||
+		strstr(out, "on CPU0: the updater is already here; run_on() let the tasks"));
 	KEXPECT(said("back to one version"));
 	KEXPECT(said("every reader: head -> [1,2,3]* -> [9,10,11]*\n"));
 	KEXPECT(said("p:            5,6,7   (unreachable"));
@@ -108,8 +126,8 @@ KTEST(demo_deletion)
 		KEXPECT(said("sees from p: [5,6,7]* -> [9,10,11]*"));
 		KEXPECT(said("waited for it"));
 		/* The reader left before the tour got past its CPU. */
-		KEXPECT(strstr(out, "rcu_read_unlock(): it no longer holds 5,6,7") <
-			strstr(out, "for the reader holding 5,6,7)"));
+		KEXPECT(said_before("rcu_read_unlock(): it no longer holds 5,6,7",
+				    "for the reader holding 5,6,7)"));
 	} else {
 		KEXPECT(said("one CPU: a reader cannot be inside"));
 	}
@@ -129,8 +147,14 @@ KTEST(demo_replacement)
 	KEXPECT(said("every reader: head -> [1,2,3]* -> [5,2,3]* -> [9,10,11]*\n"));
 	KEXPECT(said("the replacement is complete"));
 	KEXPECT(said("0 anything else"));
-	if (num_online_cpus() > 1)
+	if (num_online_cpus() > 1) {
 		KEXPECT(said("sees from p: [5,6,7]* -> [9,10,11]*"));
+		/* Line 6 follows Line 5 at once: the reader still holds 5,6,7. */
+		KEXPECT(said("the reader on CPU1 still holds 5,6,7; the real synchronize_rcu()"));
+		KEXPECT(said_before("rcu_read_unlock(): it no longer holds 5,6,7",
+				    "synchronize_rcu() returned after"));
+		KEXPECT(said("it waited for the reader on CPU1"));
+	}
 }
 
 KTEST(demo_qq1_seqlock)
@@ -156,6 +180,9 @@ KTEST(demo_qq3_hlist)
 	KEXPECT(said("demo qq3_hlist: done"));
 	KEXPECT(said("visits 12 elements, the new form 12"));
 	KEXPECT(said("bucket 5: -> 13,14,15 -> NULL"));
+	/* hlist_replace_rcu(), hlist_add_before_rcu(), hlist_add_behind_rcu(). */
+	KEXPECT(said("bucket 1: -> 17,18,19 -> 9,90,91 -> 25,26,27 -> 1,2,3 -> NULL"));
+	KEXPECT(said(", 0 torn elements, 0 misses"));
 	KEXPECT(said(" 0 misses of keys nobody removed"));
 }
 
@@ -169,11 +196,38 @@ KTEST(demo_qq45_versions)
 
 KTEST(demo_qq6_cost)
 {
+	const char *busy;
+
 	KEXPECT(play("qq6_cost"));
 	KEXPECT(said("demo qq6_cost: done"));
 	KEXPECT(said_number("no writer:   ") > 0);
 	KEXPECT(said_number("with writer: ") >= 0);
 	KEXPECT(said("TCG there are no caches to miss"));
+	/* The part RCU itself takes: quiescent states through rcu_state.lock. */
+	KEXPECT(said(" ns in cond_resched() and "));
+	KEXPECT(said("a pass's time\n  in cond_resched() went from "));
+	/* The writer's kfree_rcu()s made grace periods while it ran. */
+	busy = strstr(out, "with writer: ");
+	busy = busy ? strstr(busy, " ns walking; ") : NULL;
+	KEXPECT(busy && strtol(busy + strlen(" ns walking; "), NULL, 10) > 0);
+}
+
+KTEST(demo_api_table)
+{
+	KEXPECT(play("api_table"));
+	KEXPECT(said("demo api_table: done"));
+	KEXPECT(said("Pointers | rcu_assign_pointer()"));
+	KEXPECT(said("hlist_replace_rcu()"));
+	if (num_online_cpus() == 1) {
+		KEXPECT(said("one CPU: no reader can be inside"));
+		return;
+	}
+	/* The grace period ended after the outer unlock, not the inner one. */
+	KEXPECT(said("it waited for the outermost rcu_read_unlock(), not the inner one"));
+	KEXPECT(said_before("outer rcu_read_unlock(): now it no longer holds",
+			    "synchronize_rcu() returned after"));
+	if (CONFIG_RCU_CHECKING)
+		KEXPECT(said("inner rcu_read_unlock(): nesting now 1, still a reader"));
 }
 
 /* The monitor's commands, from canned lines; its output goes through printk on this CPU. */
@@ -199,13 +253,66 @@ KTEST(demo_monitor_commands)
 	KEXPECT_EQ(mon("ps"), MON_OK);
 	KEXPECT(said("CPU0: current"));
 	KEXPECT_EQ(mon("rcu"), MON_OK);
-	KEXPECT(said("grace period "));
-	KEXPECT(said("CPUs that still owe a quiescent state: "));
+	KEXPECT(said("call_rcu() grace period "));
+	KEXPECT(said("synchronize_rcu() tours in progress: 0 "));
+	KEXPECT(said("CPUs that still owe it a quiescent state: "));
 	KEXPECT(said("callbacks queued: "));
 	KEXPECT_EQ(mon("demo"), MON_OK);
 	KEXPECT(said("deletion"));
 	KEXPECT_EQ(mon("trace clear"), MON_OK);
 	KEXPECT_EQ(mon("halt"), MON_HALT);	/* the prompt loop ends QEMU, not monitor_exec() */
+}
+
+/* A reader that holds on until told, and an updater whose tour waits for it. */
+static bool mon_release, mon_holding;
+
+static int mon_reader_fn(void *arg)
+{
+	(void)arg;
+	rcu_read_lock();
+	WRITE_ONCE(mon_holding, true);
+	while (!READ_ONCE(mon_release))
+		udelay(50);		/* busy: no quiescent state on this CPU */
+	rcu_read_unlock();
+	return 0;
+}
+
+static int mon_updater_fn(void *arg)
+{
+	(void)arg;
+	synchronize_rcu();
+	return 0;
+}
+
+KTEST(demo_monitor_rcu_shows_a_tour_in_progress)
+{
+	struct task_struct *reader, *updater;
+	struct rcu_stats s;
+	u64 t0;
+
+	if (num_online_cpus() < 2)
+		KTEST_SKIP("needs two CPUs: a tour cannot wait for a reader on its own CPU");
+	WRITE_ONCE(mon_release, false);
+	WRITE_ONCE(mon_holding, false);
+	reader = kthread_run_on_cpu(mon_reader_fn, NULL, num_online_cpus() - 1, "mon_reader");
+	KASSERT(reader != NULL);
+	while (!READ_ONCE(mon_holding))
+		msleep(1);
+	updater = kthread_run_on_cpu(mon_updater_fn, NULL, smp_processor_id(), "mon_updater");
+	KEXPECT(updater != NULL);
+	t0 = ktime_get_ns();
+	do {
+		msleep(1);	/* lets the updater start its tour */
+		rcu_get_stats(&s);
+	} while (s.tours_started == s.tours_completed && ktime_get_ns() - t0 < NSEC_PER_SEC);
+	KEXPECT_EQ(mon("rcu"), MON_OK);
+	KEXPECT(said("synchronize_rcu() tours in progress: 1 "));
+	WRITE_ONCE(mon_release, true);
+	if (updater)
+		kthread_stop(updater);
+	kthread_stop(reader);
+	KEXPECT_EQ(mon("rcu"), MON_OK);
+	KEXPECT(said("synchronize_rcu() tours in progress: 0 "));
 }
 
 KTEST(demo_monitor_bad_input)

@@ -107,3 +107,23 @@ KTEST_EXPECT_PANIC(protect_data_is_not_executable,
 {
 	on_other_cpu(execute_data);
 }
+
+/*
+ * A fault before arch_init() is reported too: the word ktest.early_fault
+ * traps while the command line is parsed, before the clock, the memory
+ * map or the other CPUs are set up.  (x86-64 once installed its IDT only
+ * in arch_init(): the fault triple-faulted and QEMU ended with no report.)
+ */
+static bool early_fault(const struct kparam *p, const char *val)
+{
+	(void)p;
+	(void)val;
+	__builtin_trap();
+}
+KPARAM_CALL("ktest.early_fault", early_fault, "any value (traps while the command line is parsed)");
+
+KTEST_EXPECT_PANIC(fault_before_arch_init_is_reported, "BUG: invalid instruction",
+		   "ktest.early_fault=1")
+{
+	/* Never reached: the boot traps first. */
+}

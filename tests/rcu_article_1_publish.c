@@ -23,8 +23,6 @@ static struct pfoo __rcu *ps_gp;
 static DEFINE_SPINLOCK(ps_lock);
 
 struct ps_reader {
-	struct task_struct *task;
-	int cpu;
 	long passes;		/* critical sections run */
 	long seen;		/* ...that found a complete object */
 	long uninit;		/* fields still zero: published before init */
@@ -40,10 +38,10 @@ struct ps_reader {
 static atomic_t ps_caught;	/* any reader saw uninitialised fields */
 static atomic_t ps_reports;	/* limits the diagnostics printed */
 
-static void ps_report(struct ps_reader *r, const char *what, int a, int b, int c)
+static void ps_report(const char *what, int a, int b, int c)
 {
 	if (atomic_inc_return(&ps_reports) <= 4)
-		ktest_info("reader on CPU%d: %s object (%#x, %#x, %#x)", r->cpu, what,
+		ktest_info("reader on CPU%d: %s object (%#x, %#x, %#x)", smp_processor_id(), what,
 			   a, b, c);
 }
 
@@ -72,10 +70,10 @@ static int ps_reader_fn(void *arg)
 				atomic_inc(&ps_caught);
 			} else if (a == POISON_INT || b == POISON_INT || c == POISON_INT) {
 				r->poisoned++;
-				ps_report(r, "freed", a, b, c);
+				ps_report("freed", a, b, c);
 			} else if (a < 0 || b != 2 * a || c != 3 * a) {
 				r->torn++;
-				ps_report(r, "torn", a, b, c);
+				ps_report("torn", a, b, c);
 			} else {
 				r->seen++;
 				if (a < last)
@@ -88,7 +86,7 @@ static int ps_reader_fn(void *arg)
 				if (READ_ONCE(p->a) != a || READ_ONCE(p->b) != b ||
 				    READ_ONCE(p->c) != c) {
 					r->changed++;
-					ps_report(r, "changed while held",
+					ps_report("changed while held",
 						  READ_ONCE(p->a), READ_ONCE(p->b),
 						  READ_ONCE(p->c));
 				}
@@ -96,36 +94,22 @@ static int ps_reader_fn(void *arg)
 		}
 		rcu_read_unlock();
 		WRITE_ONCE(r->passes, r->passes + 1);
-		reader_pause(&burst);
+		worker_pause(&burst);
 	}
 	return 0;
 }
 
 static struct ps_reader ps_readers[NR_CPUS];
+static struct workers ps_workers;
 
 static int ps_start_readers(void)
 {
-	int cpus[NR_CPUS], n = reader_cpus(cpus);
-
 	atomic_set(&ps_caught, 0);
 	atomic_set(&ps_reports, 0);
-	for (int i = 0; i < n; i++) {
-		memset(&ps_readers[i], 0, sizeof(ps_readers[i]));
-		ps_readers[i].cpu = cpus[i];
-		ps_readers[i].task = kthread_run_on_cpu(ps_reader_fn, &ps_readers[i],
-							cpus[i], "ps_reader");
-		KEXPECT(ps_readers[i].task != NULL);
-	}
-	return n;
-}
-
-static void ps_stop_readers(int n)
-{
-	for (int i = 0; i < n; i++) {
-		if (ps_readers[i].task)
-			kthread_stop(ps_readers[i].task);
-		ps_readers[i].task = NULL;
-	}
+	memset(ps_readers, 0, sizeof(ps_readers));
+	KEXPECT(workers_start_others(&ps_workers, NR_CPUS, ps_reader_fn, ps_readers,
+				     sizeof(ps_readers[0]), "ps_reader"));
+	return ps_workers.nr;
 }
 
 /* Fewest distinct objects any reader has seen so far. */
@@ -134,7 +118,7 @@ static long ps_min_distinct(int n)
 	long m = LONG_MAX;
 
 	for (int i = 0; i < n; i++) {
-		if (ps_readers[i].task)
+		if (ps_workers.task[i])
 			m = min(m, READ_ONCE(ps_readers[i].distinct));
 	}
 	return m;
@@ -206,7 +190,7 @@ KTEST(rcu_publish_subscribe_across_cpus)
 		udelay(PS_PACE_US);
 		cond_resched();		/* with one CPU, the reader runs here */
 	}
-	ps_stop_readers(n);
+	workers_stop(&ps_workers);
 	ps_clear();
 
 	for (int i = 0; i < n; i++) {
@@ -279,7 +263,7 @@ KTEST(rcu_publish_before_init_is_caught)
 			kfree(old);
 		}
 	}
-	ps_stop_readers(n);
+	workers_stop(&ps_workers);
 	ps_clear();
 
 	for (int i = 0; i < n; i++) {

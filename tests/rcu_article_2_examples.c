@@ -43,8 +43,6 @@ static int ex_freed;		/* its element was kfree()d */
 static int ex_linger_holding;	/* the reader stands on that round's element */
 
 struct ex_reader {
-	struct task_struct *task;
-	int cpu;
 	bool linger;		/* this one holds the element being retracted */
 	int last_lingered;
 	int last_start_done;	/* ex_gp_done when its last finished pass began */
@@ -59,6 +57,7 @@ struct ex_reader {
 };
 
 static struct ex_reader ex_readers[NR_CPUS];
+static struct workers ex_workers;
 static atomic_t ex_reports;
 
 static bool trip_is(const int *v, int a, int b, int c, int gen)
@@ -100,7 +99,7 @@ static bool ex_linger(struct ex_reader *r, struct efoo *pos, const int *v, int r
 	r->held_broken++;
 	if (atomic_inc_return(&ex_reports) <= 4)
 		ktest_info("reader on CPU%d: held element (5,6,7) gen %d became (%#x,%#x,%#x) gen %#x next %p",
-			   r->cpu, round, READ_ONCE(pos->a), READ_ONCE(pos->b),
+			   smp_processor_id(), round, READ_ONCE(pos->a), READ_ONCE(pos->b),
 			   READ_ONCE(pos->c), READ_ONCE(pos->gen), READ_ONCE(pos->list.next));
 	return false;
 }
@@ -172,7 +171,7 @@ static void ex_pass(struct ex_reader *r, int linger_round)
 			r->post_gp_old++;
 			if (atomic_inc_return(&ex_reports) <= 4)
 				ktest_info("reader on CPU%d: pass begun after round %d's grace period saw its element",
-					   r->cpu, start_done);
+					   smp_processor_id(), start_done);
 		}
 	} else if (new) {
 		r->new_seen++;
@@ -180,7 +179,7 @@ static void ex_pass(struct ex_reader *r, int linger_round)
 		r->mixed++;
 		if (atomic_inc_return(&ex_reports) <= 4) {
 			ktest_info("reader on CPU%d: not a version of the list (%d elements%s):",
-				   r->cpu, n, bad ? ", broken" : "");
+				   smp_processor_id(), n, bad ? ", broken" : "");
 			for (int i = 0; i < n; i++)
 				ktest_info("  (%#x, %#x, %#x) gen %#x", v[i][0], v[i][1],
 					   v[i][2], v[i][3]);
@@ -203,7 +202,7 @@ static int ex_reader_fn(void *arg)
 		if (r->linger)
 			cond_resched();
 		else
-			reader_pause(&burst);
+			worker_pause(&burst);
 	}
 	return 0;
 }
@@ -337,7 +336,7 @@ static void ex_run(int mode)
 {
 	long passes = 0, old_seen = 0, new_seen = 0, mixed = 0, post_gp_old = 0;
 	long held = 0, held_across = 0, held_broken = 0;
-	int cpus[NR_CPUS], n, round;
+	int n, round;
 	struct efoo *pos, *tmp, *mid;
 	LIST_HEAD(dead);
 
@@ -367,15 +366,11 @@ static void ex_run(int mode)
 	list_add_tail_rcu(&ex_last->list, &ex_head);
 	spin_unlock(&ex_lock);
 
-	n = reader_cpus(cpus);
-	for (int i = 0; i < n; i++) {
-		memset(&ex_readers[i], 0, sizeof(ex_readers[i]));
-		ex_readers[i].cpu = cpus[i];
-		ex_readers[i].linger = i == 0;
-		ex_readers[i].task = kthread_run_on_cpu(ex_reader_fn, &ex_readers[i],
-							cpus[i], "ex_reader");
-		KEXPECT(ex_readers[i].task != NULL);
-	}
+	memset(ex_readers, 0, sizeof(ex_readers));
+	ex_readers[0].linger = true;
+	KEXPECT(workers_start_others(&ex_workers, NR_CPUS, ex_reader_fn, ex_readers,
+				     sizeof(ex_readers[0]), "ex_reader"));
+	n = ex_workers.nr;
 
 	for (round = 1; round <= EX_ROUNDS; round++) {
 		if (round > 1 && !ex_restore(round)) {
@@ -385,10 +380,7 @@ static void ex_run(int mode)
 		ex_round_run(n, round);
 	}
 
-	for (int i = 0; i < n; i++) {
-		if (ex_readers[i].task)
-			kthread_stop(ex_readers[i].task);
-	}
+	workers_stop(&ex_workers);
 	spin_lock(&ex_lock);
 	list_for_each_entry_safe(pos, tmp, &ex_head, list)
 		list_move(&pos->list, &dead);

@@ -164,9 +164,10 @@ static int qq_holder_fn(void *arg)
 
 KTEST(rcu_quick_quiz4_more_than_two_versions)
 {
-	struct task_struct *holder, *deleters[QQ_DELETERS];
+	static struct workers deleters;
+	struct task_struct *holder;
 	int ncpu = num_online_cpus(), hcpu = -1, cpu, versions;
-	int others[NR_CPUS], nothers = 0;
+	int dcpus[QQ_DELETERS];
 	struct qnode *pos, *tmp;
 	LIST_HEAD(dead);
 
@@ -176,10 +177,8 @@ KTEST(rcu_quick_quiz4_more_than_two_versions)
 	/* The holder takes the last CPU; the deleters share the others. */
 	for_each_online_cpu(cpu)
 		hcpu = cpu;
-	for_each_online_cpu(cpu) {
-		if (cpu != hcpu)
-			others[nothers++] = cpu;
-	}
+	for (int i = 0; i < QQ_DELETERS; i++)
+		dcpus[i] = i % hcpu;
 
 	INIT_LIST_HEAD(&qq_head);
 	for (int key = 1; key <= QQ_KEYS; key++) {
@@ -204,17 +203,11 @@ KTEST(rcu_quick_quiz4_more_than_two_versions)
 
 	holder = kthread_run_on_cpu(qq_holder_fn, NULL, hcpu, "qq_holder");
 	KEXPECT(holder != NULL);
-	for (int i = 0; i < QQ_DELETERS; i++) {
-		deleters[i] = kthread_run_on_cpu(qq_deleter_fn, (void *)(uintptr_t)i,
-						 others[i % nothers], "qq_deleter");
-		KEXPECT(deleters[i] != NULL);
-	}
+	KEXPECT(workers_start_on(&deleters, dcpus, QQ_DELETERS, qq_deleter_fn, NULL, 0,
+				 "qq_deleter"));
 
 	versions = holder ? kthread_stop(holder) : 0;
-	for (int i = 0; i < QQ_DELETERS; i++) {
-		if (deleters[i])
-			KEXPECT_EQ(kthread_stop(deleters[i]), 0);
-	}
+	KEXPECT_EQ(workers_stop(&deleters), 0);
 
 	spin_lock(&qq_lock);
 	list_for_each_entry_safe(pos, tmp, &qq_head, list)

@@ -51,8 +51,9 @@
 #define RT_NELEM		128	/* the element pool */
 #define RT_MAX_READERS		64
 #define RT_MAX_FAKERS		8
-#define RT_POISON_INT		0x6b6b6b6b
+#define RT_POISON_INT		((int)(POISON_FREE * 0x01010101u))	/* as kfree() would leave it */
 #define RT_MIN_UPDATES		(2 * RT_PIPE_LEN)
+#define RT_HUNG_WRITER_NS	(120 * NSEC_PER_SEC)	/* only a hung writer needs this long */
 
 static int rt_duration = 3;
 KPARAM_INT("rcutorture.duration", rt_duration, 1, 3600);
@@ -99,7 +100,6 @@ static struct rcu_head rt_wgp_head;
 static struct completion rt_wgp_done;
 
 struct rt_reader {
-	struct task_struct *task;
 	u32 rng;
 	u32 sleep_mask;			/* sleeps when (random & sleep_mask) == 0 */
 	unsigned long long passes, nulls, long_holds;
@@ -109,30 +109,16 @@ struct rt_reader {
 };
 
 struct rt_faker {
-	struct task_struct *task;
 	u32 rng;
 	unsigned long long sync, call, poll;
 	struct rcu_head rh;
 	atomic_t cbs;
 };
 
-/* xorshift32: each thread its own state, nothing shared. */
-static u32 rt_rand(u32 *state)
-{
-	u32 x = *state;
-
-	x ^= x << 13;
-	x ^= x >> 17;
-	x ^= x << 5;
-	*state = x;
-	return x;
-}
-
+/* Each thread its own random stream, seeded from the clock and its salt. */
 static u32 rt_seed(int salt)
 {
-	u32 s = (u32)ktime_get_ns() ^ (0x9e3779b9u * (u32)(salt + 1));
-
-	return s ? s : 0x12345678u;
+	return prandom_seed((u32)ktime_get_ns() ^ (0x9e3779b9u * (u32)(salt + 1)));
 }
 
 /* Back to the pool: unusable from now on, which a late reader will see. */
@@ -229,7 +215,7 @@ static void rt_writer_wait_gp(unsigned int mode, u32 *rng)
 		break;
 	default:
 		rt_wstats.gp_poll++;
-		if (rt_rand(rng) & 1) {
+		if (prandom_u32(rng) & 1) {
 			/* Start an asynchronous grace period and poll it for a while. */
 			cookie = start_poll_synchronize_rcu();
 			for (int i = 0; i < 8; i++) {
@@ -269,7 +255,7 @@ static int rt_writer(void *arg)
 		if (old) {
 			/* Retired: readers may still hold it, no grace period yet. */
 			WRITE_ONCE(old->pipe_count, 1);
-			if ((rt_rand(&rng) & 3) == 0) {
+			if ((prandom_u32(&rng) & 3) == 0) {
 				rt_wstats.deferred++;
 				atomic_inc(&rt_deferred_inflight);
 				call_rcu(&old->rh, rt_deferred_cb);
@@ -280,7 +266,7 @@ static int rt_writer(void *arg)
 		rt_writer_wait_gp(round++ % 3, &rng);
 		rt_pipeline_advance();
 
-		if ((rt_rand(&rng) & 63) == 0)
+		if ((prandom_u32(&rng) & 63) == 0)
 			msleep(1);
 		else
 			cond_resched();
@@ -301,7 +287,7 @@ static int rt_fake_writer(void *arg)
 	struct rt_faker *f = arg;
 
 	while (!kthread_should_stop()) {
-		u32 r = rt_rand(&f->rng);
+		u32 r = prandom_u32(&f->rng);
 		unsigned long cookie;
 
 		switch (r % 3) {
@@ -348,7 +334,7 @@ static bool rt_reader_saw_gp_end(struct rt_elem *p, unsigned long gen0, unsigned
 static bool rt_reader_delay(u32 *rng, struct rt_elem *p, unsigned long gen0,
 			    unsigned long b0)
 {
-	u32 r = rt_rand(rng);
+	u32 r = prandom_u32(rng);
 
 	if ((r & 7) == 0) {
 		u64 end = ktime_get_ns() + (1000 + (r >> 8) % 1000) * NSEC_PER_USEC;
@@ -411,7 +397,7 @@ static int rt_reader(void *arg)
 		rd->passes++;
 
 		/* Now and then let the CPU idle: lighter, and idle CPUs are tested too. */
-		if ((rt_rand(&rd->rng) & rd->sleep_mask) == 0)
+		if ((prandom_u32(&rd->rng) & rd->sleep_mask) == 0)
 			msleep(1);
 		else
 			cond_resched();
@@ -448,34 +434,32 @@ static void rt_drain(void)
 	}
 }
 
-KTEST(rcutorture)
-{
-	long live_before = kmalloc_live_objects();
-	int ncpus = num_online_cpus();
-	int nreaders = rt_nreaders_param ? rt_nreaders_param : ncpus;
-	int nfakers = rt_nfakers_param;
-	int writer_cpu = ncpus - 1;
+/* One run: what rt_setup() builds, rt_start() and rt_stop() drive, rt_report() reads. */
+static struct rt_run {
+	int ncpus, nreaders, nfakers;
+	long live_before;		/* kmalloc's live objects before the run */
 	struct rt_reader *readers;
 	struct rt_faker *fakers;
+	struct workers reader_group, faker_group;
 	struct task_struct *writer;
+	bool started;			/* every thread started */
 	struct rcu_stats s0, s1;
-	unsigned long long pipe[RT_PIPE_LEN + 1] = { 0 }, batch[RT_PIPE_LEN + 1] = { 0 };
-	unsigned long long mbtest_errs = 0, recycled = 0, fake_gps = 0, long_holds = 0;
-	unsigned long long bad_pipe = 0, bad_batch = 0, min_passes = ~0ULL;
-	char line[320];
-	bool fail = false, started = true;
 	u64 t0, t_run, t_stop;
-	int pooled, n, i, run_frees;
+	int run_frees;			/* elements back in the pool while it ran */
+} rt;
 
-	if (nreaders > RT_MAX_READERS)
-		nreaders = RT_MAX_READERS;
+/* Fresh state (the test may run more than once per boot) and a full pool. */
+static bool rt_setup(void)
+{
+	rt.ncpus = num_online_cpus();
+	rt.nreaders = min(rt_nreaders_param ? rt_nreaders_param : rt.ncpus, RT_MAX_READERS);
+	rt.nfakers = rt_nfakers_param;
+	rt.live_before = kmalloc_live_objects();
 	ktest_info("rcutorture: --- Start of test: nreaders=%d nfakewriters=%d duration=%d s "
-		   "cpus=%d pipe_len=%d%s", nreaders, nfakers, rt_duration, ncpus, RT_PIPE_LEN,
-		   rcu_injected(RCU_INJECT_NO_WAIT) ? " rcu.inject=no_wait" : "");
+		   "cpus=%d pipe_len=%d%s", rt.nreaders, rt.nfakers, rt_duration, rt.ncpus,
+		   RT_PIPE_LEN, rcu_injected(RCU_INJECT_NO_WAIT) ? " rcu.inject=no_wait" : "");
 
-	/* Fresh state (the test may run more than once per boot). */
 	memset(&rt_wstats, 0, sizeof(rt_wstats));
-	atomic_set(&rt_frees, 0);
 	atomic_set(&rt_deferred_inflight, 0);
 	atomic_set(&rt_deferred_cbs, 0);
 	rt_writer_gps = 0;
@@ -483,120 +467,147 @@ KTEST(rcutorture)
 	INIT_LIST_HEAD(&rt_pipeline);
 	init_completion(&rt_wgp_done);
 
-	readers = kcalloc(nreaders, sizeof(*readers), GFP_KERNEL);
-	fakers = kcalloc(nfakers ? nfakers : 1, sizeof(*fakers), GFP_KERNEL);
-	KASSERT(readers && fakers);
-	for (i = 0; i < RT_NELEM; i++) {
+	rt.readers = kcalloc(rt.nreaders, sizeof(*rt.readers), GFP_KERNEL);
+	rt.fakers = kcalloc(rt.nfakers ? rt.nfakers : 1, sizeof(*rt.fakers), GFP_KERNEL);
+	if (!rt.readers || !rt.fakers)
+		return false;
+	for (int i = 0; i < RT_NELEM; i++) {
 		struct rt_elem *e = kzalloc(sizeof(*e), GFP_KERNEL);
 
-		KASSERT(e);
+		if (!e)
+			return false;
 		rt_elem_free(e);
 	}
 	atomic_set(&rt_frees, 0);
-	rcu_get_stats(&s0);
+	return true;
+}
 
-	/* Readers first, one per CPU (all on CPU0 with everything else at SMP=1). */
-	for (i = 0; i < nreaders; i++) {
-		char name[TASK_COMM_LEN];
+/* Readers first, one per CPU (all on CPU0 with everything else at SMP=1), then the writers. */
+static void rt_start(void)
+{
+	/*
+	 * The host may have two cores for all our vCPUs: the more CPUs, the
+	 * more often each reader sleeps (1 pass in 32 at SMP<=2, in 16 at
+	 * <=4, in 8 beyond), so the readers' demand stays about constant.
+	 */
+	u32 sleep_mask = rt.ncpus <= 2 ? 31 : rt.ncpus <= 4 ? 15 : 7;
 
-		snprintf(name, sizeof(name), "rtort_r/%d", i);
-		readers[i].rng = rt_seed(i);
-		/*
-		 * The host may have two cores for all our vCPUs: the more CPUs,
-		 * the more often each reader sleeps (1 pass in 32 at SMP<=2, in 16
-		 * at <=4, in 8 beyond), so the readers' demand stays about constant.
-		 */
-		readers[i].sleep_mask = ncpus <= 2 ? 31 : ncpus <= 4 ? 15 : 7;
-		readers[i].task = kthread_run_on_cpu(rt_reader, &readers[i], i % ncpus, name);
-		started &= readers[i].task != NULL;
+	rcu_get_stats(&rt.s0);
+	for (int i = 0; i < rt.nreaders; i++) {
+		rt.readers[i].rng = rt_seed(i);
+		rt.readers[i].sleep_mask = sleep_mask;
 	}
-	for (i = 0; i < nfakers; i++) {
-		char name[TASK_COMM_LEN];
+	for (int i = 0; i < rt.nfakers; i++)
+		rt.fakers[i].rng = rt_seed(100 + i);
+	rt.started = workers_start_spread(&rt.reader_group, rt.nreaders, 0, rt_reader,
+					  rt.readers, sizeof(*rt.readers), "rtort_r/%d");
+	rt.started &= workers_start_spread(&rt.faker_group, rt.nfakers, 1, rt_fake_writer,
+					   rt.fakers, sizeof(*rt.fakers), "rtort_fw/%d");
+	rt.writer = kthread_run_on_cpu(rt_writer, NULL, rt.ncpus - 1, "rtort_w");
+	rt.started &= rt.writer != NULL;
+	rt.t0 = ktime_get_ns();
+}
 
-		snprintf(name, sizeof(name), "rtort_fw/%d", i);
-		fakers[i].rng = rt_seed(100 + i);
-		fakers[i].task = kthread_run_on_cpu(rt_fake_writer, &fakers[i],
-						    (i + 1) % ncpus, name);
-		started &= fakers[i].task != NULL;
-	}
-	writer = kthread_run_on_cpu(rt_writer, NULL, writer_cpu, "rtort_w");
-	started &= writer != NULL;
-	t0 = ktime_get_ns();
-
-	if (started) {
+/*
+ * rcutorture.duration seconds, and at least RT_MIN_UPDATES updates,
+ * however slow the machine: 16 vCPUs on two host cores make every grace
+ * period slow.  An event count, with a generous cap only a hung writer hits.
+ */
+static void rt_wait(void)
+{
+	if (rt.started) {
 		msleep((unsigned int)rt_duration * 1000);
-		/*
-		 * At least RT_MIN_UPDATES updates, however slow the machine:
-		 * 16 vCPUs on two host cores make every grace period slow.
-		 * An event count, with a generous cap that only a hung writer hits.
-		 */
 		while (READ_ONCE(rt_wstats.updates) < RT_MIN_UPDATES &&
-		       ktime_get_ns() - t0 < 120 * NSEC_PER_SEC)
+		       ktime_get_ns() - rt.t0 < RT_HUNG_WRITER_NS)
 			msleep(10);
 	}
-	t_run = ktime_get_ns() - t0;
+	rt.t_run = ktime_get_ns() - rt.t0;
+}
 
-	/* Writer first (it needs the others to make progress), then the rest. */
-	if (writer)
-		kthread_stop(writer);
-	for (i = 0; i < nfakers; i++)
-		if (fakers[i].task)
-			kthread_stop(fakers[i].task);
-	for (i = 0; i < nreaders; i++)
-		if (readers[i].task)
-			kthread_stop(readers[i].task);
-	run_frees = atomic_read(&rt_frees);	/* before the final drain */
+/* Writer first (it needs the others to make progress), then the rest; then drain. */
+static void rt_stop(void)
+{
+	if (rt.writer)
+		kthread_stop(rt.writer);
+	workers_stop(&rt.faker_group);
+	workers_stop(&rt.reader_group);
+	rt.run_frees = atomic_read(&rt_frees);	/* before the final drain */
 	rcu_barrier();
 	rt_drain();
-	t_stop = ktime_get_ns() - t0 - t_run;
-	rcu_get_stats(&s1);
+	rt.t_stop = ktime_get_ns() - rt.t0 - rt.t_run;
+	rcu_get_stats(&rt.s1);
+}
 
-	for (i = 0; i < nreaders; i++) {
-		struct rt_reader *rd = &readers[i];
+/* What the readers and fake writers counted, summed. */
+struct rt_totals {
+	unsigned long long pipe[RT_PIPE_LEN + 1], batch[RT_PIPE_LEN + 1];
+	unsigned long long mbtest_errs, recycled, long_holds, fake_gps;
+	unsigned long long bad_pipe, bad_batch, min_passes;
+};
 
-		for (n = 0; n <= RT_PIPE_LEN; n++) {
-			pipe[n] += rd->pipe[n];
-			batch[n] += rd->batch[n];
+static void rt_sum(struct rt_totals *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->min_passes = ~0ULL;
+	for (int i = 0; i < rt.nreaders; i++) {
+		struct rt_reader *rd = &rt.readers[i];
+
+		for (int n = 0; n <= RT_PIPE_LEN; n++) {
+			t->pipe[n] += rd->pipe[n];
+			t->batch[n] += rd->batch[n];
 		}
-		mbtest_errs += rd->mbtest_errs;
-		recycled += rd->recycled;
-		long_holds += rd->long_holds;
-		min_passes = min(min_passes, rd->passes);
+		t->mbtest_errs += rd->mbtest_errs;
+		t->recycled += rd->recycled;
+		t->long_holds += rd->long_holds;
+		t->min_passes = min(t->min_passes, rd->passes);
 	}
-	for (n = 2; n <= RT_PIPE_LEN; n++) {
-		bad_pipe += pipe[n];
-		bad_batch += batch[n];
+	/* Buckets 2 and up: a grace period ended under a pre-existing reader. */
+	for (int n = 2; n <= RT_PIPE_LEN; n++) {
+		t->bad_pipe += t->pipe[n];
+		t->bad_batch += t->batch[n];
 	}
-	for (i = 0; i < nfakers; i++)
-		fake_gps += fakers[i].sync + fakers[i].call + fakers[i].poll;
+	for (int i = 0; i < rt.nfakers; i++)
+		t->fake_gps += rt.fakers[i].sync + rt.fakers[i].call + rt.fakers[i].poll;
+}
 
-	rt_fmt_hist(line, sizeof(line), "Reader Pipe", pipe);
+/* The statistics, in the manner of Linux's rcu_torture_stats_print(). */
+static void rt_print(const struct rt_totals *t)
+{
+	char line[320];
+	int n;
+
+	rt_fmt_hist(line, sizeof(line), "Reader Pipe", t->pipe);
 	ktest_info("%s", line);
-	rt_fmt_hist(line, sizeof(line), "Reader Batch", batch);
+	rt_fmt_hist(line, sizeof(line), "Reader Batch", t->batch);
 	ktest_info("%s", line);
 	n = snprintf(line, sizeof(line), "rcutorture: reader passes:");
-	for (i = 0; i < nreaders && n < (int)sizeof(line); i++)
-		n += snprintf(line + n, sizeof(line) - n, " %llu", readers[i].passes);
-	ktest_info("%s (long holds %llu)", line, long_holds);
-	ktest_info("rcutorture: mbtest errors: %llu", mbtest_errs);
-	ktest_info("rcutorture: freed under a reader: %llu", recycled);
+	for (int i = 0; i < rt.nreaders && n < (int)sizeof(line); i++)
+		n += snprintf(line + n, sizeof(line) - n, " %llu", rt.readers[i].passes);
+	ktest_info("%s (long holds %llu)", line, t->long_holds);
+	ktest_info("rcutorture: mbtest errors: %llu", t->mbtest_errs);
+	ktest_info("rcutorture: freed under a reader: %llu", t->recycled);
 	ktest_info("rcutorture: updates %llu, frees %d (%d at the end), deferred %llu "
-		   "(callbacks %d), alloc failures %llu", rt_wstats.updates, run_frees,
-		   atomic_read(&rt_frees) - run_frees,
+		   "(callbacks %d), alloc failures %llu", rt_wstats.updates, rt.run_frees,
+		   atomic_read(&rt_frees) - rt.run_frees,
 		   rt_wstats.deferred, atomic_read(&rt_deferred_cbs), rt_wstats.alloc_fail);
 	ktest_info("rcutorture: grace periods: writer %llu (sync %llu, call_rcu %llu, "
 		   "polled %llu [%llu early]), fake writers %llu; rcu: gps_completed %lu, "
 		   "tours %lu, callbacks invoked %llu",
 		   rt_wstats.gp_sync + rt_wstats.gp_call + rt_wstats.gp_poll,
 		   rt_wstats.gp_sync, rt_wstats.gp_call, rt_wstats.gp_poll, rt_wstats.poll_early,
-		   fake_gps, s1.gps_completed - s0.gps_completed,
-		   s1.tours_completed - s0.tours_completed, s1.cbs_invoked - s0.cbs_invoked);
+		   t->fake_gps, rt.s1.gps_completed - rt.s0.gps_completed,
+		   rt.s1.tours_completed - rt.s0.tours_completed,
+		   rt.s1.cbs_invoked - rt.s0.cbs_invoked);
 	ktest_info("rcutorture: ran %llu ms, stopping took %llu ms",
-		   (unsigned long long)(t_run / NSEC_PER_MSEC),
-		   (unsigned long long)(t_stop / NSEC_PER_MSEC));
+		   (unsigned long long)(rt.t_run / NSEC_PER_MSEC),
+		   (unsigned long long)(rt.t_stop / NSEC_PER_MSEC));
+}
 
-	/* Give the pool back, counting it: every element must have come home. */
-	pooled = 0;
+/* Gives the pool and the thread arrays back; returns how many elements came home. */
+static int rt_cleanup(void)
+{
+	int pooled = 0;
+
 	while (!list_empty(&rt_pool)) {
 		struct rt_elem *e = list_first_entry(&rt_pool, struct rt_elem, node);
 
@@ -605,21 +616,48 @@ KTEST(rcutorture)
 		pooled++;
 	}
 	rt_pool_count = 0;
-	kfree(readers);
-	kfree(fakers);
+	kfree(rt.readers);
+	kfree(rt.fakers);
+	rt.readers = NULL;
+	rt.fakers = NULL;
+	return pooled;
+}
+
+/* The verdict: every check below is one a broken RCU (rcu.inject=no_wait) can fail. */
+static void rt_report(void)
+{
+	struct rt_totals t;
+	bool fail = false;
+	int pooled;
+
+	rt_sum(&t);
+	rt_print(&t);
+	pooled = rt_cleanup();
 
 #define RT_EXPECT(cond) do { fail |= !(cond); KEXPECT(cond); } while (0)
-	RT_EXPECT(started);
-	RT_EXPECT(bad_pipe == 0);	/* Reader Pipe buckets >= 2 */
-	RT_EXPECT(bad_batch == 0);	/* Reader Batch buckets >= 2 */
-	RT_EXPECT(mbtest_errs == 0);
-	RT_EXPECT(min_passes > 0);	/* every reader made progress */
+	RT_EXPECT(rt.started);
+	RT_EXPECT(t.bad_pipe == 0);	/* Reader Pipe buckets >= 2 */
+	RT_EXPECT(t.bad_batch == 0);	/* Reader Batch buckets >= 2 */
+	RT_EXPECT(t.mbtest_errs == 0);
+	RT_EXPECT(t.min_passes > 0);	/* every reader made progress */
 	RT_EXPECT(rt_wstats.updates >= RT_MIN_UPDATES);
-	RT_EXPECT(run_frees > 0);	/* elements went round while it ran */
+	RT_EXPECT(rt.run_frees > 0);	/* elements went round while it ran */
 	RT_EXPECT(atomic_read(&rt_deferred_inflight) == 0);
 	RT_EXPECT(pooled == RT_NELEM);	/* no element leaked */
-	RT_EXPECT(kmalloc_live_objects() == live_before);
+	RT_EXPECT(kmalloc_live_objects() == rt.live_before);
 #undef RT_EXPECT
 
 	ktest_info("--- End of test: %s", fail ? "FAILURE" : "SUCCESS");
+}
+
+KTEST(rcutorture)
+{
+	if (!rt_setup()) {
+		rt_cleanup();
+		KASSERT(!"rcutorture: out of memory");
+	}
+	rt_start();
+	rt_wait();
+	rt_stop();
+	rt_report();
 }

@@ -11,6 +11,12 @@ KTEST(smp_every_cpu_is_online_with_its_own_id)
 	}
 	KEXPECT_EQ(n, num_online_cpus());
 	KEXPECT_EQ(num_online_cpus(), arch_possible_cpus() < NR_CPUS ? arch_possible_cpus() : NR_CPUS);
+	/* nr_cpu_ids counts the possible CPUs, as in Linux: here every one came up. */
+	n = 0;
+	for_each_possible_cpu(cpu)
+		n++;
+	KEXPECT_EQ(n, nr_cpu_ids);
+	KEXPECT_EQ(nr_cpu_ids, min(arch_possible_cpus(), NR_CPUS));
 	KEXPECT_EQ(smp_processor_id(), 0);
 }
 
@@ -109,4 +115,120 @@ KTEST(clock_is_monotonic_and_mdelay_waits)
 	t1 = ktime_get_ns();
 	KEXPECT(t1 - t0 >= 50 * NSEC_PER_MSEC);
 	KEXPECT(jiffies > j0);	/* the tick ran while we waited */
+}
+
+static bool control_ok[NR_CPUS];
+static char control_why[NR_CPUS][96];
+
+static void check_control(void *info)
+{
+	int me = smp_processor_id();
+
+	(void)info;
+	control_ok[me] = arch_cpu_control_ok(control_why[me], sizeof(control_why[me]));
+}
+
+/*
+ * Every CPU, the boot CPU and those started later, runs with the control
+ * register the kernel loads (x86-64 CR0, AArch64 SCTLR_EL1): a CPU that
+ * kept what firmware or INIT left could run with its caches off (CR0.CD
+ * and NW are set at power-on and after INIT; TCG ignores them, hardware
+ * does not).
+ */
+KTEST(smp_every_cpu_runs_with_the_kernels_control_register)
+{
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		control_ok[cpu] = false;
+	on_each_cpu(check_control, NULL, true);
+	for_each_online_cpu(cpu) {
+		if (!control_ok[cpu])
+			ktest_info("CPU%d: %s", cpu, control_why[cpu]);
+		KEXPECT(control_ok[cpu]);
+	}
+}
+
+/*
+ * A CPU the boot CPU gave up on stays out, even when it turns up after
+ * all: the kernel goes on with the others and RCU works without it.  (A
+ * CPU that came online late had no rcuc thread: its callbacks never ran
+ * and rcu_barrier() hung.)  Waits until the late CPU has arrived and
+ * found itself left out, then checks it is not online.
+ */
+static void check_left_out_cpu(void)
+{
+	u64 end = ktime_get_ns() + 30 * NSEC_PER_SEC;
+
+	while (!atomic_read(&cpus_left_out) && num_online_cpus() < 2 && ktime_get_ns() < end)
+		msleep(10);
+	KASSERT_EQ(num_online_cpus(), 1);
+	KEXPECT_EQ(atomic_read(&cpus_left_out), 1);
+	synchronize_rcu();
+	rcu_barrier();
+}
+
+/* smp.inject=start_error: CPU1 starts, but the arch reports a failure. */
+KTEST_EXPECT_WARN(smp_cpu_that_failed_to_start_is_left_out,
+		  "smp: CPU1 could not be started: going on without it",
+		  "smp.inject=start_error")
+{
+	check_left_out_cpu();
+}
+
+/* smp.inject=late: CPU1 arrives only once the boot CPU's deadline has passed. */
+KTEST_EXPECT_WARN(smp_cpu_arriving_after_the_deadline_is_left_out,
+		  "smp: CPU1 did not come up within 100 ms: going on without it",
+		  "smp.inject=late smp.start_timeout_ms=100")
+{
+	check_left_out_cpu();
+}
+
+/*
+ * on_each_cpu(..., false) returns once the other CPUs have taken the call,
+ * without waiting for it to finish: here func, on the other CPUs, waits for
+ * a flag that the caller sets only after on_each_cpu() has returned.  A call
+ * that ignored `wait` would come back only when they gave up waiting.
+ */
+static bool nowait_go;
+static atomic_t nowait_done, nowait_gave_up;
+
+static void wait_for_go(void *info)
+{
+	u64 end = ktime_get_ns() + *(u64 *)info;
+
+	if (smp_processor_id() != 0) {
+		/* Acquire: pairs with the release that sets nowait_go below. */
+		while (!smp_load_acquire(&nowait_go) && ktime_get_ns() < end)
+			cpu_relax();
+		if (!smp_load_acquire(&nowait_go))	/* pairs with the same release */
+			atomic_inc(&nowait_gave_up);
+	}
+	atomic_inc(&nowait_done);
+}
+
+KTEST(on_each_cpu_without_wait_does_not_wait_for_func)
+{
+	/* Only a caller that waits for func (the bug) lets the budget run out. */
+	static u64 budget_ns = 5 * NSEC_PER_SEC;
+	u64 end = ktime_get_ns() + 2 * budget_ns;
+	int n = num_online_cpus();
+
+	if (n < 2)
+		KTEST_SKIP("needs two CPUs");
+	KASSERT(smp_processor_id() == 0);
+	WRITE_ONCE(nowait_go, false);
+	atomic_set(&nowait_done, 0);
+	atomic_set(&nowait_gave_up, 0);
+	on_each_cpu(wait_for_go, &budget_ns, false);
+	KEXPECT_EQ(atomic_read(&nowait_done), 1);	/* ours only: the others are waiting */
+	smp_store_release(&nowait_go, true);	/* pairs with the acquires in wait_for_go() */
+	while (atomic_read(&nowait_done) < n && ktime_get_ns() < end)
+		msleep(1);
+	KEXPECT_EQ(atomic_read(&nowait_done), n);
+	KEXPECT_EQ(atomic_read(&nowait_gave_up), 0);
+	/* With wait, every CPU has finished when the call returns. */
+	atomic_set(&nowait_done, 0);
+	on_each_cpu(wait_for_go, &budget_ns, true);
+	KEXPECT_EQ(atomic_read(&nowait_done), n);
 }

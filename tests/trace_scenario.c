@@ -13,7 +13,8 @@
  *
  *	mark "list_del_rcu"; list_del_rcu(); synchronize_rcu(); mark "kfree"; kfree();
  *
- * and once with call_rcu() instead of synchronize_rcu().  The trace is
+ * and then once with call_rcu() and synchronize_rcu() side by side, for
+ * the picture to contrast the two kinds of grace period.  The trace is
  * dumped on the console at the end (docs/trace.md has the line format).
  *
  * Its own bookkeeping checks the outcome: every reader made progress, and
@@ -22,7 +23,7 @@
  */
 #include "ktest.h"
 
-#define TS_ELEMS	6		/* list length at the start */
+#define TS_ELEMS	7		/* list length at the start */
 #define TS_SYNC_ROUNDS	4		/* list_del_rcu + synchronize_rcu + kfree */
 #define TS_LIVE		0x11fe11feU	/* an element's magic while it may be reached */
 #define TS_HOLD_MIN_US	2000		/* a reader holds its element 2 .. */
@@ -37,8 +38,6 @@ struct ts_elem {
 };
 
 struct ts_reader {
-	struct task_struct *task;
-	u32 seed;
 	u64 sections;		/* read-side critical sections completed */
 	u64 held;		/* ... that held an element through their busy wait */
 	u64 freed_seen;		/* elements found freed while still held: must stay 0 */
@@ -47,27 +46,17 @@ struct ts_reader {
 static LIST_HEAD(ts_list);
 static DEFINE_SPINLOCK(ts_lock);
 static struct ts_reader ts_readers[NR_CPUS];
+static struct workers ts_workers;
 static struct completion ts_cb_done;
-
-/* xorshift32: a pseudo-random number without shared state. */
-static u32 ts_random(u32 *s)
-{
-	u32 x = *s;
-
-	x ^= x << 13;
-	x ^= x >> 17;
-	x ^= x << 5;
-	*s = x;
-	return x;
-}
 
 static int ts_reader_fn(void *arg)
 {
 	struct ts_reader *r = arg;
+	u32 seed = prandom_seed(0x9e3779b9U * (u32)(smp_processor_id() + 1));
 
 	while (!kthread_should_stop()) {
 		u32 hold_us = TS_HOLD_MIN_US +
-			      ts_random(&r->seed) % (TS_HOLD_MAX_US - TS_HOLD_MIN_US + 1);
+			      prandom_u32(&seed) % (TS_HOLD_MAX_US - TS_HOLD_MIN_US + 1);
 		struct ts_elem *e;
 
 		rcu_read_lock();
@@ -84,7 +73,7 @@ static int ts_reader_fn(void *arg)
 		rcu_read_unlock();
 		r->sections++;
 		cond_resched();		/* a quiescent state; the updater's hop gets in here */
-		if (ts_random(&r->seed) % 4 == 0)
+		if (prandom_u32(&seed) % 4 == 0)
 			msleep(1);	/* sometimes: a tick idle, no reader on this CPU */
 	}
 	return 0;
@@ -113,15 +102,15 @@ static struct ts_elem *ts_remove_first(void)
 }
 
 /* Waits (sleeping) until every reader has completed `n` more sections. */
-static bool ts_readers_progress(const int *cpus, int nr, u64 n)
+static bool ts_readers_progress(u64 n)
 {
 	u64 want[NR_CPUS], start = ktime_get_ns();
 	int i;
 
-	for (i = 0; i < nr; i++)
-		want[i] = READ_ONCE(ts_readers[cpus[i]].sections) + n;
-	for (i = 0; i < nr; i++) {
-		while (READ_ONCE(ts_readers[cpus[i]].sections) < want[i]) {
+	for (i = 0; i < ts_workers.nr; i++)
+		want[i] = READ_ONCE(ts_readers[i].sections) + n;
+	for (i = 0; i < ts_workers.nr; i++) {
+		while (READ_ONCE(ts_readers[i].sections) < want[i]) {
 			if (ktime_get_ns() - start > TS_BUDGET_NS)
 				return false;
 			msleep(1);
@@ -132,17 +121,10 @@ static bool ts_readers_progress(const int *cpus, int nr, u64 n)
 
 KTEST(trace_scenario_grace_period_waits_for_readers)
 {
-	int cpus[NR_CPUS], nr = 0, cpu, i, round, freed = 0;
+	int i, round, freed = 0;
 	u64 t0 = ktime_get_ns(), sync_before, sync_after;
 	struct ts_elem *e, *tmp;
 	bool progress, was_on = trace_enabled;
-
-	/* The readers' CPUs: all but ours; with one CPU, ours (they share it). */
-	for_each_online_cpu(cpu)
-		if (cpu != smp_processor_id())
-			cpus[nr++] = cpu;
-	if (nr == 0)
-		cpus[nr++] = smp_processor_id();
 
 	for (i = 0; i < TS_ELEMS; i++) {
 		e = kmalloc(sizeof(*e), GFP_KERNEL);
@@ -163,18 +145,12 @@ KTEST(trace_scenario_grace_period_waits_for_readers)
 	trace_start();
 	trace_mark("readers start");
 
-	for (i = 0; i < nr; i++) {
-		char name[16];
-		struct ts_reader *r = &ts_readers[cpus[i]];
-
-		memset(r, 0, sizeof(*r));
-		r->seed = 0x9e3779b9U * (u32)(cpus[i] + 1);
-		snprintf(name, sizeof(name), "ts_reader/%d", cpus[i]);
-		r->task = kthread_run_on_cpu(ts_reader_fn, r, cpus[i], name);
-		KEXPECT(r->task != NULL);
-	}
+	/* The readers' CPUs: all but ours; with one CPU, ours (they share it). */
+	memset(ts_readers, 0, sizeof(ts_readers));
+	KEXPECT(workers_start_others(&ts_workers, NR_CPUS, ts_reader_fn, ts_readers,
+				     sizeof(ts_readers[0]), "ts_reader/%d"));
 	/* Readers in full swing before the first grace period. */
-	progress = ts_readers_progress(cpus, nr, 1);
+	progress = ts_readers_progress(1);
 	KEXPECT(progress);
 
 	sync_before = trace_count(TR_SYNC_BEGIN);
@@ -189,25 +165,39 @@ KTEST(trace_scenario_grace_period_waits_for_readers)
 		freed++;
 		msleep(5);		/* a gap between grace periods on the picture */
 	}
-	sync_after = trace_count(TR_SYNC_BEGIN);
 
-	/* Once more, asynchronously: call_rcu() frees e after a grace period. */
+	/*
+	 * Once more, both ways at once, for the picture to contrast them:
+	 * call_rcu() frees e after an asynchronous grace period, which ends
+	 * once every CPU has reported a quiescent state, in any order; the
+	 * synchronize_rcu() tour started just after it for e2 visits the CPUs
+	 * one by one, waiting on each for whatever runs there when it arrives.
+	 */
 	e = ts_remove_first();
 	KEXPECT(e != NULL);
 	if (e) {
+		struct ts_elem *e2;
+
 		trace_mark("call_rcu");
 		call_rcu(&e->rcu, ts_free_cb);
+		e2 = ts_remove_first();
+		KEXPECT(e2 != NULL);
+		if (e2) {
+			synchronize_rcu();
+			trace_mark("kfree");
+			kfree(e2);
+			freed++;
+		}
 		wait_for_completion(&ts_cb_done);
 		freed++;
 	}
+	sync_after = trace_count(TR_SYNC_BEGIN);
 
 	/* Readers kept going during and after the grace periods. */
-	progress = ts_readers_progress(cpus, nr, 1);
+	progress = ts_readers_progress(1);
 	KEXPECT(progress);
 	trace_mark("readers stop");
-	for (i = 0; i < nr; i++)
-		if (ts_readers[cpus[i]].task)
-			kthread_stop(ts_readers[cpus[i]].task);
+	workers_stop(&ts_workers);
 	trace_stop();
 
 	/* No reader is left: what remains of the list can go without waiting. */
@@ -222,19 +212,19 @@ KTEST(trace_scenario_grace_period_waits_for_readers)
 	if (was_on)
 		trace_start();	/* as it was: recording again (trace=rcu) */
 
-	for (i = 0; i < nr; i++) {
-		struct ts_reader *r = &ts_readers[cpus[i]];
+	for (i = 0; i < ts_workers.nr; i++) {
+		struct ts_reader *r = &ts_readers[i];
 
 		ktest_info("reader on CPU%d: %llu critical sections, %llu held an element, "
-			   "%llu found it freed", cpus[i], (unsigned long long)r->sections,
+			   "%llu found it freed", ts_workers.cpu[i], (unsigned long long)r->sections,
 			   (unsigned long long)r->held, (unsigned long long)r->freed_seen);
 		KEXPECT(r->sections >= 2);
 		KEXPECT(r->held >= 1);
 		KEXPECT_EQ(r->freed_seen, 0);	/* what a too-short grace period does */
 	}
-	KEXPECT_EQ(freed, TS_SYNC_ROUNDS + 1);
+	KEXPECT_EQ(freed, TS_SYNC_ROUNDS + 2);
 	/* Each synchronize_rcu() made a tour (rcu.inject=no_wait skips them). */
-	KEXPECT_EQ(sync_after - sync_before, TS_SYNC_ROUNDS);
-	ktest_info("trace scenario: %d grace periods in %llu ms", TS_SYNC_ROUNDS + 1,
+	KEXPECT_EQ(sync_after - sync_before, TS_SYNC_ROUNDS + 1);
+	ktest_info("trace scenario: %d grace periods in %llu ms", TS_SYNC_ROUNDS + 2,
 		   (unsigned long long)((ktime_get_ns() - t0) / NSEC_PER_MSEC));
 }

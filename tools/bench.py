@@ -112,7 +112,10 @@ def report(args, smps):
             print(f"bench: {log} missing")
             continue
         with open(log, encoding="utf-8", errors="replace") as f:
-            s, m = parse_log(f)
+            bad = []
+            s, m = parse_log(f, bad)
+        for lineno, line in bad[:5]:
+            print(f"bench: {log}:{lineno}: not a readable result line: {line[:80]!r}")
         samples += s
         metas += m
     ok = True

@@ -45,10 +45,12 @@ def parse_meta(line):
     return dict(w.split("=", 1) for w in line[len(META_PREFIX):].split() if "=" in w)
 
 
-def parse_log(lines):
-    """(samples, metas) from console lines."""
+def parse_log(lines, malformed=None):
+    """(samples, metas) from console lines.  A '# BENCH' line that cannot be
+    read (cut short, or two CPUs' lines interleaved) is skipped, and when
+    malformed is a list, (line number, line) is appended to it."""
     samples, metas = [], []
-    for line in lines:
+    for lineno, line in enumerate(lines, 1):
         s = parse_line(line)
         if s is not None:
             samples.append(s)
@@ -56,7 +58,18 @@ def parse_log(lines):
         m = parse_meta(line)
         if m is not None:
             metas.append(m)
+        elif malformed is not None and looks_like_result(line):
+            malformed.append((lineno, line.rstrip("\r\n")))
     return samples, metas
+
+
+def looks_like_result(line):
+    """A line meant as a result: it starts with the prefix (or a cut piece
+    of it), or holds the prefix further in (interleaved)."""
+    line = line.strip()
+    prefix = RESULT_PREFIX.strip()
+    return (line.startswith(prefix) or (len(line) >= 3 and prefix.startswith(line))
+            or prefix in line[1:])
 
 
 # ---------------------------------------------------------------- statistics

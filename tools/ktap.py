@@ -10,6 +10,12 @@ when the run stops early the test that was running can be named.
         p.feed(line)
     extra_lines, counts = p.finish("timeout")   # or "clean", "panic", "crash"
     print(summary_line(counts))
+
+A console is not a clean stream: two CPUs printing at once interleave
+their lines, a hang cuts one short.  A line that carries a KTAP keyword
+but cannot be read as what it says, or a KTAP keyword in the middle of a
+line, is not guessed at: it is kept in p.malformed as (line number, line,
+why), and finish() reports each (they count as no test's result).
 """
 
 import re
@@ -26,6 +32,16 @@ RUNNING_RE = re.compile(r"^#\s*ktest: running\s+(?P<name>\S+)")
 # An expect-panic/warning test the runner must boot on its own:
 # "# ktest-isolated<TAB>name<TAB>panic|warning<TAB>message<TAB>extra cmdline"
 ISOLATED_RE = re.compile(r"^# ktest-isolated\t([^\t]+)\t(panic|warning)\t([^\t]*)\t(.*)$")
+# What starts a KTAP line; found anywhere else in a line, it says two lines were interleaved.
+KEYWORDS = ("ok ", "not ok ", "KTAP version ", "1..")
+# Searched in lines not starting with '#' (diagnostics such as "# ktest: x
+# took 0 ms" hold "ok 0"); not "1..N": text says "keys 1..12", and the plan
+# comes once, before any test.
+INTERLEAVED_RE = re.compile(r"(?:ok \d|KTAP version|# ktest: running )")
+RUNNING_LINE_RE = re.compile(r"^# ktest: running \S+(?: \(.*\))?\s*$")
+# A plan this large is a corrupted line, not a test run (the kernel has ~150 tests).
+MAX_PLAN = 100000
+MAX_REPORTED = 10
 
 
 @dataclass
@@ -81,20 +97,39 @@ class KtapParser:
         self.running = None    # name of the test announced after the last result
         self.last_num = 0
         self.isolated = []     # Isolated tests listed by the kernel
+        self.lineno = 0
+        self.malformed = []    # (line number, line, why)
+
+    def bad(self, line, why):
+        self.malformed.append((self.lineno, line, why))
 
     def feed(self, line):
+        self.lineno += 1
         line = line.rstrip("\r\n").replace("\r", "")
         if not line or line[0].isspace():
             return  # blank, or an indented subtest line
+        if line.startswith("# ktest: running ") and not RUNNING_LINE_RE.match(line):
+            self.bad(line, "a '# ktest: running' line with more than a name: interleaved?")
+            return
+        m = re.match(r"(?:not ok|ok) ", line)
+        if line[0] != "#" and INTERLEAVED_RE.search(line[m.end():] if m else line[1:]):
+            self.bad(line, "a KTAP keyword inside a line: two lines interleaved?")
+            return
+        if len(line) >= 2 and any(k.startswith(line) for k in KEYWORDS):
+            self.bad(line, "a line cut short inside its KTAP keyword")
+            return
         m = VERSION_RE.match(line)
         if m:
             self.version = int(m.group(1))
             return
         m = PLAN_RE.match(line)
-        if m:
+        if m and int(m.group(1)) <= MAX_PLAN:
             self.plan = int(m.group(1))
             return
         m = RESULT_RE.match(line)
+        if m and m.group("name") and re.search(r"\s", m.group("name")):
+            self.bad(line, "a test name with spaces: two lines interleaved?")
+            return
         if m:
             num = int(m.group("num"))
             self.results[num] = Result(
@@ -113,13 +148,25 @@ class KtapParser:
         m = RUNNING_RE.match(line)
         if m:
             self.running = m.group("name")
+            return
+        if line.startswith(KEYWORDS):
+            self.bad(line, "starts like a KTAP line but is not one")
+
+    def malformed_lines(self):
+        """One '# ktap: line N: ...' line per malformed line (the first few)."""
+        out = [f"# ktap: line {n}: {why}: {line[:100]!r}"
+               for n, line, why in self.malformed[:MAX_REPORTED]]
+        if len(self.malformed) > MAX_REPORTED:
+            out.append(f"# ktap: and {len(self.malformed) - MAX_REPORTED} more malformed lines")
+        return out
 
     def finish(self, end="clean"):
         """Close the run.  end is "clean", "timeout", "panic" or "crash".
 
         Returns (lines, counts): lines are KTAP lines to print for tests that
-        never reported (they are counted as failed)."""
-        lines = []
+        never reported (they are counted as failed), after the reports of
+        malformed lines."""
+        lines = self.malformed_lines()
         c = Counts(planned=self.plan)
         for r in self.results.values():
             if r.skipped:

@@ -13,7 +13,9 @@ SYS_EXIT (status = code).
 Test mode prints every console line, then the KTAP verdict; its last line
 is "N passed, N failed[, N skipped]".  Exit status 0 only if nothing failed,
 every planned test reported and QEMU exited with 33.
-Run mode exits 0 if QEMU exited with 33, else 1.
+Run mode exits 0 if QEMU exited with 33, else 1.  A run-mode boot whose
+stdin is a terminal is interactive (the demo waits for Enter, then the
+monitor): it never times out, whatever --timeout says.
 """
 
 import argparse
@@ -43,7 +45,8 @@ def parse_args(argv=None):
     p.add_argument("--cmdline", default="", help="kernel command line words")
     p.add_argument("--timeout", type=float, default=None,
                    help=f"kill QEMU after this many seconds (default {DEFAULT_TIMEOUT}; "
-                        "none for an interactive or --debug run unless given)")
+                        "none for --debug unless given; an interactive run, with a "
+                        "terminal on stdin, never times out: a person is at the monitor)")
     p.add_argument("--log", metavar="FILE", help="copy the console to FILE")
     p.add_argument("--mode", choices=["test", "run"], default="run")
     p.add_argument("--debug", action="store_true",
@@ -309,7 +312,11 @@ def _main(args):
         # The kernel paces its demo and ends at the monitor only for a person.
         args.cmdline = (args.cmdline + " demo.tty=1").strip()
     timeout = args.timeout
-    if timeout is None and not (interactive or args.debug):
+    if interactive:
+        # A person at the monitor may take as long as they like; Ctrl-A X
+        # or 'halt' ends the run.  Only unattended runs need a limit.
+        timeout = None
+    elif timeout is None and not args.debug:
         timeout = DEFAULT_TIMEOUT
 
     iso = None

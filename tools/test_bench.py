@@ -13,6 +13,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench  # noqa: E402
+import bench_report  # noqa: E402
 
 
 def line(**kw):
@@ -324,6 +325,36 @@ class TableTest(unittest.TestCase):
         self.assertEqual(bench.fmt_num(0), "0")
         self.assertEqual(bench.fmt_num(None), "-")
         self.assertEqual(bench.fmt_ratio(1.5), "1.50×")
+
+
+class FastestTest(unittest.TestCase):
+    """The "who reads fastest" lines follow from the tables they sit under."""
+
+    def test_generated_from_the_rows(self):
+        rows = [dict(bench="read", metric="lookups_per_cpu", struct="hash", writers="1",
+                     method=m, cpus=4, median=v)
+                for m, v in (("rcu", 6.86e6), ("seqlock", 7.5e6), ("rwlock", 1.99e6))]
+        lines = bench_report.fastest_lines(rows)
+        self.assertEqual(len(lines), 1)
+        self.assertIn("with a writer, 4 CPUs: **seqlock** fastest", lines[0])
+        self.assertLess(lines[0].index("seqlock 7.5M"), lines[0].index("RCU 6.86M"))
+
+    def test_markdown_round_trip(self):
+        text = bench_report.markdown(full_rows(), {"host_cpu": "x", "arch": "x86_64",
+                                                         "accel": "tcg"})
+        rows = bench_report.rows_from_markdown(text)
+        self.assertEqual(bench_report.fastest_lines(rows),
+                         bench_report.fastest_lines(full_rows()))
+
+    def test_docs_benchmarks_md_agrees_with_its_tables(self):
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs",
+                            "benchmarks.md")
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        br = bench_report
+        self.assertIn(br.FASTEST_BEGIN, text)
+        block = text.split(br.FASTEST_BEGIN, 1)[1].split(br.FASTEST_END, 1)[0].strip()
+        self.assertEqual(block.splitlines(), br.fastest_lines(br.rows_from_markdown(text)))
 
 
 class ObjdumpTest(unittest.TestCase):

@@ -2,7 +2,7 @@
 """kfree_rcu() refuses, at compile time, an rcu_head at offset 4096 or more.
 
 kfree_rcu(ptr, member) passes the member's offset in place of a callback
-(kernel/rcu/rcupdate.h): a "function" below KFREE_RCU_OFFSET_LIMIT is taken
+(kernel/rcu/rcupdate.h): a "function" below KFREE_RCU_MAX_OFFSET is taken
 for an offset.  An rcu_head further into its structure would be called as
 a function, so the macro holds a static assertion; these tests compile
 small files with the kernel's own flags (build/<arch>/flags, written by

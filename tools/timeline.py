@@ -22,7 +22,13 @@ classified against each grace period:
 
   pre-existing  began before the grace period started and was still
                 running then: it must end before the grace period ends;
-  later         began after the start: it may extend beyond the end.
+  later         began after the start: nothing has to wait for it, and it
+                may extend beyond the end.  A tour may still wait for one:
+                it visits one CPU at a time and waits for whatever runs
+                there when it arrives.  Such hops (found with the
+                hop_queue event: the reader ran on the target between the
+                moment run_on() queued the updater there and the hop) are
+                drawn in their own colour and starred in the summary.
 
 The check: every pre-existing reader ends before the grace period ends.
 It is made for the tours and asynchronous grace periods, and also from the
@@ -117,7 +123,7 @@ def main(argv=None):
     p.add_argument("--window", default="auto",
                    help="what to draw: auto (around the first --gps grace periods), all, "
                         "or A:B in ms since boot")
-    p.add_argument("--gps", type=int, default=5,
+    p.add_argument("--gps", type=int, default=6,
                    help="grace periods in the auto window (5, fewer if they span > 300 ms)")
     p.add_argument("--width", type=int, default=1600, help="picture width in pixels")
     args = p.parse_args(argv)

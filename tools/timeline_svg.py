@@ -19,6 +19,7 @@ C_LATER = "#f28e2b"	# later reader
 C_OTHER = "#b8b8b8"	# a reader no drawn grace period concerns
 C_BAD = "#d62728"	# violation
 C_TOUR = "#2a9d3a"	# synchronize_rcu() tour
+C_LATE_HOP = "#e7298a"	# a hop that waited for a later reader
 C_ASYNC = "#8e44ad"	# asynchronous grace period
 C_UPD = "#7f7f7f"	# updater-side window
 C_SWITCH = "#555555"
@@ -178,43 +179,78 @@ def choose_window(model, spec, ngps):
     return max(first, t0 - pad), min(last, t1 + pad)
 
 
-def draw(model, log, window, width=1600):
-    t0, t1 = window
-    trace = model.trace
-    ncpu = trace.cpus
-    c = Canvas(width)
-    left, right = 100, 30
-    plot_w = width - left - right
+class Frame:
+    """Where things go: the time window on the x axis, and the rows of the picture."""
 
-    def X(ns):
-        return left + (min(max(ns, t0), t1) - t0) * plot_w / (t1 - t0)
+    LEFT, RIGHT = 100, 30
+    BAND_Y = 84		# the grace-period band, under the header
+    ROW_H = 24		# one row of spans in the band
+    MARK_H = 14		# one level of mark labels
+    MAX_MARK_LEVELS = 6
+    LANE_H = 58		# one CPU's lane
 
-    def visible(a, b):
-        return b >= t0 and a <= t1
+    def __init__(self, window, width, ncpu):
+        self.t0, self.t1 = window
+        self.width = width
+        self.ncpu = ncpu
+        self.left = self.LEFT
+        self.plot_w = width - self.LEFT - self.RIGHT
+        # Set once the spans and the marks are placed (place_marks()).
+        self.nrows = 1
+        self.mark_y = self.lanes_y = self.lanes_bottom = 0
+        self.nlev = 1
 
-    # Which waits are drawn as spans: grace periods, and an updater-side
-    # window when it found a violation or no grace period ran inside it.
-    gps = [w for w in model.gps if visible(w.start, w.end if w.end is not None else t1)]
-    upd = [w for w in model.waits if not w.is_gp and w.end is not None and visible(w.start, w.end)
+    def X(self, ns):
+        return self.left + (min(max(ns, self.t0), self.t1) - self.t0) * self.plot_w / (self.t1 - self.t0)
+
+    def visible(self, a, b):
+        return b >= self.t0 and a <= self.t1
+
+    def end_x(self, w):
+        """x of a span's end, or of the window's end if it has not ended."""
+        return self.X(w.end) if w.end is not None else self.X(self.t1)
+
+    def lane_y(self, cpu):
+        return self.lanes_y + cpu * self.LANE_H
+
+    def lane_mid(self, cpu):
+        return self.lane_y(cpu) + self.LANE_H / 2
+
+
+def span_colour(w):
+    return {"tour": C_TOUR, "async": C_ASYNC}.get(w.kind, C_UPD)
+
+
+# ---------------------------------------------------------------- spans
+
+def choose_spans(model, f):
+    """The waits drawn as spans: grace periods, and an updater-side window
+    when it found a violation or no grace period ran inside it."""
+    gps = [w for w in model.gps if f.visible(w.start, w.end if w.end is not None else f.t1)]
+    upd = [w for w in model.waits if not w.is_gp and w.end is not None and f.visible(w.start, w.end)
            and (w.violators or not any(g.start >= w.start and g.end is not None and
                                        g.end <= w.end for g in model.gps))]
-    spans = sorted(gps + upd, key=lambda w: w.start)
+    return gps, upd, sorted(gps + upd, key=lambda w: w.start)
 
-    def span_label(w):
-        """(text, x, anchor, inside) of a span's label, and the extent of both."""
-        xs, xe = X(w.start), X(w.end) if w.end is not None else X(t1)
-        lab = w.short + (f" {(w.end - w.start) / 1e6:.2f} ms" if w.end is not None
-                         else " (unfinished)")
-        tw = text_width(lab, 11)
-        if xe - xs >= tw + 8:			# inside the bar
-            return lab, xs + 4, "start", True, xs, xe
-        if xe + 4 + tw <= width - 4:		# after it
-            return lab, xe + 4, "start", False, xs, xe + 4 + tw
-        return lab, xs - 4, "end", False, xs - 4 - tw, xe	# before it
 
-    rows_end = []		# greedy rows, so spans (and their labels) do not overlap
+def span_label(f, w):
+    """(text, x, anchor, inside) of a span's label, and the extent of both."""
+    xs, xe = f.X(w.start), f.end_x(w)
+    lab = w.short + (f" {(w.end - w.start) / 1e6:.2f} ms" if w.end is not None
+                     else " (unfinished)")
+    tw = text_width(lab, 11)
+    if xe - xs >= tw + 8:			# inside the bar
+        return lab, xs + 4, "start", True, xs, xe
+    if xe + 4 + tw <= f.width - 4:		# after it
+        return lab, xe + 4, "start", False, xs, xe + 4 + tw
+    return lab, xs - 4, "end", False, xs - 4 - tw, xe	# before it
+
+
+def place_spans(f, spans):
+    """Greedy rows in the band, so that spans (and their labels) do not overlap."""
+    rows_end = []
     for w in spans:
-        *_, x0, x1 = span_label(w)
+        *_, x0, x1 = span_label(f, w)
         for i, e in enumerate(rows_end):
             if x0 > e + 8:
                 w.row = i
@@ -223,45 +259,86 @@ def draw(model, log, window, width=1600):
         else:
             w.row = len(rows_end)
             rows_end.append(x1)
+    f.nrows = max(len(rows_end), 1)
 
-    # Header.
-    c.text(left, 30, "RCU waits for pre-existing read-side critical sections "
+
+def draw_span_band(c, f, spans):
+    """The grace-period band: one bar per span, with its label."""
+    c.text(f.left - 8, f.BAND_Y + 16, "grace", size=12, anchor="end", fill="#333333")
+    c.text(f.left - 8, f.BAND_Y + 30, "periods", size=12, anchor="end", fill="#333333")
+    for w in spans:
+        col = C_BAD if w.violators else span_colour(w)
+        y = f.BAND_Y + w.row * f.ROW_H
+        c.rect(f.X(w.start), y + 4, f.end_x(w) - f.X(w.start), 14, col, opacity=0.85,
+               tip=f"{w.label}: {ms(w.start)}..{ms(w.end) if w.end else '?'} ms")
+        lab, lx, anchor, inside, _, _ = span_label(f, w)
+        c.text(lx, y + 15, lab, size=11, fill="#ffffff" if inside else col, bold=True,
+               anchor=anchor)
+
+
+def draw_span_shading(c, f, spans):
+    """Grace periods across the lanes: shading and start/end lines."""
+    for w in spans:
+        col = span_colour(w)
+        xe = f.end_x(w)
+        y = f.BAND_Y + w.row * f.ROW_H + 18
+        c.rect(f.X(w.start), f.lanes_y, xe - f.X(w.start), f.lanes_bottom - f.lanes_y, col,
+               opacity=0.10)
+        c.line(f.X(w.start), y, f.X(w.start), f.lanes_bottom, col, sw=1.2, dash=True, opacity=0.8)
+        if w.end is not None:
+            c.line(xe, y, xe, f.lanes_bottom, C_BAD if w.violators else col, sw=1.6, opacity=0.9)
+
+
+def draw_tours(c, f, gps):
+    """The updater's journey: sync_begin, each hop, sync_end."""
+    for w in gps:
+        if w.kind != "tour":
+            continue
+        late = {(ns, cpu): r for ns, cpu, r in w.late_hops}
+        # Each leg is drawn in the colour of the hop it arrives at.
+        stops = [(w.start, w.cpu)] + w.hops + ([(w.end, w.end_cpu)] if w.end else [])
+        stops = [(f.X(ns), f.lane_mid(cpu), C_LATE_HOP if (ns, cpu) in late else C_TOUR)
+                 for ns, cpu in stops if f.t0 <= ns <= f.t1 and cpu < f.ncpu]
+        for (x1, y1, _), (x2, y2, col) in zip(stops, stops[1:]):
+            if abs(y2 - y1) > 1 or abs(x2 - x1) > 1:
+                c.line(x1, y1, x2, y2, col, sw=1.4, arrow=abs(y2 - y1) > 1)
+        for ns, cpu in w.hops:
+            if f.t0 <= ns <= f.t1 and cpu < f.ncpu:
+                r = late.get((ns, cpu))
+                tip = f"{w.short}: run_on({cpu}) arrived at {ms(ns)} ms"
+                if r:
+                    tip += f"; it waited for a later {r.describe()}, begun after the tour started"
+                c.circle(f.X(ns), f.lane_mid(cpu), 5.5 if r else 4.5,
+                         C_LATE_HOP if r else C_TOUR, tip=tip)
+
+
+# ---------------------------------------------------------------- lanes
+
+def draw_header(c, f, model, log):
+    trace = model.trace
+    t0, t1 = f.t0, f.t1
+    c.text(f.left, 30, "RCU waits for pre-existing read-side critical sections "
            "(a real run of Quiescent)", size=20, bold=True)
-    c.text(left, 52, f"{os.path.basename(log)}: {count(ncpu, 'CPU')}, {count(len(trace.events), 'event')}; "
+    c.text(f.left, 52, f"{os.path.basename(log)}: {count(f.ncpu, 'CPU')}, "
+           f"{count(len(trace.events), 'event')}; "
            f"drawn: {ms(t0)}..{ms(t1)} ms since boot ({(t1 - t0) / 1e6:.1f} ms).",
            size=12, fill="#333333")
-    c.text(left, 68, f"Whole trace: {count(len(model.gps), 'grace period')}, "
+    c.text(f.left, 68, f"Whole trace: {count(len(model.gps), 'grace period')}, "
            f"{count(len(model.readers), 'reader')}, "
            f"{count(sum(len(w.pre) - len(w.violators) for w in model.gps), 'pre-existing reader')}"
            f" waited for, {count(sum(len(w.beyond) for w in model.gps), 'later reader')} "
            f"extended beyond the end, {count(len(model.violations), 'violation')}.",
            size=12, fill="#333333")
 
-    # Grace-period band.
-    band_y = 84
-    row_h = 24
-    nrows = max(len(rows_end), 1)
-    c.text(left - 8, band_y + 16, "grace", size=12, anchor="end", fill="#333333")
-    c.text(left - 8, band_y + 30, "periods", size=12, anchor="end", fill="#333333")
-    for w in spans:
-        col = {"tour": C_TOUR, "async": C_ASYNC}.get(w.kind, C_UPD)
-        if w.violators:
-            col = C_BAD
-        y = band_y + w.row * row_h
-        xe = X(w.end) if w.end is not None else X(t1)
-        c.rect(X(w.start), y + 4, xe - X(w.start), 14, col, opacity=0.85,
-               tip=f"{w.label}: {ms(w.start)}..{ms(w.end) if w.end else '?'} ms")
-        lab, lx, anchor, inside, _, _ = span_label(w)
-        c.text(lx, y + 15, lab, size=11, fill="#ffffff" if inside else col, bold=True,
-               anchor=anchor)
 
-    # Marks: labels above the lanes, staggered so that they do not collide.
-    marks = [m for m in model.marks if t0 <= m.ns <= t1]
-    mark_y = band_y + nrows * row_h + 8
+def place_marks(f, model):
+    """Mark labels above the lanes, staggered in levels so that they do not
+    collide; fixes where the lanes start.  Returns [(mark, level)]."""
+    f.mark_y = f.BAND_Y + f.nrows * f.ROW_H + 8
     level_end = []
     placed = []
-    for m in marks:
-        x = X(m.ns)
+    for m in (m for m in model.marks if f.t0 <= m.ns <= f.t1):
+        x = f.X(m.ns)
         wtxt = text_width(m.text, 11)
         for i, e in enumerate(level_end):
             if x > e + 4:
@@ -271,143 +348,140 @@ def draw(model, log, window, width=1600):
         else:
             placed.append((m, len(level_end)))
             level_end.append(x + wtxt + 4)
-    nlev = min(max(len(level_end), 1), 6)
-    lanes_y = mark_y + nlev * 14 + 6
-    lane_h = 58
-    lanes_bottom = lanes_y + ncpu * lane_h
+    f.nlev = min(max(len(level_end), 1), f.MAX_MARK_LEVELS)
+    f.lanes_y = f.mark_y + f.nlev * f.MARK_H + 6
+    f.lanes_bottom = f.lanes_y + f.ncpu * f.LANE_H
+    return placed
 
-    # Lanes.
+
+def draw_lanes(c, f, model):
+    """One lane per CPU, named with the updater and the readers that ran there."""
     updater_pids = {w.pid for w in model.waits if w.kind in ("tour", "removal")}
-    for cpu in range(ncpu):
-        y = lanes_y + cpu * lane_h
-        c.rect(left, y, plot_w, lane_h, "#f4f4f4" if cpu % 2 == 0 else "#fbfbfb")
-        c.text(left - 8, y + lane_h / 2 + 1, f"CPU{cpu}", size=14, anchor="end", bold=True)
+    for cpu in range(f.ncpu):
+        y = f.lane_y(cpu)
+        c.rect(f.left, y, f.plot_w, f.LANE_H, "#f4f4f4" if cpu % 2 == 0 else "#fbfbfb")
+        c.text(f.left - 8, y + f.LANE_H / 2 + 1, f"CPU{cpu}", size=14, anchor="end", bold=True)
         pids = sorted({r.pid for r in model.readers if r.cpu == cpu and
-                       visible(r.start or t0, r.end or t1)})
+                       f.visible(r.start or f.t0, r.end or f.t1)})
         who = []
         if any(w.cpu == cpu for w in model.waits if w.kind in ("tour", "removal")):
             who.append("updater: pid " + ",".join(str(p) for p in sorted(updater_pids)))
         if pids:
             who.append("readers: pid " + ",".join(str(p) for p in pids[:3]))
         for i, s in enumerate(who[:2]):
-            c.text(left - 8, y + lane_h / 2 + 15 + 11 * i, s, size=9, anchor="end",
+            c.text(f.left - 8, y + f.LANE_H / 2 + 15 + 11 * i, s, size=9, anchor="end",
                    fill="#555555")
 
-    # Grace periods across the lanes: shading and start/end lines.
-    for w in spans:
-        col = {"tour": C_TOUR, "async": C_ASYNC}.get(w.kind, C_UPD)
-        xe = X(w.end) if w.end is not None else X(t1)
-        y = band_y + w.row * row_h + 18
-        c.rect(X(w.start), lanes_y, xe - X(w.start), lanes_bottom - lanes_y, col, opacity=0.10)
-        c.line(X(w.start), y, X(w.start), lanes_bottom, col, sw=1.2, dash=True, opacity=0.8)
-        if w.end is not None:
-            c.line(xe, y, xe, lanes_bottom, C_BAD if w.violators else col, sw=1.6, opacity=0.9)
 
-    # Context switches (bottom ticks) and quiescent states (top ticks).
+def draw_ticks(c, f, model, gps):
+    """Context switches (bottom ticks) and quiescent states (top ticks)."""
     for e in model.switches:
-        if t0 <= e.ns <= t1 and e.cpu < ncpu:
-            y = lanes_y + e.cpu * lane_h
-            c.line(X(e.ns), y + lane_h - 11, X(e.ns), y + lane_h - 2, C_SWITCH, sw=1.2)
+        if f.t0 <= e.ns <= f.t1 and e.cpu < f.ncpu:
+            y = f.lane_y(e.cpu)
+            c.line(f.X(e.ns), y + f.LANE_H - 11, f.X(e.ns), y + f.LANE_H - 2, C_SWITCH, sw=1.2)
     for w in gps:
         for ns, cpu in w.qs:
-            if t0 <= ns <= t1:
-                y = lanes_y + cpu * lane_h
-                c.line(X(ns), y + 2, X(ns), y + 13, C_ASYNC, sw=2)
+            if f.t0 <= ns <= f.t1:
+                y = f.lane_y(cpu)
+                c.line(f.X(ns), y + 2, f.X(ns), y + 13, C_ASYNC, sw=2)
 
-    # Readers.
+
+def reader_colour(r, drawn_pre, drawn_later):
+    if r.violated:
+        return C_BAD
+    if drawn_pre:
+        return C_PRE
+    if drawn_later:
+        return C_LATER
+    return C_OTHER
+
+
+def draw_readers(c, f, model, spans):
+    """Each read-side critical section as a bar, coloured by its class;
+    VIOLATION labels on top of the bars that follow."""
+    trace = model.trace
     bad_labels = []
     for r in model.readers:
         s = r.start if r.start is not None else r.floor
         e = r.end if r.end is not None else trace.events[-1].ns
-        if not visible(s, e) or r.cpu >= ncpu:
+        if not f.visible(s, e) or r.cpu >= f.ncpu:
             continue
         drawn_pre = [w for w in r.pre if w in spans]
         drawn_later = [w for w in r.later if w in spans]
-        if r.violated:
-            col = C_BAD
-        elif drawn_pre:
-            col = C_PRE
-        elif drawn_later:
-            col = C_LATER
-        else:
-            col = C_OTHER
-        y = lanes_y + r.cpu * lane_h + lane_h / 2 - 11
+        col = reader_colour(r, drawn_pre, drawn_later)
+        y = f.lane_mid(r.cpu) - 11
         tip = r.describe()
         if drawn_pre:
             tip += "; pre-existing for " + ", ".join(w.short for w in drawn_pre)
         if drawn_later:
             tip += "; later for " + ", ".join(w.short for w in drawn_later)
-        c.rect(X(s), y, X(e) - X(s), 22, col, stroke="#222222" if r.violated else "#ffffff",
+        c.rect(f.X(s), y, f.X(e) - f.X(s), 22, col, stroke="#222222" if r.violated else "#ffffff",
                sw=2 if r.violated else 1, opacity=0.9, tip=tip)
-        if r.violated and X(e) > X(s):
-            bad_labels.append((X(s), X(e), y))
-    for xs, xe, y in bad_labels:	# on top of the bars that follow
-        if xe - xs > 70 or xe + 62 > width:
+        if r.violated and f.X(e) > f.X(s):
+            bad_labels.append((f.X(s), f.X(e), y))
+    for xs, xe, y in bad_labels:
+        if xe - xs > 70 or xe + 62 > f.width:
             c.text(xe - 4, y + 15, "VIOLATION", size=10, fill="#ffffff", bold=True, anchor="end")
         else:
             c.text(xe + 3, y + 9, "VIOLATION", size=10, fill=C_BAD, bold=True)
 
-    # The updater's journey: sync_begin, each hop, sync_end.
-    for w in gps:
-        if w.kind != "tour":
-            continue
-        pts = [(w.start, w.cpu)] + w.hops + ([(w.end, w.end_cpu)] if w.end else [])
-        pts = [(X(ns), lanes_y + cpu * lane_h + lane_h / 2) for ns, cpu in pts
-               if t0 <= ns <= t1 and cpu < ncpu]
-        for (x1, y1), (x2, y2) in zip(pts, pts[1:]):
-            if abs(y2 - y1) > 1 or abs(x2 - x1) > 1:
-                c.line(x1, y1, x2, y2, C_TOUR, sw=1.4, arrow=abs(y2 - y1) > 1)
-        for ns, cpu in w.hops:
-            if t0 <= ns <= t1 and cpu < ncpu:
-                c.circle(X(ns), lanes_y + cpu * lane_h + lane_h / 2, 4.5, C_TOUR,
-                         tip=f"{w.short}: run_on({cpu}) arrived at {ms(ns)} ms")
 
-    # Marks, on the lanes as short flags and as labels above.
+def draw_marks(c, f, placed):
+    """Marks, on the lanes as short flags and as labels above."""
     for m, lev in placed:
-        if lev >= nlev:
+        if lev >= f.nlev:
             continue
-        x = X(m.ns)
-        y = mark_y + lev * 14 + 10
-        c.line(x, y + 2, x, lanes_y + m.cpu * lane_h + 8, C_MARK, sw=0.6, opacity=0.5)
+        x = f.X(m.ns)
+        y = f.mark_y + lev * f.MARK_H + 10
+        c.line(x, y + 2, x, f.lane_y(m.cpu) + 8, C_MARK, sw=0.6, opacity=0.5)
         c.text(x + 2, y, m.text, size=11, fill=C_MARK, italic=True)
 
-    # Time axis.
-    step = nice_step((t1 - t0) / 1e6)
-    first_tick = math.ceil(t0 / 1e6 / step) * step
-    tick = first_tick
-    while tick * 1e6 <= t1:
-        x = X(tick * 1e6)
-        c.line(x, lanes_y, x, lanes_bottom + 5, "#cccccc", sw=0.6, opacity=0.7)
-        c.text(x, lanes_bottom + 18, f"{tick:g}", size=11, anchor="middle")
+
+def draw_axis(c, f):
+    step = nice_step((f.t1 - f.t0) / 1e6)
+    tick = math.ceil(f.t0 / 1e6 / step) * step
+    while tick * 1e6 <= f.t1:
+        x = f.X(tick * 1e6)
+        c.line(x, f.lanes_y, x, f.lanes_bottom + 5, "#cccccc", sw=0.6, opacity=0.7)
+        c.text(x, f.lanes_bottom + 18, f"{tick:g}", size=11, anchor="middle")
         tick = round(tick + step, 6)
-    c.text(left + plot_w / 2, lanes_bottom + 36, "time (ms since boot)", size=12,
+    c.text(f.left + f.plot_w / 2, f.lanes_bottom + 36, "time (ms since boot)", size=12,
            anchor="middle", fill="#333333")
 
-    # Legend.
-    ly = lanes_bottom + 58
-    entries = [
-        ("bar", C_PRE, "pre-existing reader: running when the grace period started; "
-                       "it must end before the grace period ends"),
-        ("bar", C_LATER, "later reader: began after the grace period started; it can and "
-                         "will extend beyond its end"),
-        ("bar", C_OTHER, "reader that no drawn grace period concerns"),
-        ("bar", C_BAD, "VIOLATION: a pre-existing reader still running when the grace "
-                       "period ended"),
-        ("span", C_TOUR, "synchronize_rcu(): the tour from sync_begin to sync_end (dashed "
-                         "line: start, solid: end)"),
-        ("hop", C_TOUR, "run_on() hop: the updater arrives on that CPU after a context "
-                        "switch there"),
-        ("span", C_ASYNC, "call_rcu()'s grace period (gp_start..gp_end); top ticks: "
-                          "quiescent states reported"),
-        ("tick", C_SWITCH, "context switch (bottom ticks); italic labels: trace_mark()"),
-    ]
-    if upd:
-        entries.append(("span", C_UPD, "updater's window, list_del_rcu..kfree or "
-                        "call_rcu..callback: drawn when no grace period ran inside it"))
-    col_w = plot_w / 2
+
+# ---------------------------------------------------------------- legend
+
+LEGEND = [
+    ("bar", C_PRE, "pre-existing reader: running when the grace period started; "
+                   "it must end before the grace period ends"),
+    ("bar", C_LATER, "later reader: began after the grace period started; it can and "
+                     "will extend beyond its end"),
+    ("bar", C_OTHER, "reader that no drawn grace period concerns"),
+    ("bar", C_BAD, "VIOLATION: a pre-existing reader still running when the grace "
+                   "period ended"),
+    ("span", C_TOUR, "synchronize_rcu(): the tour from sync_begin to sync_end (dashed "
+                     "line: start, solid: end)"),
+    ("hop", C_TOUR, "run_on() hop: the updater arrives on that CPU after a context "
+                    "switch there"),
+    ("hop", C_LATE_HOP, "hop that waited for a later reader (begun after the tour "
+                        "started): the tour is sequential, call_rcu()'s is not"),
+    ("span", C_ASYNC, "call_rcu()'s grace period (gp_start..gp_end); top ticks: "
+                      "quiescent states reported"),
+    ("tick", C_SWITCH, "context switch (bottom ticks); italic labels: trace_mark()"),
+]
+LEGEND_UPDATER = ("span", C_UPD, "updater's window, list_del_rcu..kfree or "
+                  "call_rcu..callback: drawn when no grace period ran inside it")
+LEGEND_ROW_H = 22
+
+
+def draw_legend(c, f, with_updater):
+    """Two columns under the axis; sets the canvas height."""
+    ly = f.lanes_bottom + 58
+    entries = LEGEND + ([LEGEND_UPDATER] if with_updater else [])
+    col_w = f.plot_w / 2
     for i, (kind, col, label) in enumerate(entries):
-        x = left + (i % 2) * col_w
-        y = ly + (i // 2) * 22
+        x = f.left + (i % 2) * col_w
+        y = ly + (i // 2) * LEGEND_ROW_H
         if kind == "bar":
             c.rect(x, y - 10, 30, 13, col, opacity=0.9)
         elif kind == "span":
@@ -418,5 +492,26 @@ def draw(model, log, window, width=1600):
         else:
             c.line(x + 15, y - 10, x + 15, y + 2, col, sw=1.5)
         c.text(x + 38, y + 1, label, size=11)
-    c.height = int(ly + (len(entries) + 1) // 2 * 22 + 10)
+    c.height = int(ly + (len(entries) + 1) // 2 * LEGEND_ROW_H + 10)
+
+
+# ---------------------------------------------------------------- the picture
+
+def draw(model, log, window, width=1600):
+    """The whole picture, back to front: header, spans, lanes, readers, tours, marks, legend."""
+    c = Canvas(width)
+    f = Frame(window, width, model.trace.cpus)
+    gps, upd, spans = choose_spans(model, f)
+    place_spans(f, spans)
+    draw_header(c, f, model, log)
+    draw_span_band(c, f, spans)
+    placed = place_marks(f, model)
+    draw_lanes(c, f, model)
+    draw_span_shading(c, f, spans)
+    draw_ticks(c, f, model, gps)
+    draw_readers(c, f, model, spans)
+    draw_tours(c, f, gps)
+    draw_marks(c, f, placed)
+    draw_axis(c, f)
+    draw_legend(c, f, bool(upd))
     return c

@@ -16,9 +16,12 @@ BEGIN_RE = re.compile(r"# trace: begin cpus=(\d+) events=(\d+) lost=(\d+)")
 END_RE = re.compile(r"# trace: end")
 EVENT_RE = re.compile(r"T (\d+) (\d+) (\d+) ([a-z_]+)(?: (.*))?$")
 KEY_RE = re.compile(r"([a-z]+)=(\S+)$")
+# An event's start inside another line: two CPUs' lines interleaved.
+INTERLEAVED_RE = re.compile(r"T \d+ \d+ \d+ [a-z_]")
 
 EVENTS = {"read_lock", "read_unlock", "switch", "qs", "hop", "sync_begin", "sync_end",
-          "gp_start", "gp_end", "cb_queue", "cb_invoke", "publish", "unpublish", "mark"}
+          "gp_start", "gp_end", "cb_queue", "cb_invoke", "publish", "unpublish", "mark",
+          "hop_queue"}
 
 
 # --------------------------------------------------------------------------
@@ -43,6 +46,9 @@ class Trace:
     events: list = field(default_factory=list)
     complete: bool = False	# the end line was seen
     unknown: int = 0		# T lines with an event name this tool does not know
+    # (line number, line, why): T lines that cannot be read (cut short, or two
+    # CPUs' lines interleaved) and events this tool does not know
+    malformed: list = field(default_factory=list)
 
 
 def parse_args_field(name, rest):
@@ -64,7 +70,7 @@ def parse(lines):
     """The last trace dump in an iterable of console lines, or None."""
     dumps = []
     cur = None
-    for raw in lines:
+    for lineno, raw in enumerate(lines, 1):
         line = raw.rstrip("\r\n")
         m = BEGIN_RE.search(line)
         if m:
@@ -78,10 +84,19 @@ def parse(lines):
             continue
         m = EVENT_RE.match(line.strip())
         if not m:
-            continue		# console output from elsewhere, interleaved
+            # Console output from elsewhere may come between the events; a
+            # line that starts as an event but is not one is reported.
+            s = line.strip()
+            if s == "T" or s.startswith("T ") or INTERLEAVED_RE.search(s):
+                cur.malformed.append((lineno, line, "not a trace event: cut short or interleaved?"))
+            continue
         ns, cpu, pid, name, rest = m.groups()
+        if rest and INTERLEAVED_RE.search(rest):
+            cur.malformed.append((lineno, line, "two events on one line: interleaved?"))
+            continue
         if name not in EVENTS:
             cur.unknown += 1
+            cur.malformed.append((lineno, line, f"unknown event {name!r}"))
             continue
         args, text = parse_args_field(name, rest)
         cur.events.append(Event(int(ns), int(cpu), int(pid), name, args, text))
@@ -133,6 +148,8 @@ class Wait:
     end_cpu: int = 0
     ptr: int = 0
     hops: list = field(default_factory=list)	# (ns, cpu)
+    queued: dict = field(default_factory=dict)	# hop index -> ns its run_on() was queued
+    late_hops: list = field(default_factory=list)	# (ns, cpu, reader): waited for a later reader
     qs: list = field(default_factory=list)	# (ns, cpu)
     pre: list = field(default_factory=list)
     later: list = field(default_factory=list)
@@ -194,6 +211,7 @@ def build(trace):
     open_tour = {}		# tour number -> Wait
     open_gp = None
     open_cb = {}		# ptr -> Wait
+    hop_queued = {}		# (pid, target cpu) -> ns of its hop_queue
     removals_open = {}		# pid -> [Wait] waiting for a "mark kfree"
     counters = {"removal": 0, "callback": 0}
     dropped = 0
@@ -225,9 +243,14 @@ def build(trace):
             w = open_tour.pop(e.args.get("tour", 0), None)
             if w:
                 w.end, w.end_cpu = e.ns, e.cpu
+        elif e.name == "hop_queue":
+            hop_queued[(e.args.get("pid"), e.args.get("cpu"))] = e.ns
         elif e.name == "hop":
+            q = hop_queued.pop((e.pid, e.cpu), None)
             for w in open_tour.values():
                 if w.pid == e.pid:
+                    if q is not None and q >= w.start:
+                        w.queued[len(w.hops)] = q
                     w.hops.append((e.ns, e.cpu))
         elif e.name == "gp_start":
             open_gp = Wait("async", e.args.get("gp", 0), e.ns, cpu=e.cpu, pid=e.pid)
@@ -262,9 +285,29 @@ def build(trace):
     return model
 
 
+def late_hops(model, w):
+    """The hops of tour w that waited for a later reader: one that ran on
+    the target CPU between the moment run_on() queued the updater there
+    (hop_queue) and the hop, and that began after the tour started.  The
+    tour visits one CPU at a time and waits for whatever runs there when
+    it arrives: correct (it waits for every pre-existing reader too) but
+    conservative."""
+    for i, (ns, cpu) in enumerate(w.hops):
+        q = w.queued.get(i)
+        if q is None:
+            continue
+        for r in model.readers:
+            if (r.cpu == cpu and r.start is not None and r.start > w.start and
+                    r.start < ns and (r.end is None or r.end > q)):
+                w.late_hops.append((ns, cpu, r))
+                break
+
+
 def classify(model):
     """Pre-existing / later readers of each wait, and the check."""
     for w in model.waits:
+        if w.kind == "tour":
+            late_hops(model, w)
         if w.end is None:
             continue		# unfinished: nothing to check
         for r in model.readers:
@@ -294,12 +337,19 @@ def summary(model, log):
     if t.lost:
         out.append(f"  warning: {t.lost} events were overwritten: each CPU's lane starts at "
                    f"its oldest event kept")
+    for n, line, why in t.malformed[:5]:
+        out.append(f"  warning: line {n}: {why}: {line[:80]!r}")
+    if len(t.malformed) > 5:
+        out.append(f"  warning: and {len(t.malformed) - 5} more lines that are not events")
     out.append(f"  grace periods:                      {len(gps)} ({len(tours)} synchronize_rcu() "
                f"tours, {len(gps) - len(tours)} asynchronous)")
     out.append(f"  readers (read-side critical sections): {len(model.readers)}")
     out.append(f"  pre-existing readers waited for:    "
                f"{sum(len(w.pre) - len(w.violators) for w in gps)}")
     out.append(f"  later readers extending beyond the end: {sum(len(w.beyond) for w in gps)}")
+    out.append(f"  tour hops that waited for a later reader: "
+               f"{sum(len(w.late_hops) for w in tours)} (marked * below: the tour visits "
+               f"one CPU at a time and waits for whatever runs there)")
     if upd:
         out.append(f"  updater-side checks: {count(sum(w.kind == 'removal' for w in upd), 'removal')} "
                    f"(unpublish..kfree), {count(sum(w.kind == 'callback' for w in upd), 'callback')}"
@@ -309,7 +359,9 @@ def summary(model, log):
     for w in gps:
         where = ""
         if w.kind == "tour":
-            where = "  hops " + " ".join(f"CPU{c}" for _, c in w.hops)
+            late = {(ns, c) for ns, c, _ in w.late_hops}
+            where = "  hops " + " ".join(f"CPU{c}{'*' if (ns, c) in late else ''}"
+                                         for ns, c in w.hops)
         else:
             where = "  " + count(len(w.qs), "quiescent state")
         out.append(f"    {w.short:24} {ms(w.start)}..{ms(w.end)} ms "

@@ -63,7 +63,8 @@ extern struct dt_info dt;
 extern const uintptr_t boot_stack_guard;
 void *exception_stack_top(int cpu);
 
-void fdt_parse(const void *blob);
+/* Fills *dt from the device tree blob; what the blob does not say stays as it was. */
+void fdt_parse(struct dt_info *dt, const void *blob);
 void mmu_init(void);
 void mmu_cpu_init(void);
 void uart_init(uintptr_t base);

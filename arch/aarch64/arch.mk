@@ -3,7 +3,9 @@
 # Linked at 0x40200000: QEMU's -kernel loader leaves the device tree at the
 # start of RAM (0x40000000) only for a kernel at or above RAM + 2 MiB.
 # No -mgeneral-regs-only: newlib's string routines and GCC's vectoriser use
-# the SIMD registers, so the port saves them instead (DESIGN-NOTES.md).
+# the SIMD registers, so the port saves them instead (arch/aarch64/vectors.S
+# on every exception, arch_fpu_save() in arch/aarch64/task.c on every
+# context switch).
 # -mno-outline-atomics: GCC's default for the Linux triplet calls libgcc
 # helpers that pick LSE or LL/SC through getauxval(); we want the
 # ldaxr/stlxr loops inline.  -mstrict-align: no unaligned accesses from

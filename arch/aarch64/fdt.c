@@ -6,6 +6,15 @@
  * the path of the current node.  We copy what we keep: the page
  * allocator never hands out the blob's memory (it is below the kernel),
  * but nothing reads it after boot.
+ *
+ * The blob is input the kernel did not write.  Its header's sizes and
+ * offsets are checked against totalsize before anything is read; inside
+ * the structure block every node name, property length and name offset is
+ * checked against the block it points into; what does not fit is reported
+ * and refused.  The walk's state lives in a struct fdt_walk, and the
+ * results go to the struct dt_info the caller hands over, so the host
+ * fuzzer (tools/fuzz/) runs this file on arbitrary bytes, one input after
+ * another, with nothing carried over.
  */
 #include "aarch64.h"
 
@@ -15,7 +24,12 @@
 #define FDT_PROP	3
 #define FDT_NOP		4
 #define FDT_END		9
+#define FDT_TOKEN	4		/* tokens are 4 bytes, 4-byte aligned */
+#define FDT_PROP_HEADER	8		/* u32 len, u32 nameoff */
+#define FDT_VERSION	17		/* the first with size_dt_struct */
+#define FDT_MAX_SIZE	(2U << 20)	/* QEMU's blob is at most 1 MiB */
 #define MAX_DEPTH	8
+#define PATH_SIZE	128
 
 struct fdt_header {
 	u32 magic, totalsize, off_dt_struct, off_dt_strings, off_mem_rsvmap;
@@ -32,9 +46,31 @@ struct dt_info dt = {
 	.gicr_base = 0x080a0000,
 };
 
-static inline u32 be32(const void *p)
+struct node {
+	char path[PATH_SIZE];
+	int addr_cells, size_cells;	/* for this node's children */
+	const u8 *reg;			/* its reg property, decoded at its end */
+	u32 reg_len;
+	bool gic, pl011, memory, cpu;
+};
+
+/* One walk's state. */
+struct fdt_walk {
+	struct dt_info *dt;		/* what we fill */
+	const u8 *strings;		/* the strings block, strings_size bytes */
+	u32 strings_size;
+	bool find_stdout;		/* the first walk: only look for stdout-path */
+	char stdout_path[PATH_SIZE];
+	bool memory_found, uart_found;
+	int cpu_duplicates;
+};
+
+/* Bytes, not a u32 load: offsets in a hostile blob need not be aligned. */
+static u32 be32(const void *p)
 {
-	return __builtin_bswap32(*(const u32 *)p);
+	const u8 *b = p;
+
+	return (u32)b[0] << 24 | (u32)b[1] << 16 | (u32)b[2] << 8 | b[3];
 }
 
 /* A cells-long big-endian number (1 or 2 cells). */
@@ -47,49 +83,58 @@ static u64 read_cells(const u8 *p, int cells)
 	return v;
 }
 
-/* Is `want` one of the NUL-separated strings of a property (compatible)? */
-static bool string_list_has(const char *list, u32 len, const char *want)
+/* Is the property value (len bytes, maybe not NUL-terminated) the string want? */
+static bool value_is(const u8 *val, u32 len, const char *want)
 {
-	for (u32 i = 0; i < len; i += strlen(list + i) + 1)
-		if (!strcmp(list + i, want))
+	size_t n = strlen(want);
+
+	return strnlen((const char *)val, len) == n && !memcmp(val, want, n);
+}
+
+/* Is `want` one of the NUL-separated strings of a property (compatible)? */
+static bool string_list_has(const u8 *list, u32 len, const char *want)
+{
+	for (u32 i = 0; i < len; ) {
+		size_t n = strnlen((const char *)list + i, len - i);
+
+		if (value_is(list + i, len - i, want))
 			return true;
+		i += n + 1;
+	}
 	return false;
 }
 
-struct node {
-	char path[128];
-	int addr_cells, size_cells;	/* for this node's children */
-	const u8 *reg;			/* its reg property, decoded at its end */
-	u32 reg_len;
-	bool gic, pl011, memory, cpu;
-};
-
-static char stdout_path[128];
-static bool memory_found, uart_found;
-
-static void copy_bootargs(const u8 *val, u32 len)
+static void copy_bootargs(struct dt_info *dt, const u8 *val, u32 len)
 {
 	u32 n = strnlen((const char *)val, len);
 
-	dt.bootargs_truncated = n >= sizeof(dt.bootargs);
-	if (dt.bootargs_truncated)
-		n = sizeof(dt.bootargs) - 1;
-	memcpy(dt.bootargs, val, n);
-	dt.bootargs[n] = '\0';
+	dt->bootargs_truncated = n >= sizeof(dt->bootargs);
+	if (dt->bootargs_truncated)
+		n = sizeof(dt->bootargs) - 1;
+	memcpy(dt->bootargs, val, n);
+	dt->bootargs[n] = '\0';
 }
 
 /* "/pl011@9000000:115200n8": the path, without the options. */
-static void copy_stdout_path(const u8 *val, u32 len)
+static void copy_stdout_path(char *path, const u8 *val, u32 len)
 {
 	u32 i;
 
-	for (i = 0; i < len && i < sizeof(stdout_path) - 1 && val[i] && val[i] != ':'; i++)
-		stdout_path[i] = val[i];
-	stdout_path[i] = '\0';
+	for (i = 0; i < len && i < PATH_SIZE - 1 && val[i] && val[i] != ':'; i++)
+		path[i] = val[i];
+	path[i] = '\0';
 }
 
-static void property(struct node *n, const char *name, const u8 *val, u32 len)
+static void property(struct fdt_walk *w, struct node *n, const char *name,
+		     const u8 *val, u32 len)
 {
+	bool chosen = !strcmp(n->path, "/chosen");
+
+	if (w->find_stdout) {
+		if (chosen && !strcmp(name, "stdout-path"))
+			copy_stdout_path(w->stdout_path, val, len);
+		return;
+	}
 	if (!strcmp(name, "#address-cells") && len == 4)
 		n->addr_cells = be32(val);
 	else if (!strcmp(name, "#size-cells") && len == 4)
@@ -97,109 +142,225 @@ static void property(struct node *n, const char *name, const u8 *val, u32 len)
 	else if (!strcmp(name, "reg"))
 		n->reg = val, n->reg_len = len;
 	else if (!strcmp(name, "compatible")) {
-		n->gic = string_list_has((const char *)val, len, "arm,gic-v3");
-		n->pl011 = string_list_has((const char *)val, len, "arm,pl011");
+		n->gic = string_list_has(val, len, "arm,gic-v3");
+		n->pl011 = string_list_has(val, len, "arm,pl011");
 	} else if (!strcmp(name, "device_type")) {
-		n->memory = !strcmp((const char *)val, "memory");
-		n->cpu = !strcmp((const char *)val, "cpu");
-	} else if (!strcmp(n->path, "/chosen") && !strcmp(name, "bootargs"))
-		copy_bootargs(val, len);
-	else if (!strcmp(n->path, "/chosen") && !strcmp(name, "stdout-path"))
-		copy_stdout_path(val, len);
+		n->memory = value_is(val, len, "memory");
+		n->cpu = value_is(val, len, "cpu");
+	} else if (chosen && !strcmp(name, "bootargs"))
+		copy_bootargs(w->dt, val, len);
 	else if (!strcmp(n->path, "/psci") && !strcmp(name, "method")) {
-		dt.psci_found = true;
-		dt.psci_smc = !strcmp((const char *)val, "smc");
+		w->dt->psci_found = true;
+		w->dt->psci_smc = value_is(val, len, "smc");
 	}
+}
+
+static void add_memory(struct fdt_walk *w, const struct node *n, u64 start, u64 size)
+{
+	if (!size || start + size < start) {
+		printk("fdt: %s: %#llx bytes at %#llx is not a memory range: ignored\n",
+		       n->path, (unsigned long long)size, (unsigned long long)start);
+		return;
+	}
+	w->dt->ram_start = start;
+	w->dt->ram_size = size;
+	w->memory_found = true;
+}
+
+static void add_cpu(struct fdt_walk *w, u64 mpidr)
+{
+	struct dt_info *dt = w->dt;
+
+	for (int i = 0; i < dt->ncpus; i++) {
+		if (dt->cpu_mpidr[i] == mpidr) {
+			w->cpu_duplicates++;
+			return;
+		}
+	}
+	if (dt->ncpus < NR_CPUS)
+		dt->cpu_mpidr[dt->ncpus++] = mpidr;
+	dt->cpus_found++;
 }
 
 /*
  * A node is complete: interpret its reg with its parent's cells (a node's
  * properties come before its children, so the parent's are known).
  */
-static void end_node(const struct node *n, const struct node *parent)
+static void end_node(struct fdt_walk *w, const struct node *n, const struct node *parent)
 {
 	int ac = parent->addr_cells, sc = parent->size_cells;
-	u32 entry = 4U * (ac + sc);
+	u32 entry;
 
+	if (w->find_stdout)
+		return;
+	/* The cells come from the tree: check them before any arithmetic on them. */
 	if (!n->reg || ac < 1 || ac > 2 || sc < 0 || sc > 2 || n->reg_len < 4U * ac)
 		return;
-	if (n->memory && !memory_found && n->reg_len >= entry) {
-		dt.ram_start = read_cells(n->reg, ac);
-		dt.ram_size = read_cells(n->reg + 4 * ac, sc);
-		memory_found = true;
+	entry = 4U * (ac + sc);
+	if (n->memory && !w->memory_found && n->reg_len >= entry) {
+		add_memory(w, n, read_cells(n->reg, ac), read_cells(n->reg + 4 * ac, sc));
 	} else if (n->cpu && !strcmp(parent->path, "/cpus")) {
-		if (dt.ncpus < NR_CPUS)
-			dt.cpu_mpidr[dt.ncpus++] = read_cells(n->reg, ac);
-		dt.cpus_found++;
+		add_cpu(w, read_cells(n->reg, ac));
 	} else if (n->gic && n->reg_len >= 2 * entry) {
-		dt.gicd_base = read_cells(n->reg, ac);
-		dt.gicr_base = read_cells(n->reg + entry, ac);
-	} else if (n->pl011 && (!strcmp(n->path, stdout_path) ||
-				(!uart_found && !stdout_path[0]))) {
-		dt.uart_base = read_cells(n->reg, ac);
-		uart_found = true;
+		w->dt->gicd_base = read_cells(n->reg, ac);
+		w->dt->gicr_base = read_cells(n->reg + entry, ac);
+	} else if (n->pl011 && (!strcmp(n->path, w->stdout_path) ||
+				(!w->uart_found && !w->stdout_path[0]))) {
+		w->dt->uart_base = read_cells(n->reg, ac);
+		w->uart_found = true;
 	}
 }
 
-/* One walk over the structure block. */
-static void walk(const u8 *p, const u8 *strings)
+/* Reported once, by the second walk (the first sees the same blob). */
+static void bad(const struct fdt_walk *w, const char *what, u32 off)
+{
+	if (!w->find_stdout)
+		printk("fdt: %s at offset %u of the structure block: ignoring the rest\n",
+		       what, off);
+}
+
+/* Advances *off by n bytes, or to the block's end when they are not there. */
+static void skip(u32 *off, u32 n, u32 size)
+{
+	*off = n > size - *off ? size : *off + n;
+}
+
+static void begin_node(struct node *stack, int depth, const char *name)
+{
+	struct node *n = &stack[depth];
+
+	memset(n, 0, sizeof(*n));
+	snprintf(n->path, sizeof(n->path), "%s/%s",
+		 depth > 1 ? stack[depth - 1].path : "", depth ? name : "");
+	/* The spec's defaults when a node does not say. */
+	n->addr_cells = 2;
+	n->size_cells = 1;
+}
+
+/* The property at s + off (after its token); false ends the walk. */
+static bool prop(struct fdt_walk *w, struct node *n, const u8 *s, u32 size, u32 *off)
+{
+	u32 len, nameoff;
+	const char *name;
+
+	if (size - *off < FDT_PROP_HEADER) {
+		bad(w, "a property header runs past the end", *off);
+		return false;
+	}
+	len = be32(s + *off);
+	nameoff = be32(s + *off + 4);
+	if (len > size - *off - FDT_PROP_HEADER) {
+		bad(w, "a property's length runs past the end", *off);
+		return false;
+	}
+	if (nameoff >= w->strings_size ||
+	    strnlen((const char *)w->strings + nameoff, w->strings_size - nameoff) ==
+	    w->strings_size - nameoff) {
+		bad(w, "a property name is outside the strings block", *off);
+		return false;
+	}
+	name = (const char *)w->strings + nameoff;
+	if (n)
+		property(w, n, name, s + *off + FDT_PROP_HEADER, len);
+	skip(off, FDT_PROP_HEADER + ALIGN_UP(len, FDT_TOKEN), size);
+	return true;
+}
+
+/* One walk over the structure block s, size bytes. */
+static void walk(struct fdt_walk *w, const u8 *s, u32 size)
 {
 	struct node stack[MAX_DEPTH];
 	int depth = -1;
+	u32 off = 0;
 
-	for (;;) {
-		u32 tok = be32(p);
+	while (size - off >= FDT_TOKEN) {
+		u32 tok = be32(s + off);
 
-		p += 4;
+		off += FDT_TOKEN;
 		if (tok == FDT_BEGIN_NODE) {
-			const char *name = (const char *)p;
-			struct node *n;
+			const char *name = (const char *)s + off;
+			size_t len = strnlen(name, size - off);
 
-			p += ALIGN_UP(strlen(name) + 1, 4);
-			if (++depth >= MAX_DEPTH) {
-				printk("fdt: nodes nested too deep: ignoring the rest\n");
+			if (len == size - off) {
+				bad(w, "a node name runs past the end", off);
 				return;
 			}
-			n = &stack[depth];
-			memset(n, 0, sizeof(*n));
-			snprintf(n->path, sizeof(n->path), "%s/%s",
-				 depth > 1 ? stack[depth - 1].path : "", depth ? name : "");
-			/* The spec's defaults when a node does not say. */
-			n->addr_cells = 2;
-			n->size_cells = 1;
+			skip(&off, ALIGN_UP(len + 1, FDT_TOKEN), size);
+			if (++depth >= MAX_DEPTH) {
+				bad(w, "nodes nested too deep", off);
+				return;
+			}
+			begin_node(stack, depth, name);
 		} else if (tok == FDT_PROP) {
-			u32 len = be32(p), nameoff = be32(p + 4);
-
-			if (depth >= 0)
-				property(&stack[depth], (const char *)strings + nameoff, p + 8, len);
-			p += 8 + ALIGN_UP(len, 4);
+			if (!prop(w, depth >= 0 ? &stack[depth] : NULL, s, size, &off))
+				return;
 		} else if (tok == FDT_END_NODE) {
 			if (depth > 0)
-				end_node(&stack[depth], &stack[depth - 1]);
+				end_node(w, &stack[depth], &stack[depth - 1]);
 			if (--depth < 0)
 				return;
+		} else if (tok == FDT_END) {
+			return;
 		} else if (tok != FDT_NOP) {
-			return;		/* FDT_END, or garbage */
+			bad(w, "an unknown token", off - FDT_TOKEN);
+			return;
 		}
 	}
+	bad(w, "the structure block ends without its end token", off);
 }
 
-void fdt_parse(const void *blob)
+/* Is [off, off + size) inside the blob's total bytes? */
+static bool inside(u32 off, u32 size, u32 total)
+{
+	return off <= total && size <= total - off;
+}
+
+/* NULL when the header can be believed, else what is wrong with it. */
+static const char *check_header(const struct fdt_header *h)
+{
+	u32 total = be32(&h->totalsize);
+
+	if (total < sizeof(*h) || total > FDT_MAX_SIZE)
+		return "its totalsize is not between the header's size and 2 MiB";
+	if (be32(&h->version) < FDT_VERSION)
+		return "its version is older than 17";
+	if (!inside(be32(&h->off_dt_struct), be32(&h->size_dt_struct), total) ||
+	    be32(&h->off_dt_struct) % FDT_TOKEN)
+		return "its structure block is not inside it";
+	if (!inside(be32(&h->off_dt_strings), be32(&h->size_dt_strings), total))
+		return "its strings block is not inside it";
+	return NULL;
+}
+
+void fdt_parse(struct dt_info *dt, const void *blob)
 {
 	const struct fdt_header *h = blob;
 	const u8 *base = blob;
+	struct fdt_walk w = { .dt = dt };
+	const char *why;
 
 	if (!blob || be32(&h->magic) != FDT_MAGIC) {
 		printk("fdt: no device tree at %p: assuming QEMU virt, one CPU, %llu MiB\n",
-		       blob, (unsigned long long)(dt.ram_size >> 20));
+		       blob, (unsigned long long)(dt->ram_size >> 20));
 		return;
 	}
+	why = check_header(h);
+	if (why) {
+		printk("fdt: the device tree at %p is refused: %s: assuming QEMU virt, "
+		       "one CPU, %llu MiB\n", blob, why, (unsigned long long)(dt->ram_size >> 20));
+		return;
+	}
+	w.strings = base + be32(&h->off_dt_strings);
+	w.strings_size = be32(&h->size_dt_strings);
 	/*
 	 * Two walks: /chosen's stdout-path may come after the UART's node.
 	 * The first finds it; the second reads everything else.
 	 */
-	walk(base + be32(&h->off_dt_struct), base + be32(&h->off_dt_strings));
-	dt.ncpus = dt.cpus_found = 0;
-	memory_found = uart_found = false;
-	walk(base + be32(&h->off_dt_struct), base + be32(&h->off_dt_strings));
+	w.find_stdout = true;
+	walk(&w, base + be32(&h->off_dt_struct), be32(&h->size_dt_struct));
+	w.find_stdout = false;
+	walk(&w, base + be32(&h->off_dt_struct), be32(&h->size_dt_struct));
+	if (w.cpu_duplicates)
+		printk("fdt: %d CPU nodes repeat an MPIDR already listed: each CPU counted once\n",
+		       w.cpu_duplicates);
 }

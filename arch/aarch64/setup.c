@@ -1,5 +1,6 @@
 /* Bringing the AArch64 virt machine up: the arch interface's init entry points. */
 #include "aarch64.h"
+#include "sctlr.h"
 
 /* QEMU leaves the device tree at the start of RAM for a kernel linked at RAM + 2 MiB. */
 #define VIRT_DTB_ADDR	0x40000000UL
@@ -39,7 +40,7 @@ void arch_early_init(void *boot_info)
 	set_cpu_self(0);
 	cpus[0].stack_guard = boot_stack_guard;
 	clock_init();
-	fdt_parse(boot_info ? boot_info : (void *)VIRT_DTB_ADDR);
+	fdt_parse(&dt, boot_info ? boot_info : (void *)VIRT_DTB_ADDR);
 	uart_init(dt.uart_base);
 	if (dt.cpus_found > NR_CPUS)
 		printk("smp: firmware lists %d CPUs, this kernel supports NR_CPUS=%d: "
@@ -83,4 +84,16 @@ int arch_mem_regions(struct mem_region *out, int max)
 	out[0].start = dt.ram_start;
 	out[0].end = dt.ram_start + dt.ram_size;
 	return 1;
+}
+
+bool arch_cpu_control_ok(char *why, size_t size)
+{
+	u64 sctlr = read_sysreg(sctlr_el1);
+
+	if (sctlr == SCTLR_MMU_ON)
+		return true;
+	snprintf(why, size, "SCTLR_EL1 is %#llx, not %#x%s", (unsigned long long)sctlr,
+		 SCTLR_MMU_ON, (sctlr & (SCTLR_C | SCTLR_I)) != (SCTLR_C | SCTLR_I) ?
+		 ": caches disabled" : "");
+	return false;
 }

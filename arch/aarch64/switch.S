@@ -1,21 +1,32 @@
 /*
  * arch_switch_to(void **prev_sp, void *next_sp): the context switch.
- * Only the callee-saved registers need saving (x19-x28, the frame pointer
- * x29 and the return address x30; AAPCS64 also has d8-d15 callee-saved,
- * but the FP/SIMD state is switched whole in C by arch_fpu_save/restore
- * just before).  The frame is 12 words, laid out as task.c expects.
+ * Only the registers AAPCS64 makes callee-saved need saving: x19-x28, the
+ * frame pointer x29, the return address x30, and d8-d15 (the low halves
+ * of v8-v15).  The frame is 20 words, laid out as task.c expects.
+ *
+ * d8-d15 must be switched here, not in C.  arch_fpu_restore() (called
+ * just before, in __schedule()) loads the next task's v8-v15, but it
+ * tells the compiler it clobbers them, so the compiler saves the current
+ * task's d8-d15 in its prologue and reloads them in its epilogue, undoing
+ * the load: without these stores and loads, the next task would resume
+ * with the previous task's callee-saved FP registers.
+ * tests/fpu.c checks every one of them across a switch.
  */
 	.section .text, "ax"
 	.globl	arch_switch_to
 	.type	arch_switch_to, %function
 arch_switch_to:
-	sub	sp, sp, #96
+	sub	sp, sp, #160
 	stp	x19, x20, [sp, #0]
 	stp	x21, x22, [sp, #16]
 	stp	x23, x24, [sp, #32]
 	stp	x25, x26, [sp, #48]
 	stp	x27, x28, [sp, #64]
 	stp	x29, x30, [sp, #80]
+	stp	d8, d9, [sp, #96]
+	stp	d10, d11, [sp, #112]
+	stp	d12, d13, [sp, #128]
+	stp	d14, d15, [sp, #144]
 	mov	x9, sp
 	str	x9, [x0]
 	mov	sp, x1
@@ -25,7 +36,11 @@ arch_switch_to:
 	ldp	x25, x26, [sp, #48]
 	ldp	x27, x28, [sp, #64]
 	ldp	x29, x30, [sp, #80]
-	add	sp, sp, #96
+	ldp	d8, d9, [sp, #96]
+	ldp	d10, d11, [sp, #112]
+	ldp	d12, d13, [sp, #128]
+	ldp	d14, d15, [sp, #144]
+	add	sp, sp, #160
 	ret
 	.size	arch_switch_to, . - arch_switch_to
 
@@ -37,5 +52,50 @@ task_first_entry:
 	mov	x30, xzr
 	br	x19
 	.size	task_first_entry, . - task_first_entry
+
+/*
+ * fp_callee_saved_call(const u64 *set, u64 *got, void (*fn)(void *), void *arg),
+ * for tests (task.c): loads d8-d15 from set[0..7] and FPCR from set[8],
+ * calls fn(arg), stores d8-d15 and FPCR in got[0..8].  In assembly so
+ * that no compiler-generated code runs between the loads, the call and
+ * the stores.  The caller's own d8-d15 and FPCR are put back.
+ */
+	.globl	fp_callee_saved_call
+	.type	fp_callee_saved_call, %function
+fp_callee_saved_call:
+	stp	x29, x30, [sp, #-112]!
+	mov	x29, sp
+	stp	x19, x20, [sp, #16]
+	stp	d8, d9, [sp, #32]
+	stp	d10, d11, [sp, #48]
+	stp	d12, d13, [sp, #64]
+	stp	d14, d15, [sp, #80]
+	mrs	x9, fpcr
+	str	x9, [sp, #96]
+	mov	x19, x1
+	ldp	d8, d9, [x0, #0]
+	ldp	d10, d11, [x0, #16]
+	ldp	d12, d13, [x0, #32]
+	ldp	d14, d15, [x0, #48]
+	ldr	x9, [x0, #64]
+	msr	fpcr, x9
+	mov	x0, x3
+	blr	x2
+	stp	d8, d9, [x19, #0]
+	stp	d10, d11, [x19, #16]
+	stp	d12, d13, [x19, #32]
+	stp	d14, d15, [x19, #48]
+	mrs	x9, fpcr
+	str	x9, [x19, #64]
+	ldr	x9, [sp, #96]
+	msr	fpcr, x9
+	ldp	d8, d9, [sp, #32]
+	ldp	d10, d11, [sp, #48]
+	ldp	d12, d13, [sp, #64]
+	ldp	d14, d15, [sp, #80]
+	ldp	x19, x20, [sp, #16]
+	ldp	x29, x30, [sp], #112
+	ret
+	.size	fp_callee_saved_call, . - fp_callee_saved_call
 
 	.section .note.GNU-stack, "", %progbits

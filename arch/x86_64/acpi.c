@@ -1,8 +1,17 @@
 /*
  * ACPI, just enough to find the CPUs: RSDP -> RSDT/XSDT -> MADT, whose
- * "processor local APIC" entries list every CPU with its APIC ID.
+ * "processor local APIC" (type 0) and "processor local x2APIC" (type 9)
+ * entries list every CPU with its APIC ID.
+ *
+ * The tables are firmware's, not ours: every length is checked before the
+ * bytes it covers are read, and every physical address goes through the
+ * accessor (struct acpi_mem), which refuses what cannot be read.  The walk
+ * fills the struct acpi_cpus it is handed and nothing else, so the host
+ * fuzzer (tools/fuzz/) runs this file as it is.
  */
 #include "x86.h"
+#include "acpi.h"
+#include "multiboot.h"
 
 struct acpi_header {
 	char signature[4];
@@ -23,13 +32,36 @@ struct acpi_rsdp {
 	u8 xchecksum, reserved[3];
 } __attribute__((packed));
 
-#define MADT_LOCAL_APIC		0
+#define RSDP_V1_SIZE		20	/* the bytes the first checksum covers */
+#define RSDP_V2_SIZE		sizeof(struct acpi_rsdp)
+#define MADT_HEADER		(sizeof(struct acpi_header) + 8)	/* + APIC address, flags */
+#define MADT_ENTRY_HEADER	2	/* u8 type, u8 length */
+#define MADT_LOCAL_APIC		0	/* u8 uid, u8 apic_id, u32 flags */
+#define MADT_LOCAL_APIC_SIZE	8
+#define MADT_LOCAL_X2APIC	9	/* u16 reserved, u32 x2apic_id, u32 flags, u32 uid */
+#define MADT_LOCAL_X2APIC_SIZE	16
 #define MADT_CPU_ENABLED	1
 
 u32 cpu_apic_id[NR_CPUS];
 int acpi_ncpus;
 u64 lapic_base_phys = 0xfee00000;
-static int acpi_cpus_found;
+
+/* Fields at any alignment (XSDT entries sit at offset 36, for one). */
+static u32 get32(const u8 *p)
+{
+	u32 v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static u64 get64(const u8 *p)
+{
+	u64 v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
 
 static bool checksum_ok(const void *p, size_t n)
 {
@@ -41,59 +73,247 @@ static bool checksum_ok(const void *p, size_t n)
 	return sum == 0;
 }
 
-static void parse_madt(const struct acpi_header *madt)
+/*
+ * The table at phys, if its header can be read and says sig; then its
+ * length and checksum must hold too, or it is reported and refused.
+ * Returns the whole table (*len bytes), or NULL.
+ */
+static const u8 *map_table(const struct acpi_mem *mem, u64 phys, const char *sig, u32 *len)
 {
-	const u8 *p = (const u8 *)madt + sizeof(*madt) + 8;
-	const u8 *end = (const u8 *)madt + madt->length;
+	const struct acpi_header *h;
+	u32 n;
 
-	lapic_base_phys = *(const u32 *)((const u8 *)madt + sizeof(*madt));
-	while (p + 2 <= end && p[1] >= 2) {
-		if (p[0] == MADT_LOCAL_APIC && (*(const u32 *)(p + 4) & MADT_CPU_ENABLED)) {
-			if (acpi_ncpus < NR_CPUS)
-				cpu_apic_id[acpi_ncpus++] = p[3];
-			acpi_cpus_found++;
-		}
-		p += p[1];
-	}
-}
-
-static const struct acpi_header *find_table(const struct acpi_rsdp *rsdp, const char *sig)
-{
-	bool x = rsdp->revision >= 2 && rsdp->xsdt;
-	const struct acpi_header *root = (const void *)(uintptr_t)(x ? rsdp->xsdt : rsdp->rsdt);
-	size_t n = (root->length - sizeof(*root)) / (x ? 8 : 4);
-	const u8 *entries = (const u8 *)root + sizeof(*root);
-
-	if (!checksum_ok(root, root->length)) {
-		printk("acpi: %.4s has a bad checksum\n", root->signature);
+	h = phys ? mem->map(mem->ctx, phys, sizeof(*h)) : NULL;
+	if (!h || (sig && memcmp(h->signature, sig, 4)))
+		return NULL;
+	n = h->length;
+	if (n < sizeof(*h) || n > ACPI_TABLE_MAX) {
+		printk("acpi: %.4s at %#llx has length %u (expected %zu to %u): ignored\n",
+		       h->signature, (unsigned long long)phys, n, sizeof(*h), ACPI_TABLE_MAX);
 		return NULL;
 	}
-	for (size_t i = 0; i < n; i++) {
-		u64 addr = x ? ((const u64 *)entries)[i] : ((const u32 *)entries)[i];
-		const struct acpi_header *h = (const void *)(uintptr_t)addr;
+	h = mem->map(mem->ctx, phys, n);
+	if (!h) {
+		printk("acpi: %.4s at %#llx (%u bytes) is outside readable memory: ignored\n",
+		       sig ? sig : "table", (unsigned long long)phys, n);
+		return NULL;
+	}
+	if (!checksum_ok(h, n)) {
+		printk("acpi: %.4s at %#llx has a bad checksum: ignored\n",
+		       h->signature, (unsigned long long)phys);
+		return NULL;
+	}
+	*len = n;
+	return (const u8 *)h;
+}
 
-		if (!memcmp(h->signature, sig, 4) && checksum_ok(h, h->length))
-			return h;
+/* The first valid table called sig that the root (RSDT or XSDT) lists. */
+static const u8 *find_table(const struct acpi_mem *mem, const u8 *root, u32 root_len,
+			    size_t entry_size, const char *sig, u32 *len)
+{
+	size_t n = (root_len - sizeof(struct acpi_header)) / entry_size;
+	const u8 *entries = root + sizeof(struct acpi_header);
+
+	for (size_t i = 0; i < n; i++) {
+		const u8 *e = entries + i * entry_size;
+		u64 addr = entry_size == 8 ? get64(e) : get32(e);
+		const u8 *t = map_table(mem, addr, sig, len);
+
+		if (t)
+			return t;
 	}
 	return NULL;
 }
 
-void acpi_init(u64 rsdp_phys)
+static void add_cpu(struct acpi_cpus *out, u32 id)
 {
-	const struct acpi_rsdp *rsdp = (const void *)(uintptr_t)rsdp_phys;
-	const struct acpi_header *madt;
+	if (id >= XAPIC_ID_LIMIT) {
+		if (!out->unreachable++)
+			out->first_unreachable = id;
+		return;
+	}
+	if (out->seen[id / 32] & (1U << (id % 32))) {
+		out->duplicates++;
+		return;
+	}
+	out->seen[id / 32] |= 1U << (id % 32);
+	out->found++;
+	if (out->ncpus < NR_CPUS)
+		out->apic_id[out->ncpus++] = id;
+}
 
-	if (!rsdp || memcmp(rsdp->signature, "RSD PTR ", 8) || !checksum_ok(rsdp, 20)) {
+/* One MADT entry, len bytes (at least its header), already inside the table. */
+static void madt_entry(struct acpi_cpus *out, const u8 *e, u8 len)
+{
+	if (e[0] == MADT_LOCAL_APIC) {
+		if (len < MADT_LOCAL_APIC_SIZE)
+			out->short_entries++;
+		else if (get32(e + 4) & MADT_CPU_ENABLED)
+			add_cpu(out, e[3]);
+	} else if (e[0] == MADT_LOCAL_X2APIC) {
+		if (len < MADT_LOCAL_X2APIC_SIZE)
+			out->short_entries++;
+		else if (get32(e + 8) & MADT_CPU_ENABLED)
+			add_cpu(out, get32(e + 4));
+	}
+}
+
+static void parse_madt(struct acpi_cpus *out, const u8 *madt, u32 len)
+{
+	u32 off = MADT_HEADER;
+
+	if (len < MADT_HEADER) {
+		printk("acpi: MADT of %u bytes is shorter than its header: using the boot CPU only\n",
+		       len);
+		return;
+	}
+	out->madt_found = true;
+	out->lapic_base = get32(madt + sizeof(struct acpi_header));
+	while (len - off >= MADT_ENTRY_HEADER) {
+		u8 elen = madt[off + 1];
+
+		if (elen < MADT_ENTRY_HEADER || elen > len - off) {
+			printk("acpi: MADT entry at offset %u has length %u (%u bytes left): "
+			       "ignoring the rest of the table\n", off, elen, len - off);
+			break;
+		}
+		madt_entry(out, madt + off, elen);
+		off += elen;
+	}
+}
+
+/* What the walk found that the kernel will not use, one line each. */
+static void report(const struct acpi_cpus *out)
+{
+	if (out->short_entries)
+		printk("acpi: %d MADT CPU entries are too short for their fields: ignored\n",
+		       out->short_entries);
+	if (out->duplicates)
+		printk("acpi: %d MADT CPU entries repeat an APIC ID already listed: "
+		       "each CPU counted once\n", out->duplicates);
+	if (out->unreachable)
+		printk("acpi: %d CPUs have x2APIC IDs the xAPIC cannot reach (%u and up; "
+		       "the first: %u): not used\n", out->unreachable, XAPIC_ID_LIMIT,
+		       out->first_unreachable);
+	if (out->found > NR_CPUS)
+		printk("smp: firmware lists %d CPUs, this kernel supports NR_CPUS=%d: "
+		       "bringing up the first %d\n", out->found, NR_CPUS, NR_CPUS);
+}
+
+/*
+ * The root table: the XSDT when an ACPI 2.0 RSDP names one and its own
+ * length and checksum hold, else the RSDT.
+ */
+static const u8 *map_root(const struct acpi_mem *mem, const struct acpi_rsdp *rsdp,
+			  size_t rsdp_len, u32 *len, size_t *entry_size)
+{
+	if (rsdp->revision >= 2) {
+		if (rsdp_len >= RSDP_V2_SIZE && rsdp->length >= RSDP_V2_SIZE &&
+		    checksum_ok(rsdp, RSDP_V2_SIZE) && rsdp->xsdt) {
+			const u8 *x = map_table(mem, rsdp->xsdt, "XSDT", len);
+
+			*entry_size = 8;
+			if (x)
+				return x;
+			printk("acpi: the XSDT cannot be used: trying the RSDT\n");
+		} else {
+			printk("acpi: ACPI 2.0 RSDP without a valid XSDT part: using the RSDT\n");
+		}
+	}
+	*entry_size = 4;
+	return map_table(mem, rsdp->rsdt, "RSDT", len);
+}
+
+void acpi_parse(struct acpi_cpus *out, const struct acpi_mem *mem,
+		const void *rsdp_copy, size_t rsdp_len)
+{
+	const struct acpi_rsdp *rsdp = rsdp_copy;
+	const u8 *root, *madt;
+	size_t entry_size;
+	u32 root_len, madt_len;
+
+	memset(out, 0, sizeof(*out));
+	out->lapic_base = 0xfee00000;	/* the architectural default */
+	if (!rsdp || rsdp_len < RSDP_V1_SIZE || memcmp(rsdp->signature, "RSD PTR ", 8) ||
+	    !checksum_ok(rsdp, RSDP_V1_SIZE)) {
 		printk("acpi: no valid RSDP from the boot loader: using the boot CPU only\n");
 		return;
 	}
-	madt = find_table(rsdp, "APIC");
+	root = map_root(mem, rsdp, rsdp_len, &root_len, &entry_size);
+	if (!root) {
+		printk("acpi: no valid RSDT or XSDT: using the boot CPU only\n");
+		return;
+	}
+	madt = find_table(mem, root, root_len, entry_size, "APIC", &madt_len);
 	if (!madt) {
 		printk("acpi: no MADT: using the boot CPU only\n");
 		return;
 	}
-	parse_madt(madt);
-	if (acpi_cpus_found > NR_CPUS)
-		printk("smp: firmware lists %d CPUs, this kernel supports NR_CPUS=%d: "
-		       "bringing up the first %d\n", acpi_cpus_found, NR_CPUS, NR_CPUS);
+	parse_madt(out, madt, madt_len);
+	report(out);
+	if (out->madt_found && !out->ncpus)
+		printk("acpi: the MADT lists no enabled CPU we can use: using the boot CPU only\n");
+}
+
+/*
+ * The boot page tables map the first 4 GiB one to one; page 0 is never a
+ * table (and is unmapped later), so an address in it is a wrong one.
+ */
+#define IDENTITY_MAPPED		(1ULL << 32)
+
+static const void *map_identity(void *ctx, u64 phys, size_t len)
+{
+	(void)ctx;
+	if (phys < PAGE_SIZE || phys >= IDENTITY_MAPPED || len > IDENTITY_MAPPED - phys)
+		return NULL;
+	return (const void *)(uintptr_t)phys;
+}
+
+void acpi_init(u64 rsdp_phys, size_t rsdp_len)
+{
+	struct acpi_cpus found;
+	const struct acpi_mem identity = { .map = map_identity };
+
+	acpi_parse(&found, &identity, (const void *)(uintptr_t)rsdp_phys, rsdp_len);
+	memcpy(cpu_apic_id, found.apic_id, sizeof(cpu_apic_id));
+	acpi_ncpus = found.ncpus;
+	lapic_base_phys = found.lapic_base;
+}
+
+/* The tables a root lists, each dumped whole when its header can be believed. */
+static void dump_listed(const struct acpi_mem *mem, const u8 *root, u32 len, size_t entry_size)
+{
+	for (size_t off = sizeof(struct acpi_header); off + entry_size <= len; off += entry_size) {
+		u64 addr = entry_size == 8 ? get64(root + off) : get32(root + off);
+		const struct acpi_header *h = addr ? mem->map(mem->ctx, addr, sizeof(*h)) : NULL;
+		char what[16];
+
+		if (!h || h->length < sizeof(*h) || h->length > ACPI_TABLE_MAX ||
+		    !mem->map(mem->ctx, addr, h->length))
+			continue;
+		snprintf(what, sizeof(what), "acpi-%.4s", h->signature);
+		bootdata_dump(what, addr, h, h->length);
+	}
+}
+
+void acpi_dump(const void *rsdp_copy, size_t rsdp_len)
+{
+	const struct acpi_mem identity = { .map = map_identity };
+	const struct acpi_rsdp *rsdp = rsdp_copy;
+	const u8 *root;
+	u32 len;
+
+	if (!rsdp || rsdp_len < RSDP_V1_SIZE)
+		return;
+	bootdata_dump("acpi-rsdp", (uintptr_t)rsdp, rsdp, min(rsdp_len, RSDP_V2_SIZE));
+	root = map_table(&identity, rsdp->rsdt, "RSDT", &len);
+	if (root) {
+		bootdata_dump("acpi-RSDT", rsdp->rsdt, root, len);
+		dump_listed(&identity, root, len, 4);
+	}
+	if (rsdp->revision >= 2 && rsdp_len >= RSDP_V2_SIZE &&
+	    (root = map_table(&identity, rsdp->xsdt, "XSDT", &len))) {
+		bootdata_dump("acpi-XSDT", rsdp->xsdt, root, len);
+		dump_listed(&identity, root, len, 8);
+	}
 }

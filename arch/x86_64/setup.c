@@ -1,7 +1,7 @@
 /* Bringing the x86-64 machine up: the arch interface's init entry points. */
 #include "x86.h"
-
-u64 multiboot_rsdp(void);
+#include "cr0.h"
+#include "multiboot.h"
 
 static void set_cpu_self(int cpu)
 {
@@ -31,18 +31,23 @@ extern char boot_stack_guard[];
 
 void arch_early_init(void *boot_info)
 {
-	uart_init();
+	/*
+	 * The exception handlers first: a fault from here on (in the
+	 * multiboot or ACPI parsing, the command line...) is reported
+	 * instead of triple-faulting.  They need this_cpu().
+	 */
 	set_cpu_self(0);
 	cpus[0].stack_guard = (uintptr_t)boot_stack_guard;
-	multiboot_parse((u32)(uintptr_t)boot_info);
-	acpi_init(multiboot_rsdp());
+	idt_init();
+	x86_cpu_tables_init(0);
+	uart_init();
+	multiboot_parse(boot_info);
+	acpi_init(multiboot_rsdp(), multiboot_rsdp_len());
 	boot_cpu_first();
 }
 
 void arch_init(void)
 {
-	idt_init();
-	x86_cpu_tables_init(0);
 	clock_init();
 	lapic_init();
 	mmu_init();
@@ -59,4 +64,16 @@ void arch_cpu_init(int cpu)
 int arch_possible_cpus(void)
 {
 	return acpi_ncpus ? acpi_ncpus : 1;
+}
+
+bool arch_cpu_control_ok(char *why, size_t size)
+{
+	u64 cr0;
+
+	__asm__ __volatile__("mov %%cr0, %0" : "=r"(cr0));
+	if (cr0 == CR0_KERNEL)
+		return true;
+	snprintf(why, size, "CR0 is %#llx, not %#x%s", (unsigned long long)cr0, CR0_KERNEL,
+		 (cr0 & (CR0_CD | CR0_NW)) ? ": caches disabled (CD/NW set)" : "");
+	return false;
 }

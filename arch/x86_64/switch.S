@@ -24,4 +24,33 @@ arch_switch_to:
 	popq	%rbp
 	ret
 
+/*
+ * fp_callee_saved_call(const u64 *set, u64 *got, void (*fn)(void *), void *arg),
+ * for tests (task.c): loads MXCSR from set[0] and the x87 control word
+ * from set[1], calls fn(arg), stores both in got[0] and got[1].  In
+ * assembly so that no compiler-generated code runs between the loads,
+ * the call and the stores.  The caller's own values are put back.
+ */
+	.globl	fp_callee_saved_call
+fp_callee_saved_call:
+	pushq	%rbp
+	movq	%rsp, %rbp
+	pushq	%rbx
+	subq	$24, %rsp			/* 16-byte aligned for the call */
+	stmxcsr	(%rsp)
+	fnstcw	4(%rsp)
+	movq	%rsi, %rbx
+	ldmxcsr	(%rdi)
+	fldcw	8(%rdi)
+	movq	%rcx, %rdi
+	call	*%rdx
+	stmxcsr	(%rbx)
+	fnstcw	8(%rbx)
+	ldmxcsr	(%rsp)
+	fldcw	4(%rsp)
+	addq	$24, %rsp
+	popq	%rbx
+	popq	%rbp
+	ret
+
 	.section .note.GNU-stack, "", @progbits

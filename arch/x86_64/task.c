@@ -44,3 +44,35 @@ void arch_fpu_init(void *area)
 	((u16 *)area)[0] = 0x037f;		/* FCW */
 	((u32 *)area)[6] = 0x1f80;		/* MXCSR */
 }
+
+/*
+ * For tests (arch.h): MXCSR and the x87 control word, their control bits
+ * only (the System V ABI makes those callee-saved; the status flags are
+ * not).  Every exception stays masked: a sample never makes code trap.
+ */
+#define MXCSR_MASK_ALL	0x1f80			/* exception masks */
+#define MXCSR_DAZ	(1U << 6)
+#define MXCSR_RC(m)	((u32)(m) << 13)
+#define MXCSR_FZ	(1U << 15)
+#define MXCSR_CONTROL	0xffc0
+#define FCW_MASK_ALL	0x003f
+#define FCW_PC(p)	((u32)(p) << 8)
+#define FCW_RC(m)	((u32)(m) << 10)
+#define FCW_CONTROL	0x0f3f
+
+void arch_fp_callee_saved_sample(unsigned int seed, u64 *regs)
+{
+	regs[0] = MXCSR_MASK_ALL | MXCSR_RC(seed & 3) | (seed & 4 ? MXCSR_FZ : 0) |
+		  (seed & 8 ? MXCSR_DAZ : 0);
+	regs[1] = FCW_MASK_ALL | FCW_RC((seed >> 1) & 3) | FCW_PC(seed & 1 ? 3 : 2);
+}
+
+void fp_callee_saved_call(const u64 *set, u64 *got, void (*fn)(void *), void *arg);
+
+void arch_fp_callee_saved_call(const u64 *set, u64 *got, void (*fn)(void *), void *arg)
+{
+	got[0] = got[1] = 0;
+	fp_callee_saved_call(set, got, fn, arg);
+	got[0] &= MXCSR_CONTROL;
+	got[1] &= FCW_CONTROL;
+}

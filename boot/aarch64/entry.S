@@ -37,20 +37,8 @@
 #define TCR_VALUE		(TCR_T0SZ | TCR_IRGN0_WBWA | TCR_ORGN0_WBWA | \
 				 TCR_SH0_INNER | TCR_EPD1 | TCR_TG1_4K)
 
-/*
- * SCTLR_EL1: the ARMv8.0 RES1 bits, WFI/WFE not trapped, then MMU (M),
- * data cache (C), stack alignment check (SA) and instruction cache (I).
- * No alignment check (A): ordinary memory allows unaligned accesses.
- */
-#define SCTLR_RES1		0x30d00800
-#define SCTLR_NTWI_NTWE		((1 << 16) | (1 << 18))
-#define SCTLR_M			(1 << 0)
-#define SCTLR_C			(1 << 2)
-#define SCTLR_SA		(1 << 3)
-#define SCTLR_I			(1 << 12)
-#define SCTLR_MMU_ON		(SCTLR_RES1 | SCTLR_NTWI_NTWE | SCTLR_M | SCTLR_C | \
-				 SCTLR_SA | SCTLR_I)
-#define SCTLR_MMU_OFF		(SCTLR_RES1 | SCTLR_NTWI_NTWE)
+/* SCTLR_EL1: MMU and caches on (SCTLR_MMU_ON) or everything off. */
+#include "sctlr.h"
 
 /* Leaving EL2: EL1 is AArch64, its timers, GIC and FP are not trapped. */
 #define HCR_RW			(1 << 31)

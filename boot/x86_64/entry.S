@@ -7,10 +7,7 @@
  */
 #define MB2_MAGIC		0xe85250d6
 #define MB2_BOOTLOADER_MAGIC	0x36d76289
-#define CR0_MP			(1 << 1)
-#define CR0_EM			(1 << 2)
-#define CR0_WP			(1 << 16)
-#define CR0_PG			(1 << 31)
+#include "cr0.h"
 #define CR4_PAE			(1 << 5)
 #define CR4_OSFXSR		(1 << 9)
 #define CR4_OSXMMEXCPT		(1 << 10)
@@ -34,6 +31,7 @@ mb2_header_end:
 	.globl	_start
 _start:
 	cli
+	cld					/* the C ABI's direction flag */
 	movl	$boot_stack_top, %esp
 	cmpl	$MB2_BOOTLOADER_MAGIC, %eax
 	jne	not_multiboot2
@@ -70,8 +68,10 @@ _start:
 
 /*
  * Shared by the boot CPU and (through the trampoline) the other CPUs:
- * PAE, our page tables, EFER.LME, then paging with CR0.WP so even kernel
- * writes honour read-only pages.
+ * PAE, our page tables, EFER.LME, then paging.  CR0 is loaded whole
+ * (cr0.h), never OR-ed into: the boot loader's or INIT's value may have
+ * the caches disabled (CD, NW), a task-switched flag (TS) or x87
+ * emulation (EM) set.  WP makes even kernel writes honour read-only pages.
  */
 	.globl	enter_long_mode_32
 enter_long_mode_32:
@@ -84,8 +84,7 @@ enter_long_mode_32:
 	rdmsr
 	orl	$EFER_LME, %eax
 	wrmsr
-	movl	%cr0, %eax
-	orl	$(CR0_PG | CR0_WP), %eax
+	movl	$CR0_KERNEL, %eax
 	movl	%eax, %cr0
 	ret
 
@@ -120,13 +119,9 @@ long_mode_entry:
 	hlt
 	jmp	5b
 
-/* CR0.EM off, CR0.MP on, CR4.OSFXSR and OSXMMEXCPT on: SSE usable. */
+/* CR4.OSFXSR and OSXMMEXCPT on: SSE usable (CR0 has EM off, MP on). */
 	.globl	enable_sse
 enable_sse:
-	movq	%cr0, %rax
-	andq	$~CR0_EM, %rax
-	orq	$CR0_MP, %rax
-	movq	%rax, %cr0
 	movq	%cr4, %rax
 	orq	$(CR4_OSFXSR | CR4_OSXMMEXCPT), %rax
 	movq	%rax, %cr4

@@ -7,6 +7,8 @@
  * Code here runs at a different address than it was linked at, so every
  * address is written as an offset from trampoline_start (ABS below).
  */
+#include "cr0.h"
+
 #define TRAMPOLINE_BASE	0x8000
 #define ABS(x)		((x) - trampoline_start + TRAMPOLINE_BASE)
 
@@ -20,8 +22,8 @@ trampoline_start:
 	xorw	%ax, %ax
 	movw	%ax, %ds
 	lgdtl	ABS(tramp_gdt_ptr)
-	movl	%cr0, %eax
-	orl	$1, %eax			/* CR0.PE */
+	/* Whole, not OR-ed: INIT leaves CD and NW set (caches off). */
+	movl	$CR0_PROTECTED, %eax
 	movl	%eax, %cr0
 	ljmpl	$0x08, $ABS(tramp32)
 

@@ -21,8 +21,6 @@ struct foo {
 static struct foo __rcu *gp;
 
 struct ps_reader {
-	struct task_struct *task;
-	int cpu;
 	long passes;
 	long saw_null;		/* gp was NULL */
 	long saw_full;		/* a complete 1,2,3 */
@@ -33,7 +31,7 @@ struct ps_reader {
 };
 
 static struct ps_reader ps_readers[MAX_READERS];
-static int ps_nr;
+static struct workers ps_workers;
 
 /* The article's reader, counting what it finds. */
 static int ps_reader_fn(void *arg)
@@ -69,39 +67,29 @@ static int ps_reader_fn(void *arg)
 		}
 		rcu_read_unlock();
 		WRITE_ONCE(r->passes, r->passes + 1);
-		demo_reader_pause(&burst);
+		worker_pause(&burst);
 	}
 	return 0;
 }
 
 static void ps_start(void)
 {
-	int cpus[MAX_READERS];
-
-	ps_nr = demo_reader_cpus(cpus, MAX_READERS);
-	for (int i = 0; i < ps_nr; i++) {
-		memset(&ps_readers[i], 0, sizeof(ps_readers[i]));
-		ps_readers[i].cpu = cpus[i];
-		ps_readers[i].task = kthread_run_on_cpu(ps_reader_fn, &ps_readers[i], cpus[i],
-							"ps_reader");
-		if (!ps_readers[i].task)
-			demo_fail("cannot start a reader on CPU%d", cpus[i]);
-	}
+	memset(ps_readers, 0, sizeof(ps_readers));
+	if (!workers_start_others(&ps_workers, MAX_READERS, ps_reader_fn, ps_readers,
+				  sizeof(ps_readers[0]), "ps_reader"))
+		demo_fail("cannot start the readers");
 }
 
 static void ps_stop(void)
 {
-	for (int i = 0; i < ps_nr; i++)
-		if (ps_readers[i].task)
-			kthread_stop(ps_readers[i].task);
-	ps_nr = 0;
+	workers_stop(&ps_workers);
 }
 
 static bool ps_all_seen_full(void)
 {
-	for (int i = 0; i < ps_nr; i++)
+	for (int i = 0; i < ps_workers.nr; i++)
 		/* [ps_all_seen_acquire] pairs [ps_seen_release]: or we might see the flag and an old null_before. */
-		if (ps_readers[i].task && !smp_load_acquire(&ps_readers[i].seen_full))
+		if (ps_workers.task[i] && !smp_load_acquire(&ps_readers[i].seen_full))
 			return false;
 	return true;
 }
@@ -125,9 +113,9 @@ DEMO(publish, "Publish-subscribe: rcu_assign_pointer(gp, p) and rcu_dereference(
 	RCU_INIT_POINTER(gp, NULL);
 	ps_start();
 	msleep(30);
-	for (int i = 0; i < ps_nr; i++)
+	for (int i = 0; i < ps_workers.nr; i++)
 		demo_say("reader on CPU%d: %ld passes so far, every one saw gp == NULL",
-			 ps_readers[i].cpu, READ_ONCE(ps_readers[i].passes));
+			 ps_workers.cpu[i], READ_ONCE(ps_readers[i].passes));
 
 	demo_step("Publish: initialise first, then rcu_assign_pointer()");
 	demo_code("p = kmalloc(sizeof(*p), GFP_KERNEL);\n"
@@ -146,16 +134,17 @@ DEMO(publish, "Publish-subscribe: rcu_assign_pointer(gp, p) and rcu_dereference(
 	t0 = ktime_get_ns();
 	while (!ps_all_seen_full() && ktime_get_ns() - t0 < WAIT_MS * NSEC_PER_MSEC)
 		msleep(1);
-	for (int i = 0; i < ps_nr; i++) {
+	for (int i = 0; i < ps_workers.nr; i++) {
 		struct ps_reader *r = &ps_readers[i];
 
 		/* [ps_seen_report_acquire] pairs [ps_seen_release]: or the report could print an old null_before. */
 		if (!smp_load_acquire(&r->seen_full)) {
-			demo_fail("reader on CPU%d never saw the published foo", r->cpu);
+			demo_fail("reader on CPU%d never saw the published foo", ps_workers.cpu[i]);
 			continue;
 		}
 		demo_say("reader on CPU%d: %ld passes saw NULL, then it saw %d,%d,%d: "
-			 "the whole foo, at once", r->cpu, r->null_before, p->a, p->b, p->c);
+			 "the whole foo, at once", ps_workers.cpu[i], r->null_before, p->a, p->b,
+			 p->c);
 	}
 	demo_say("rcu_assign_pointer() orders the three initialising stores before the");
 	demo_say("store to gp; rcu_dereference() is one untorn load whose address the");
@@ -191,7 +180,7 @@ DEMO(publish, "Publish-subscribe: rcu_assign_pointer(gp, p) and rcu_dereference(
 	rcu_assign_pointer(gp, NULL);
 	synchronize_rcu();
 	kfree(p);
-	for (int i = 0; i < ps_nr; i++) {
+	for (int i = 0; i < ps_workers.nr; i++) {
 		struct ps_reader *r = &ps_readers[i];
 
 		passes += READ_ONCE(r->passes);
@@ -199,11 +188,11 @@ DEMO(publish, "Publish-subscribe: rcu_assign_pointer(gp, p) and rcu_dereference(
 		full += READ_ONCE(r->saw_full);
 		bad += READ_ONCE(r->saw_bad);
 		if (READ_ONCE(r->saw_bad))
-			demo_fail("reader on CPU%d saw %d,%d,%d", r->cpu, r->bad_a, r->bad_b,
-				  r->bad_c);
+			demo_fail("reader on CPU%d saw %d,%d,%d", ps_workers.cpu[i], r->bad_a,
+				  r->bad_b, r->bad_c);
 	}
 	demo_say("%d reader%s made %ld passes: %ld saw NULL, %ld saw 1,2,3, and %ld saw a",
-		 ps_nr, ps_nr == 1 ? "" : "s", passes, nulls, full, bad);
+		 ps_workers.nr, ps_workers.nr == 1 ? "" : "s", passes, nulls, full, bad);
 	ps_stop();
 	demo_say("half-initialised foo.  Either NULL or the whole 1,2,3: nothing in between.");
 }
@@ -225,8 +214,6 @@ static LIST_HEAD(lp_head);
 static DEFINE_SPINLOCK(lp_lock);
 
 struct lp_reader {
-	struct task_struct *task;
-	int cpu;
 	long passes;
 	long by_len[LP_MAX_LEN + 1];	/* walks that found this many elements */
 	long bad;			/* an element not a, a+1, a+2 */
@@ -235,7 +222,7 @@ struct lp_reader {
 };
 
 static struct lp_reader lp_readers[MAX_READERS];
-static int lp_nr;
+static struct workers lp_workers;
 
 static int lp_reader_fn(void *arg)
 {
@@ -269,7 +256,7 @@ static int lp_reader_fn(void *arg)
 			smp_store_release(&r->seen[n], true);
 		}
 		WRITE_ONCE(r->passes, r->passes + 1);
-		demo_reader_pause(&burst);
+		worker_pause(&burst);
 	}
 	return 0;
 }
@@ -311,7 +298,6 @@ static void lp_free_all(void)
 DEMO(list_publish, "Publish-subscribe on a list: list_add_rcu() while readers walk it")
 {
 	static const int adds[] = { 9, 5, 1 };
-	int cpus[MAX_READERS];
 	long passes = 0, bad = 0;
 
 	demo_step("LIST_HEAD(head): readers walk it with list_for_each_entry_rcu()");
@@ -319,15 +305,10 @@ DEMO(list_publish, "Publish-subscribe on a list: list_add_rcu() while readers wa
 		  "list_for_each_entry_rcu(p, head, list)\n"
 		  "        do_something_with(p->a, p->b, p->c);\n"
 		  "rcu_read_unlock();");
-	lp_nr = demo_reader_cpus(cpus, MAX_READERS);
-	for (int i = 0; i < lp_nr; i++) {
-		memset(&lp_readers[i], 0, sizeof(lp_readers[i]));
-		lp_readers[i].cpu = cpus[i];
-		lp_readers[i].task = kthread_run_on_cpu(lp_reader_fn, &lp_readers[i], cpus[i],
-							"lp_reader");
-		if (!lp_readers[i].task)
-			demo_fail("cannot start a reader on CPU%d", cpus[i]);
-	}
+	memset(lp_readers, 0, sizeof(lp_readers));
+	if (!workers_start_others(&lp_workers, MAX_READERS, lp_reader_fn, lp_readers,
+				  sizeof(lp_readers[0]), "lp_reader"))
+		demo_fail("cannot start the readers");
 	msleep(20);
 	lp_show("every reader sees:", NULL, 0);
 
@@ -362,23 +343,23 @@ DEMO(list_publish, "Publish-subscribe on a list: list_add_rcu() while readers wa
 			msleep(1);
 		/* [lp_seen_report_acquire] pairs [lp_seen_release]: or the report could print a half-copied snapshot. */
 		if (!smp_load_acquire(&lp_readers[0].seen[k + 1])) {
-			demo_fail("the reader on CPU%d never saw %d elements", lp_readers[0].cpu,
+			demo_fail("the reader on CPU%d never saw %d elements", lp_workers.cpu[0],
 				  (int)k + 1);
 			continue;
 		}
-		snprintf(who, sizeof(who), "reader on CPU%d now sees:", lp_readers[0].cpu);
+		snprintf(who, sizeof(who), "reader on CPU%d now sees:", lp_workers.cpu[0]);
 		lp_show(who, lp_readers[0].snap[k + 1], (int)k + 1);
 	}
 
 	demo_step("What the readers saw");
-	for (int i = 0; i < lp_nr; i++) {
+	workers_stop(&lp_workers);
+	for (int i = 0; i < lp_workers.nr; i++) {
 		struct lp_reader *r = &lp_readers[i];
 
-		kthread_stop(r->task);
 		passes += r->passes;
 		bad += r->bad;
 		demo_say("reader on CPU%d: %ld walks: %ld found 0 elements, %ld found 1, "
-			 "%ld found 2, %ld found 3", r->cpu, r->passes, r->by_len[0],
+			 "%ld found 2, %ld found 3", lp_workers.cpu[i], r->passes, r->by_len[0],
 			 r->by_len[1], r->by_len[2], r->by_len[3]);
 	}
 	if (bad)

@@ -20,7 +20,7 @@
 #define MAX_WALKERS	2
 #define MAX_SHOW	4
 #define LINGER_MS	150	/* the holder stays this long after the grace period began */
-#define MAX_HOLD_MS	3000	/* and never longer than this (far below a stall warning) */
+#define MAX_HOLD_MS	2000	/* and never longer than this (far below a stall warning) */
 #define WAIT_MS		3000
 
 struct vfoo {
@@ -126,15 +126,13 @@ static int holder_fn(void *arg)
 /* ------------------------------------------------------------------ */
 
 static struct walker {
-	struct task_struct *task;
-	int cpu;
 	long walks;
 	long old_version;	/* found 5,6,7 */
 	long new_version;	/* found the list as the update left it */
 	long bad;		/* anything else */
 	long late_old;		/* found 5,6,7 though it began after the grace period */
 } walkers[MAX_WALKERS];
-static int nr_walkers;
+static struct workers walker_group;
 static bool replacing;		/* Example 2: the new version holds 5,2,3 */
 static u64 gp_end_ns;		/* when the grace period ended (0: not yet) */
 
@@ -181,7 +179,7 @@ static int walker_fn(void *arg)
 		if (old && end_of_gp && start > end_of_gp)
 			WRITE_ONCE(w->late_old, w->late_old + 1);
 		WRITE_ONCE(w->walks, w->walks + 1);
-		demo_reader_pause(&burst);
+		worker_pause(&burst);
 	}
 	return 0;
 }
@@ -205,7 +203,7 @@ static struct vfoo *v_new(int a, int b, int c)
 /* Builds 1,2,3 -> 5,6,7 -> 9,10,11 and starts the readers. */
 static bool v_start(bool replace)
 {
-	int cpus[1 + MAX_WALKERS], n;
+	int cpus[NR_CPUS], n, first;
 
 	replacing = replace;
 	WRITE_ONCE(gp_end_ns, 0);
@@ -220,19 +218,15 @@ static bool v_start(bool replace)
 	}
 	memset(&holder, 0, sizeof(holder));
 	memset(walkers, 0, sizeof(walkers));
-	n = demo_reader_cpus(cpus, 1 + MAX_WALKERS);
-	nr_walkers = 0;
+	n = worker_cpus(cpus, 1 + MAX_WALKERS);
 	if (num_online_cpus() > 1) {
 		holder.cpu = cpus[0];
 		holder.task = kthread_run_on_cpu(holder_fn, &holder, cpus[0], "holder");
 	}
 	/* Walkers on the other CPUs; with two CPUs the holder's CPU is shared. */
-	for (int i = n > 1 ? 1 : 0; i < n && nr_walkers < MAX_WALKERS; i++) {
-		struct walker *w = &walkers[nr_walkers++];
-
-		w->cpu = cpus[i];
-		w->task = kthread_run_on_cpu(walker_fn, w, cpus[i], "walker");
-	}
+	first = n > 1 ? 1 : 0;
+	workers_start_on(&walker_group, cpus + first, n - first, walker_fn, walkers,
+			 sizeof(walkers[0]), "walker");
 	return true;
 }
 
@@ -244,9 +238,7 @@ static void v_stop(void)
 	if (holder.task)
 		kthread_stop(holder.task);
 	holder.task = NULL;
-	for (int i = 0; i < nr_walkers; i++)
-		kthread_stop(walkers[i].task);
-	nr_walkers = 0;
+	workers_stop(&walker_group);
 	spin_lock(&v_lock);
 	list_for_each_entry_safe(p, n, &v_head, list) {
 		if (nr == (int)ARRAY_SIZE(doomed))
@@ -383,10 +375,19 @@ static void narrated_grace_period(void)
 	WRITE_ONCE(holder.gp_started, true);	/* a signal: it publishes nothing */
 	for_each_online_cpu(cpu) {
 		u64 t0 = ktime_get_ns(), us;
+		u64 switches = current->switches;
+		bool here = cpu == smp_processor_id();
 
 		run_on(cpu);
 		us = (ktime_get_ns() - t0) / NSEC_PER_USEC;
-		if (holder.task && cpu == holder.cpu)
+		if (here && current->switches == switches)
+			demo_say("on CPU%d: no switch: the updater was already here, alone, and is "
+				 "in no reader (%llu us)", cpu, (unsigned long long)us);
+		else if (here)
+			demo_say("on CPU%d: the updater is already here; run_on() let the tasks "
+				 "queued here run first, then it ran again (%llu us)", cpu,
+				 (unsigned long long)us);
+		else if (holder.task && cpu == holder.cpu)
 			demo_say("on CPU%d: it switched, so its pre-existing readers are done "
 				 "(it waited %llu ms for the reader holding 5,6,7)", cpu,
 				 (unsigned long long)(us / 1000));
@@ -412,7 +413,7 @@ static void walkers_report(const char *new_what)
 	long walks = 0, old = 0, new = 0, bad = 0, late = 0;
 
 	msleep(20);	/* a few walks that surely began after the grace period */
-	for (int i = 0; i < nr_walkers; i++) {
+	for (int i = 0; i < walker_group.nr; i++) {
 		walks += READ_ONCE(walkers[i].walks);
 		old += READ_ONCE(walkers[i].old_version);
 		new += READ_ONCE(walkers[i].new_version);
@@ -420,7 +421,7 @@ static void walkers_report(const char *new_what)
 		late += READ_ONCE(walkers[i].late_old);
 	}
 	demo_say("%d walker%s on other CPUs made %ld walks: %ld saw the version with 5,6,7,",
-		 nr_walkers, nr_walkers == 1 ? "" : "s", walks, old);
+		 walker_group.nr, walker_group.nr == 1 ? "" : "s", walks, old);
 	demo_say("%ld the one %s, %ld anything else; walks that began after the grace",
 		 new, new_what, bad);
 	demo_say("period and still found 5,6,7: %ld.", late);
@@ -543,6 +544,9 @@ DEMO(replacement, "Example 2: maintaining multiple versions during replacement")
 	show_elem("q:", q, false, "(ready to publish)");
 
 	demo_step("Line 5: list_replace_rcu(&p->list, &q->list): two versions");
+	if (holder.task)
+		demo_say("(from here to synchronize_rcu() the demo does not pause: a reader is "
+			 "about to hold 5,6,7)");
 	holder_grab();
 	spin_lock(&v_lock);
 	list_replace_rcu(&p->list, &q->list);
@@ -553,13 +557,18 @@ DEMO(replacement, "Example 2: maintaining multiple versions during replacement")
 	show_version("old readers:", p, q, true);
 	holder_view();
 
-	demo_step("Line 6: synchronize_rcu()");
+	/*
+	 * No pause between Line 5 and Line 6: the reader holds 5,6,7 now, and
+	 * at a reading pace it would leave (MAX_HOLD_MS) before the grace
+	 * period began, which would then wait for nobody.
+	 */
+	demo_step_nopause("Line 6: synchronize_rcu()");
 	if (holder.task && !READ_ONCE(holder.released))	/* for the narration only */
-		demo_say("(the reader on CPU%d still holds 5,6,7; this time the real "
-			 "synchronize_rcu() waits for it)", holder.cpu);
+		demo_say("the reader on CPU%d still holds 5,6,7; the real synchronize_rcu() "
+			 "must wait for it", holder.cpu);
 	else if (holder.task)
-		demo_say("(the reader on CPU%d left during the pause: it never holds a "
-			 "reference for long)", holder.cpu);
+		demo_fail("the reader on CPU%d left before synchronize_rcu() began: the grace "
+			  "period has nobody to wait for", holder.cpu);
 	WRITE_ONCE(holder.gp_started, true);	/* a signal: it publishes nothing */
 	t0 = ktime_get_ns();
 	synchronize_rcu();
@@ -572,6 +581,10 @@ DEMO(replacement, "Example 2: maintaining multiple versions during replacement")
 			    holder.unlock_ns > gp_end_ns))
 		demo_fail("synchronize_rcu() returned before the reader on CPU%d left",
 			  holder.cpu);
+	else if (holder.task)
+		demo_say("it waited for the reader on CPU%d, which left %llu ms after "
+			 "synchronize_rcu() began", holder.cpu,
+			 (unsigned long long)((holder.unlock_ns - t0) / NSEC_PER_MSEC));
 	demo_say("back to one version, with the new element in place of the old:");
 	show_version("every reader:", NULL, NULL, true);
 	show_elem("p:", p, false, "(unreachable; no reader holds it)");

@@ -58,11 +58,10 @@ static struct rq_data __rcu *rq_ptr;
 static DEFINE_SPINLOCK(rq_lock);
 
 static struct qq1_reader {
-	struct task_struct *task;
-	int cpu;
 	long seq_tries, seq_retries, seq_useful, seq_bad;
 	long rcu_passes, rcu_bad;
 } qq1_readers[MAX_READERS];
+static struct workers qq1_workers;
 
 #define QQ1_WORK_US	3	/* the "work" a reader does with the values */
 
@@ -105,7 +104,7 @@ static int qq1_reader_fn(void *arg)
 		if (b != 2 * a || c != 3 * a)
 			r->rcu_bad++;
 		WRITE_ONCE(r->rcu_passes, r->rcu_passes + 1);
-		demo_reader_pause(&burst);
+		worker_pause(&burst);
 	}
 	return 0;
 }
@@ -115,7 +114,6 @@ static int qq1_reader_fn(void *arg)
 
 DEMO(qq1_seqlock, "Quick Quiz 1: seqlock readers retry, RCU readers get work done")
 {
-	int cpus[MAX_READERS], n = demo_reader_cpus(cpus, MAX_READERS);
 	long tries = 0, retries = 0, useful = 0, rpasses = 0, bad = 0;
 	struct rq_data *rp, *old;
 	unsigned int slot = 0;
@@ -145,11 +143,8 @@ DEMO(qq1_seqlock, "Quick Quiz 1: seqlock readers retry, RCU readers get work don
 	rp->a = 1, rp->b = 2, rp->c = 3;
 	RCU_INIT_POINTER(rq_ptr, rp);
 	memset(qq1_readers, 0, sizeof(qq1_readers));
-	for (int i = 0; i < n; i++) {
-		qq1_readers[i].cpu = cpus[i];
-		qq1_readers[i].task = kthread_run_on_cpu(qq1_reader_fn, &qq1_readers[i],
-							 cpus[i], "qq1_reader");
-	}
+	workers_start_others(&qq1_workers, MAX_READERS, qq1_reader_fn, qq1_readers,
+			     sizeof(qq1_readers[0]), "qq1_reader");
 
 	demo_step("The writer updates for %d ms", QQ1_MS);
 	t0 = ktime_get_ns();
@@ -188,10 +183,10 @@ DEMO(qq1_seqlock, "Quick Quiz 1: seqlock readers retry, RCU readers get work don
 		writes++;
 		cond_resched();		/* with one CPU, the readers run now */
 	}
-	for (int i = 0; i < n; i++) {
+	workers_stop(&qq1_workers);
+	for (int i = 0; i < qq1_workers.nr; i++) {
 		struct qq1_reader *r = &qq1_readers[i];
 
-		kthread_stop(r->task);
 		tries += r->seq_tries;
 		retries += r->seq_retries;
 		useful += r->seq_useful;

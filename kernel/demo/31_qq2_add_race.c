@@ -7,12 +7,6 @@
 
 #define MAX_READERS	2
 
-static u32 qq_rand(u32 *s)
-{
-	*s = *s * 1103515245u + 12345u;
-	return *s >> 16;
-}
-
 struct afoo {
 	struct list_head list;
 	int a, b, c;
@@ -22,10 +16,9 @@ static LIST_HEAD(qq2_head);
 static DEFINE_SPINLOCK(qq2_lock);
 
 static struct qq2_reader {
-	struct task_struct *task;
-	int cpu;
 	long walks, elements, bad, min_len, max_len;
 } qq2_readers[MAX_READERS + 1];
+static struct workers qq2_workers;
 
 static int qq2_reader_fn(void *arg)
 {
@@ -51,7 +44,7 @@ static int qq2_reader_fn(void *arg)
 		r->min_len = min(r->min_len, n);
 		r->max_len = max(r->max_len, n);
 		WRITE_ONCE(r->walks, r->walks + 1);
-		demo_reader_pause(&burst);
+		worker_pause(&burst);
 	}
 	return 0;
 }
@@ -62,10 +55,10 @@ static struct afoo *qq2_all[QQ2_ADDS];	/* to free them after the grace period */
 
 DEMO(qq2_add_race, "Quick Quiz 2: a reader racing list_add_rcu() never faults")
 {
-	int cpus[MAX_READERS + 1], n = demo_reader_cpus(cpus, MAX_READERS + 1);
+	int cpus[MAX_READERS + 1], n = worker_cpus(cpus, MAX_READERS + 1);
 	long walks = 0, elems = 0, bad = 0, lo = LONG_MAX, hi = 0;
 	struct afoo *p, *next;
-	u32 rng = 2007;
+	u32 rng = prandom_seed(2007);
 	int added = 0;
 
 	demo_step("Quick Quiz 2: what keeps list_for_each_entry_rcu() from faulting on a racing "
@@ -78,11 +71,8 @@ DEMO(qq2_add_race, "Quick Quiz 2: a reader racing list_add_rcu() never faults")
 		 n, QQ2_ADDS);
 	demo_say("random places, each with list_add_rcu().");
 	memset(qq2_readers, 0, sizeof(qq2_readers));
-	for (int i = 0; i < n; i++) {
-		qq2_readers[i].cpu = cpus[i];
-		qq2_readers[i].task = kthread_run_on_cpu(qq2_reader_fn, &qq2_readers[i], cpus[i],
-							 "qq2_reader");
-	}
+	workers_start_on(&qq2_workers, cpus, n, qq2_reader_fn, qq2_readers, sizeof(qq2_readers[0]),
+			 "qq2_reader");
 	for (int i = 0; i < QQ2_ADDS; i++) {
 		struct list_head *where = &qq2_head;
 		int skip;
@@ -94,7 +84,7 @@ DEMO(qq2_add_race, "Quick Quiz 2: a reader racing list_add_rcu() never faults")
 		p->b = p->a + 1;
 		p->c = p->a + 2;
 		spin_lock(&qq2_lock);
-		skip = added ? (int)(qq_rand(&rng) % (u32)added) : 0;
+		skip = added ? (int)(prandom_u32(&rng) % (u32)added) : 0;
 		while (skip--)
 			where = where->next;
 		list_add_rcu(&p->list, where);
@@ -105,10 +95,10 @@ DEMO(qq2_add_race, "Quick Quiz 2: a reader racing list_add_rcu() never faults")
 			cond_resched();
 	}
 	msleep(10);
+	workers_stop(&qq2_workers);
 	for (int i = 0; i < n; i++) {
 		struct qq2_reader *r = &qq2_readers[i];
 
-		kthread_stop(r->task);
 		walks += r->walks;
 		elems += r->elements;
 		bad += r->bad;

@@ -1,7 +1,10 @@
 /*
  * The article's Quick Quiz 3, the answer shown happening: why the old
  * hlist_for_each_entry_rcu() took two cursors, and today's form walking a
- * hash table of hlists while a reader looks keys up.
+ * hash table of hlists while a reader looks keys up and the updater uses
+ * every hlist primitive of the article's table: hlist_del_rcu(),
+ * hlist_add_head_rcu(), hlist_replace_rcu(), hlist_add_before_rcu() and
+ * hlist_add_behind_rcu().
  */
 #include "demo.h"
 
@@ -18,10 +21,9 @@ static struct hlist_head qq3_table[QQ3_BUCKETS];
 static DEFINE_SPINLOCK(qq3_lock);
 
 static struct qq3_reader {
-	struct task_struct *task;
-	int cpu;
-	long lookups, found, missed_stable;
+	long lookups, found, missed_stable, torn;
 } qq3_reader;
+static struct workers qq3_workers;	/* the one reader */
 
 /* A reader's lookup, today's three-argument form. */
 static struct hfoo *qq3_lookup(int key)
@@ -45,26 +47,48 @@ static int qq3_reader_fn(void *arg)
 
 		rcu_read_lock();
 		p = qq3_lookup(key);
-		if (p)
+		if (p && READ_ONCE(p->a) == key)	/* whole: the old 9 or the new one */
 			r->found++;
-		else if (key != 5 && key != 13)	/* the only keys the updater touches */
+		else if (p)
+			r->torn++;
+		else if (key != 5 && key != 13)	/* the only keys that come and go */
 			r->missed_stable++;
 		rcu_read_unlock();
 		key = key % (QQ3_KEYS + 1) + 1;
 		WRITE_ONCE(r->lookups, r->lookups + 1);
-		demo_reader_pause(&burst);
+		worker_pause(&burst);
 	}
 	return 0;
 }
 
-static struct hfoo *qq3_add(int key)
+static struct hfoo *qq3_new(int key, int b, int c)
 {
 	struct hfoo *p = kmalloc(sizeof(*p), GFP_KERNEL);
 
+	if (p) {
+		p->key = key;
+		p->a = key, p->b = b, p->c = c;
+	}
+	return p;
+}
+
+/* The element of key, for the updater (under qq3_lock). */
+static struct hfoo *qq3_find(int key)
+{
+	struct hfoo *p;
+
+	hlist_for_each_entry(p, &qq3_table[key % QQ3_BUCKETS], node)
+		if (p->key == key)
+			return p;
+	return NULL;
+}
+
+static struct hfoo *qq3_add(int key)
+{
+	struct hfoo *p = qq3_new(key, key + 1, key + 2);
+
 	if (!p)
 		return NULL;
-	p->key = key;
-	p->a = key, p->b = key + 1, p->c = key + 2;
 	spin_lock(&qq3_lock);
 	hlist_add_head_rcu(&p->node, &qq3_table[key % QQ3_BUCKETS]);
 	spin_unlock(&qq3_lock);
@@ -88,10 +112,47 @@ static void qq3_show_buckets(void)
 	rcu_read_unlock();
 }
 
+/*
+ * The rest of the article's hlist table, live: replace key 9 with a new
+ * version, and put keys 17 and 25 (same bucket) before and behind it.
+ * Key 9 is never missing for the reader: the replacement publishes the
+ * new element in the old one's place with a single pointer store.
+ */
+static void qq3_more_primitives(void)
+{
+	struct hfoo *old9, *new9 = qq3_new(9, 90, 91), *k17 = qq3_new(17, 18, 19);
+	struct hfoo *k25 = qq3_new(25, 26, 27);
+
+	if (!new9 || !k17 || !k25) {
+		demo_fail("out of memory");
+		kfree(new9);
+		kfree(k17);
+		kfree(k25);
+		return;
+	}
+	spin_lock(&qq3_lock);
+	old9 = qq3_find(9);
+	if (old9) {
+		hlist_replace_rcu(&old9->node, &new9->node);
+		hlist_add_before_rcu(&k17->node, &new9->node);
+		hlist_add_behind_rcu(&k25->node, &new9->node);
+	}
+	spin_unlock(&qq3_lock);
+	if (!old9) {
+		demo_fail("key 9 is not in the table");
+		kfree(new9);
+		kfree(k17);
+		kfree(k25);
+		return;
+	}
+	synchronize_rcu();	/* lookups that found 9,10,11 are over */
+	kfree(old9);
+	demo_say("9,10,11 replaced by 9,90,91 in place; 17 added before it, 25 behind it:");
+}
+
 DEMO(qq3_hlist, "Quick Quiz 3: why hlist_for_each_entry_rcu() once took two pointers")
 {
-	int cpus[1];
-	struct hfoo *p, *gone, *doomed[QQ3_KEYS + 1];
+	struct hfoo *p, *gone, *doomed[QQ3_KEYS + 3];	/* + 13, 17, 25 - 5 */
 	struct hlist_node *n;
 	int ndoomed = 0;
 	long walked_new = 0, walked_old = 0;
@@ -142,10 +203,8 @@ DEMO(qq3_hlist, "Quick Quiz 3: why hlist_for_each_entry_rcu() once took two poin
 		demo_fail("the walks disagree");
 
 	demo_step("hlist_del_rcu() and hlist_add_head_rcu() while a reader looks keys up");
-	demo_reader_cpus(cpus, 1);
 	memset(&qq3_reader, 0, sizeof(qq3_reader));
-	qq3_reader.cpu = cpus[0];
-	qq3_reader.task = kthread_run_on_cpu(qq3_reader_fn, &qq3_reader, cpus[0], "qq3_reader");
+	workers_start_others(&qq3_workers, 1, qq3_reader_fn, &qq3_reader, 0, "qq3_reader");
 	msleep(10);
 	spin_lock(&qq3_lock);
 	gone = NULL;
@@ -160,13 +219,29 @@ DEMO(qq3_hlist, "Quick Quiz 3: why hlist_for_each_entry_rcu() once took two poin
 	if (!qq3_add(13))
 		demo_fail("out of memory");
 	msleep(20);
-	kthread_stop(qq3_reader.task);
 	demo_say("removed key 5 (hlist_del_rcu(), synchronize_rcu(), kfree()), added key 13:");
 	qq3_show_buckets();
-	demo_say("reader on CPU%d: %ld lookups, %ld hits, %ld misses of keys nobody removed",
-		 qq3_reader.cpu, qq3_reader.lookups, qq3_reader.found, qq3_reader.missed_stable);
+
+	demo_step("hlist_replace_rcu(), hlist_add_before_rcu(), hlist_add_behind_rcu(), "
+		  "the reader still looking");
+	demo_code("spin_lock(&lock);\n"
+		  "hlist_replace_rcu(&old9->node, &new9->node);    /* 9,10,11 -> 9,90,91 */\n"
+		  "hlist_add_before_rcu(&k17->node, &new9->node);  /* 17 before it */\n"
+		  "hlist_add_behind_rcu(&k25->node, &new9->node);  /* 25 behind it */\n"
+		  "spin_unlock(&lock);\n"
+		  "synchronize_rcu();\n"
+		  "kfree(old9);");
+	qq3_more_primitives();
+	msleep(20);
+	workers_stop(&qq3_workers);
+	qq3_show_buckets();
+	demo_say("reader on CPU%d: %ld lookups, %ld hits, %ld torn elements, %ld misses of "
+		 "keys nobody removed", qq3_workers.cpu[0], qq3_reader.lookups, qq3_reader.found,
+		 qq3_reader.torn, qq3_reader.missed_stable);
 	if (qq3_reader.missed_stable)
 		demo_fail("a lookup missed a key that was never removed");
+	if (qq3_reader.torn)
+		demo_fail("a lookup found an element that was not whole");
 
 	spin_lock(&qq3_lock);
 	for (int b = 0; b < QQ3_BUCKETS; b++) {

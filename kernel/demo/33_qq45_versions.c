@@ -98,9 +98,7 @@ static int qq4_reader_fn(void *arg)
 /* Runs the deleters over a fresh list; returns the most removed-but-not-freed at once. */
 static int qq4_round(bool hold_across)
 {
-	struct task_struct *t[QQ4_DELETERS], *reader;
-	int rcpu;
-	int cpu = cpu_next_online(-1);
+	static struct workers deleters, reader;
 	u64 t0;
 
 	for (int i = 0; i < QQ4_ELEMS; i++) {
@@ -118,14 +116,8 @@ static int qq4_round(bool hold_across)
 	atomic_set(&qq4_in_flight, 0);
 	atomic_set(&qq4_max, 0);
 	atomic_set(&qq4_done, 0);
-	for (int i = 0; i < QQ4_DELETERS; i++) {
-		t[i] = kthread_run_on_cpu(qq4_deleter_fn, NULL, cpu, "deleter");
-		cpu = cpu_next_online(cpu);
-		if (cpu >= NR_CPUS)
-			cpu = cpu_next_online(-1);
-	}
-	demo_reader_cpus(&rcpu, 1);
-	reader = kthread_run_on_cpu(qq4_reader_fn, NULL, rcpu, "qq4_reader");
+	workers_start_spread(&deleters, QQ4_DELETERS, 0, qq4_deleter_fn, NULL, 0, "deleter");
+	workers_start_others(&reader, 1, qq4_reader_fn, NULL, 0, "qq4_reader");
 	msleep(5);
 	/* [qq4_go_release] pairs [qq4_go_acquire]: the list is built before the deleters start. */
 	smp_store_release(&qq4_go, true);
@@ -133,11 +125,8 @@ static int qq4_round(bool hold_across)
 	while (atomic_read(&qq4_done) < QQ4_DELETERS &&
 	       ktime_get_ns() - t0 < 10 * WAIT_MS * NSEC_PER_MSEC)
 		msleep(1);
-	for (int i = 0; i < QQ4_DELETERS; i++)
-		if (t[i])
-			kthread_stop(t[i]);
-	if (reader)
-		kthread_stop(reader);
+	workers_stop(&deleters);
+	workers_stop(&reader);
 	if (!list_empty(&qq4_head))
 		demo_fail("the deleters left elements behind");
 	return atomic_read(&qq4_max);

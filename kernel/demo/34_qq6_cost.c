@@ -18,11 +18,19 @@ struct cfoo {
 };
 
 static struct {
-	struct task_struct *task;
-	int cpu;
 	long passes;
 	long sum;
+	u64 resched_ns;		/* time spent in cond_resched() */
 } qq6_reader;
+static struct workers qq6_workers;	/* the one reader */
+
+/* One measuring window. */
+struct qq6_window {
+	long per_ms;		/* the reader's passes per millisecond */
+	long resched_ns;	/* per pass: in cond_resched() */
+	long walk_ns;		/* per pass: the rest (the walk) */
+	unsigned long gps;	/* call_rcu() grace periods that ended meanwhile */
+};
 
 static long qq6_updates;
 
@@ -32,6 +40,7 @@ static int qq6_reader_fn(void *arg)
 	while (!kthread_should_stop()) {
 		struct cfoo *p;
 		long sum = 0;
+		u64 t0;
 
 		rcu_read_lock();
 		list_for_each_entry_rcu(p, &qq6_head, list)
@@ -39,7 +48,14 @@ static int qq6_reader_fn(void *arg)
 		rcu_read_unlock();
 		qq6_reader.sum += sum;
 		WRITE_ONCE(qq6_reader.passes, qq6_reader.passes + 1);
-		cond_resched();		/* runs flat out: we are measuring it */
+		t0 = ktime_get_ns();
+		/*
+		 * Runs flat out: we are measuring it.  While a grace period
+		 * waits for this CPU, this is where it reports its quiescent
+		 * state, under the global rcu_state.lock (kernel/rcu/gp.c).
+		 */
+		cond_resched();
+		WRITE_ONCE(qq6_reader.resched_ns, qq6_reader.resched_ns + ktime_get_ns() - t0);
 	}
 	return 0;
 }
@@ -73,23 +89,39 @@ static int qq6_writer_fn(void *arg)
 	return 0;
 }
 
-static long qq6_measure(void)
+static void qq6_measure(struct qq6_window *w)
 {
 	long p0 = READ_ONCE(qq6_reader.passes);
-	u64 t0 = ktime_get_ns(), dt;
+	u64 r0 = READ_ONCE(qq6_reader.resched_ns), t0 = ktime_get_ns(), dt;
+	struct rcu_stats s0, s1;
 
+	rcu_get_stats(&s0);
 	msleep(QQ6_MS);
 	dt = ktime_get_ns() - t0;
-	return (READ_ONCE(qq6_reader.passes) - p0) * (long)NSEC_PER_MSEC / (long)dt;
+	rcu_get_stats(&s1);
+	long passes = max(READ_ONCE(qq6_reader.passes) - p0, 1L);
+	long resched = (long)(READ_ONCE(qq6_reader.resched_ns) - r0);
+
+	w->per_ms = passes * (long)NSEC_PER_MSEC / (long)dt;
+	w->resched_ns = resched / passes;
+	w->walk_ns = ((long)dt - resched) / passes;
+	w->gps = s1.gps_completed - s0.gps_completed;
+}
+
+static void qq6_report(const char *label, const struct qq6_window *w)
+{
+	demo_say("%s %ld passes/ms: a pass is %ld ns in cond_resched() and %ld ns "
+		 "walking; %lu grace periods ended", label, w->per_ms, w->resched_ns,
+		 w->walk_ns, w->gps);
 }
 
 DEMO(qq6_cost, "Quick Quiz 6: how updaters slow readers that never spin nor block")
 {
-	int cpus[2], n = demo_reader_cpus(cpus, 2);
+	int cpus[2], n = worker_cpus(cpus, 2);
 	int wcpu = n > 1 ? cpus[1] : smp_processor_id();
 	struct task_struct *writer;
 	struct cfoo *p, *next, *doomed[QQ6_ELEMS];
-	long quiet, busy;
+	struct qq6_window quiet, busy;
 	int nd = 0;
 
 	demo_step("Quick Quiz 6: how can updaters delay readers at all?");
@@ -109,21 +141,21 @@ DEMO(qq6_cost, "Quick Quiz 6: how updaters slow readers that never spin nor bloc
 	}
 	memset(&qq6_reader, 0, sizeof(qq6_reader));
 	qq6_updates = 0;
-	qq6_reader.cpu = cpus[0];
-	qq6_reader.task = kthread_run_on_cpu(qq6_reader_fn, NULL, cpus[0], "qq6_reader");
+	workers_start_on(&qq6_workers, cpus, 1, qq6_reader_fn, NULL, 0, "qq6_reader");
 	msleep(10);
 
 	demo_step("Measuring");
-	quiet = qq6_measure();
-	demo_say("no writer:   %ld passes/ms", quiet);
+	qq6_measure(&quiet);
+	qq6_report("no writer:  ", &quiet);
 	writer = kthread_run_on_cpu(qq6_writer_fn, NULL, wcpu, "qq6_writer");
-	busy = qq6_measure();
+	qq6_measure(&busy);
 	kthread_stop(writer);
-	demo_say("with writer: %ld passes/ms (%ld updates meanwhile)", busy,
-		 READ_ONCE(qq6_updates));
-	kthread_stop(qq6_reader.task);
-	if (quiet > 0 && busy < quiet)
-		demo_say("the reader slowed down by %ld%%", (quiet - busy) * 100 / quiet);
+	qq6_report("with writer:", &busy);
+	demo_say("(%ld updates meanwhile)", READ_ONCE(qq6_updates));
+	workers_stop(&qq6_workers);
+	if (quiet.per_ms > 0 && busy.per_ms < quiet.per_ms)
+		demo_say("the reader slowed down by %ld%%",
+			 (quiet.per_ms - busy.per_ms) * 100 / quiet.per_ms);
 	else
 		demo_say("no slowdown this time (the figures vary from run to run)");
 
@@ -131,10 +163,18 @@ DEMO(qq6_cost, "Quick Quiz 6: how updaters slow readers that never spin nor bloc
 	demo_say("On real hardware the writer's stores invalidate the cache lines holding");
 	demo_say("the elements in the readers' caches, so each reader's next load misses and");
 	demo_say("waits for the line to come back: rcu_read_lock() costs nothing, the data");
-	demo_say("does.  Under QEMU's TCG there are no caches to miss: the slowdown above is");
-	demo_say("made of emulator effects instead -- vCPUs are host threads sharing the");
-	demo_say("host's cores, and shared-memory atomics, allocation and QEMU's own locking");
-	demo_say("take host time -- not of cache misses.");
+	demo_say("does.  Under QEMU's TCG there are no caches to miss, so none of the");
+	demo_say("slowdown above is cache misses.  Part of it is RCU's own: the writer's");
+	demo_say("kfree_rcu()s keep call_rcu() grace periods running back to back, and each");
+	demo_say("one needs a quiescent state from the reader's CPU, which its cond_resched()");
+	demo_say("reports through rcu_note_context_switch() and rcu_report_qs(), taking the");
+	demo_say("global rcu_state.lock that every CPU shares.  Measured above: a pass's time");
+	demo_say("in cond_resched() went from %ld to %ld ns with %lu grace periods, its walk",
+		 quiet.resched_ns, busy.resched_ns, busy.gps);
+	demo_say("from %ld to %ld ns.  The rest is emulator effects: vCPUs are host threads",
+		 quiet.walk_ns, busy.walk_ns);
+	demo_say("sharing the host's cores (time a vCPU is descheduled lands in either part),");
+	demo_say("and shared-memory atomics and QEMU's own locking take host time.");
 	if (num_online_cpus() == 1)
 		demo_say("(On one CPU the writer simply takes the reader's CPU time.)");
 

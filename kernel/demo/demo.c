@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include "demo.h"
 #include "monitor.h"
+#include "section.h"
 
 #define MAX_DEMOS	64
 #define DEMO_LINE	640
@@ -26,7 +27,8 @@ KPARAM_INT("demo.tty", tty_param, 0, 1);
 static int color_param = -1;		/* -1: on when a terminal is attached */
 KPARAM_INT("demo.color", color_param, -1, 1);
 
-static int pace = -2;			/* -2: not set, decided by demo.tty */
+#define DEMO_PACE_UNSET	(-2)		/* no demo.pace=: demo.tty decides */
+static int pace = DEMO_PACE_UNSET;
 
 static bool pace_set(const struct kparam *p, const char *val)
 {
@@ -51,9 +53,6 @@ static const struct demo *running;
 static bool running_failed;
 static bool run_to_end;			/* 'c' at a pause: no more pauses */
 
-static DEFINE_SPINLOCK(capture_lock);
-static char *cap_buf;
-static size_t cap_size, cap_len;
 
 /* ------------------------------------------------------------------ */
 /* Options                                                             */
@@ -66,7 +65,7 @@ bool demo_tty(void)
 
 static int effective_pace(void)
 {
-	if (pace == -2)
+	if (pace == DEMO_PACE_UNSET)
 		return demo_tty() ? DEMO_PACE_ENTER : 0;
 	if (pace == DEMO_PACE_ENTER && !demo_tty())
 		return 0;	/* nobody can press Enter: never wait forever */
@@ -109,33 +108,9 @@ const char *demo_color(enum demo_color c)
 /* Output                                                              */
 /* ------------------------------------------------------------------ */
 
-void demo_capture(char *buf, size_t size)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&capture_lock, flags);
-	cap_buf = buf;
-	cap_size = size;
-	cap_len = 0;
-	if (buf && size)
-		buf[0] = '\0';
-	spin_unlock_irqrestore(&capture_lock, flags);
-}
-
 static void emit(const char *s)
 {
-	unsigned long flags;
-
 	printk("%s", s);
-	spin_lock_irqsave(&capture_lock, flags);
-	if (cap_buf && cap_size) {
-		size_t n = min(strlen(s), cap_size - cap_len - 1);
-
-		memcpy(cap_buf + cap_len, s, n);
-		cap_len += n;
-		cap_buf[cap_len] = '\0';
-	}
-	spin_unlock_irqrestore(&capture_lock, flags);
 }
 
 void demo_fmt(char *buf, size_t size, size_t *len, const char *fmt, ...)
@@ -241,18 +216,33 @@ static void wait_for_enter(void)
 	printk(demo_color_on() ? "\r\033[K" : "\n");
 }
 
-void demo_step(const char *fmt, ...)
+static void vheading(const char *fmt, va_list ap)
 {
 	char prefix[64];
+
+	snprintf(prefix, sizeof(prefix), "\n%s* ", demo_color(DC_BOLD));
+	vsay(prefix, fmt, ap);
+	if (demo_color_on())
+		emit(demo_color(DC_RESET));
+}
+
+void demo_step_nopause(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vheading(fmt, ap);
+	va_end(ap);
+}
+
+void demo_step(const char *fmt, ...)
+{
 	va_list ap;
 	int p = effective_pace();
 
-	snprintf(prefix, sizeof(prefix), "\n%s* ", demo_color(DC_BOLD));
 	va_start(ap, fmt);
-	vsay(prefix, fmt, ap);
+	vheading(fmt, ap);
 	va_end(ap);
-	if (demo_color_on())
-		emit(demo_color(DC_RESET));
 	if (p == DEMO_PACE_ENTER && !run_to_end)
 		wait_for_enter();
 	else if (p > 0 && !run_to_end)
@@ -263,31 +253,6 @@ void demo_step(const char *fmt, ...)
 /* Readers                                                             */
 /* ------------------------------------------------------------------ */
 
-int demo_reader_cpus(int *out, int max)
-{
-	int cpu, n = 0, self = smp_processor_id();
-
-	for_each_online_cpu(cpu) {
-		if (cpu != self && n < max)
-			out[n++] = cpu;
-	}
-	if (n == 0 && max > 0)
-		out[n++] = self;
-	return n;
-}
-
-#define READER_BURST_NS	(2 * NSEC_PER_MSEC)
-
-void demo_reader_pause(u64 *burst_start)
-{
-	if (ktime_get_ns() - *burst_start >= READER_BURST_NS) {
-		msleep(1);
-		*burst_start = ktime_get_ns();
-	} else {
-		cond_resched();
-	}
-}
-
 bool demo_wait_for(const bool *flag, unsigned int ms)
 {
 	u64 end = ktime_get_ns() + (u64)ms * NSEC_PER_MSEC;
@@ -295,7 +260,8 @@ bool demo_wait_for(const bool *flag, unsigned int ms)
 	while (!READ_ONCE(*flag) && ktime_get_ns() < end)
 		msleep(1);
 	/*
-	 * [demo_wait_acquire] pairs [holding_release], [view_ready_release]:
+	 * [demo_wait_acquire] pairs [holding_release], [view_ready_release],
+	 * [nest_holding_release], [nest_inner_done_release]:
 	 * the flag's setter wrote what it announces (a reader's view of the
 	 * list) before it; without the acquire we could print an old view.
 	 */
@@ -309,24 +275,16 @@ bool demo_wait_for(const bool *flag, unsigned int ms)
 static const struct demo *sorted[MAX_DEMOS];
 static int nr_sorted = -1;
 
-/* In file order, then line order (insertion sort: a few dozen at most). */
+/* In file order, then line order. */
 static void sort_demos(void)
 {
 	int n = 0;
 
 	if (nr_sorted >= 0)
 		return;
-	for (const struct demo *d = __demo_start; d < __demo_end && n < MAX_DEMOS; d++) {
-		int i = n++;
-
-		while (i > 0 && (strcmp(sorted[i - 1]->file, d->file) > 0 ||
-				 (!strcmp(sorted[i - 1]->file, d->file) &&
-				  sorted[i - 1]->line > d->line))) {
-			sorted[i] = sorted[i - 1];
-			i--;
-		}
-		sorted[i] = d;
-	}
+	for (const struct demo *d = __demo_start; d < __demo_end && n < MAX_DEMOS; d++)
+		sorted[n++] = d;
+	SORT_BY_FILE_AND_LINE(sorted, n, struct demo);
 	nr_sorted = n;
 }
 
@@ -467,6 +425,8 @@ void demo_boot(void)
 	if (effective_pace() == DEMO_PACE_ENTER)
 		printk("The demo waits for Enter at each step ('c' runs to the end; "
 		       "DEMO_PACE=0 never waits).\n");
+	else if (effective_pace() > 0)
+		printk("The demo pauses %d ms at each step (demo.pace).\n", effective_pace());
 	if (all)
 		failed = demo_run_all();
 	else if (!none)

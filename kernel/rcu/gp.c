@@ -72,6 +72,13 @@ static void seg_splice(struct rcu_segment *dst, struct rcu_segment *src)
 	seg_init(src);
 }
 
+/*
+ * Two passes of advance_callbacks(): the first may finish wait and move
+ * next up into it, the second may then find that next's grace period has
+ * ended too.
+ */
+#define ADVANCE_PASSES	2
+
 /* Moves finished segments forward; this CPU, interrupts off. */
 static void advance_callbacks(struct rcu_data *rdp)
 {
@@ -83,14 +90,18 @@ static void advance_callbacks(struct rcu_data *rdp)
 	 */
 	unsigned long cur = smp_load_acquire(&rcu_state.gp_seq);
 
-	for (int i = 0; i < 2; i++) {
-		if (!seg_empty(&rdp->wait) && rcu_seq_done(cur, rdp->wait.gp))
+	for (int pass = 0; pass < ADVANCE_PASSES; pass++) {
+		/* (fault injection seg_done_early: one less, the grace period's start) */
+		if (!seg_empty(&rdp->wait) &&
+		    rcu_seq_done(cur, rdp->wait.gp - rcu_injected(RCU_INJECT_SEG_DONE_EARLY)))
 			seg_splice(&rdp->done, &rdp->wait);
 		/* next joins wait when wait is empty or waits for the same grace period. */
 		if (!seg_empty(&rdp->next) &&
 		    (seg_empty(&rdp->wait) || rdp->wait.gp == rdp->next.gp)) {
 			seg_splice(&rdp->wait, &rdp->next);
 			rdp->wait.gp = rdp->next.gp;
+		} else if (!seg_empty(&rdp->next) && rcu_injected(RCU_INJECT_SEG_MERGE)) {
+			seg_splice(&rdp->wait, &rdp->next);	/* fault injection: wait's earlier gp */
 		}
 	}
 }
@@ -168,8 +179,12 @@ static bool rcu_gp_start(void)
 
 	/* Numbered for the polled API before it looks at any CPU (sync.c). */
 	rcu_state.gp_wait = rcu_wait_begin();
+	if (rcu_injected(RCU_INJECT_POLL_GP_EARLY))
+		rcu_wait_end(rcu_state.gp_wait);	/* fault injection: "ended" as it starts */
 	for_each_online_cpu(cpu)
 		mask |= 1UL << cpu;
+	if (rcu_injected(RCU_INJECT_MASK_SKIP_CPU) && num_online_cpus() > 1)
+		mask &= ~(1UL << (63 - __builtin_clzl(mask)));	/* fault injection: the last CPU */
 	WRITE_ONCE(rcu_state.qs_mask, mask);
 	/*
 	 * [gp_start_wmb] pairs [note_qs_rmb]: the mask is visible before the
@@ -294,7 +309,8 @@ void rcu_idle_exit(void)
 {
 	struct rcu_data *rdp = &rcu_data[smp_processor_id()];
 
-	WRITE_ONCE(rdp->idle, false);
+	if (!rcu_injected(RCU_INJECT_IDLE_EXIT_FORGETS))	/* fault injection: stays "idle" */
+		WRITE_ONCE(rdp->idle, false);
 	/*
 	 * [idle_exit_mb] pairs [gp_start_mb]: leaving the extended quiescent
 	 * state.  Our flag is visible before any RCU-protected load after it,
@@ -310,6 +326,8 @@ void rcu_irq_enter(void)
 {
 	struct rcu_data *rdp = &rcu_data[smp_processor_id()];
 
+	if (rcu_injected(RCU_INJECT_IRQ_STAYS_IDLE))
+		return;		/* fault injection: the handler runs in the idle state */
 	if (this_cpu()->irq_depth == 1 && READ_ONCE(rdp->idle)) {
 		rcu_idle_exit();
 		rdp->irq_from_idle = true;
@@ -338,7 +356,7 @@ static void invoke_callback(struct rcu_head *head)
 
 	rcu_debug_dequeue(head);
 	trace_record(TR_CB_INVOKE, 0, (uintptr_t)head);
-	if (f < KFREE_RCU_OFFSET_LIMIT) {
+	if (f < KFREE_RCU_MAX_OFFSET) {
 		kfree((char *)head - f);	/* kfree_rcu(): f is the offset */
 		return;
 	}
@@ -395,6 +413,9 @@ void call_rcu(struct rcu_head *head, rcu_callback_t func)
 		wake_cb_thread(smp_processor_id());
 }
 
+/* Callbacks rcuc invokes between two cond_resched()s: long batches do not hog the CPU. */
+#define RCU_CB_BATCH	16
+
 /* rcuc/N: invokes this CPU's callbacks whose grace period has ended. */
 static int rcu_cb_thread(void *arg)
 {
@@ -441,7 +462,7 @@ static int rcu_cb_thread(void *arg)
 			if (current->rcu_read_lock_nesting)
 				panic("BUG: RCU callback %p returned inside rcu_read_lock()",
 				      (void *)h->func);
-			if (n % 16 == 0)
+			if (n % RCU_CB_BATCH == 0)
 				cond_resched();
 		}
 		local_irq_save(flags);
@@ -487,6 +508,7 @@ void rcu_get_stats(struct rcu_stats *s)
 	s->gp_seq = READ_ONCE(rcu_state.gp_seq);
 	s->qs_mask = READ_ONCE(rcu_state.qs_mask);
 	s->gps_completed = READ_ONCE(rcu_state.gps_completed);
+	s->tours_started = atomic_long_read(&rcu_state.tours_started);
 	s->tours_completed = atomic_long_read(&rcu_state.tours_completed);
 	s->stall_reports = READ_ONCE(rcu_stall_reports);
 	s->cbs_queued = 0;

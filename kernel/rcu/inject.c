@@ -42,6 +42,13 @@ bool rcu_injected(enum rcu_injection which)
 	return rcu_injections_on[which];
 }
 
+int rcu_inject_victim(int cpu)
+{
+	int next = cpu_next_online(cpu);
+
+	return next < NR_CPUS ? next : cpu_next_online(-1);
+}
+
 /* At boot, a loud line for each injection that is on. */
 void rcu_inject_announce(void)
 {

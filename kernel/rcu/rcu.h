@@ -18,6 +18,8 @@
 
 static inline unsigned long rcu_seq_snap(unsigned long s)
 {
+	if (rcu_injected(RCU_INJECT_SNAP_SHORT))
+		return (s + 2) & ~1UL;	/* fault injection: only the one already running */
 	/* The value after which a full grace period has passed from now. */
 	return (s + 3) & ~1UL;
 }
@@ -46,7 +48,8 @@ struct rcu_state {
 	unsigned long gps_completed;
 	atomic_long_t waits_started;	/* last wait number handed out */
 	unsigned long waits_done;	/* highest wait number that has ended */
-	atomic_long_t tours_completed;	/* synchronize_rcu() tours, for reports */
+	atomic_long_t tours_started;	/* synchronize_rcu() tours, for reports */
+	atomic_long_t tours_completed;
 };
 
 extern struct rcu_state rcu_state;

@@ -374,8 +374,10 @@ static inline void hlist_add_after_rcu(struct hlist_node *prev,
  * A list_head walk ends when it is back at the head, and the head can be
  * compared against an entry's member address without ever being used as
  * an entry.  An hlist walk ends at NULL instead, and container_of() of
- * NULL is not NULL but a small bogus address, so the end can only be seen
- * on the node pointer, before converting it.  The old macro therefore kept
+ * NULL subtracts the member's offset from 0: an address just below the
+ * top of the address space (or NULL itself when the member is at offset
+ * 0, so a test for NULL after converting works only by accident), so the
+ * end can only be seen reliably on the node pointer, before converting it.  The old macro therefore kept
  * that node pointer in a second variable and tested it.  Today's form needs
  * only the entry cursor: hlist_entry_safe() tests for NULL first and turns
  * NULL into a NULL entry, so "pos != NULL" is the loop test.

@@ -31,7 +31,6 @@ struct rcu_head {
 	struct rcu_head *next;
 	void (*func)(struct rcu_head *head);
 };
-#define callback_head rcu_head
 typedef void (*rcu_callback_t)(struct rcu_head *head);
 
 void rcu_warn_suspicious(const char *file, int line, const char *what);
@@ -147,16 +146,16 @@ void rcu_barrier(void);
 /*
  * kfree_rcu(ptr, member): kfree(ptr) after a grace period, with no
  * callback to write.  As Linux once did, the member's offset travels in
- * place of the function pointer: a "function" below KFREE_RCU_OFFSET_LIMIT
- * is an offset (no code lives in the first page of the address space).
- * So the rcu_head must lie in the first 4096 bytes of its structure, or
- * its offset would be taken for a function and called: the static
- * assertion refuses such a structure at compile time.
+ * place of the function pointer: page 0 is unmapped, so no function lives
+ * below KFREE_RCU_MAX_OFFSET, and a smaller "function" is an offset.  So
+ * the rcu_head must lie in the first 4096 bytes of its structure, or its
+ * offset would be taken for a function and called: the static assertion
+ * refuses such a structure at compile time.
  */
-#define KFREE_RCU_OFFSET_LIMIT	4096
+#define KFREE_RCU_MAX_OFFSET	4096
 #define kfree_rcu(ptr, rhf)						\
 	do {								\
-		_Static_assert(offsetof(__typeof__(*(ptr)), rhf) < KFREE_RCU_OFFSET_LIMIT, \
+		_Static_assert(offsetof(__typeof__(*(ptr)), rhf) < KFREE_RCU_MAX_OFFSET, \
 			       "kfree_rcu(): the rcu_head must lie in the first 4096 " \
 			       "bytes of its structure (its offset stands for a function)"); \
 		call_rcu(&(ptr)->rhf,					\
@@ -184,6 +183,7 @@ struct rcu_stats {
 	unsigned long gp_seq;
 	unsigned long qs_mask;
 	unsigned long gps_completed;
+	unsigned long tours_started;	/* synchronize_rcu() tours */
 	unsigned long tours_completed;
 	long cbs_queued;
 	unsigned long long cbs_invoked;
@@ -201,7 +201,27 @@ bool rcu_cpu_in_eqs(int cpu);
  * tests with rcu_injected(), the name on the command line, what it breaks.
  */
 #define RCU_INJECTIONS(X)						\
-	X(RCU_INJECT_NO_WAIT, "no_wait", "grace periods wait for nothing")
+	X(RCU_INJECT_NO_WAIT, "no_wait", "grace periods wait for nothing")	\
+	X(RCU_INJECT_SNAP_SHORT, "snap_short",				\
+	  "a callback waits only for the grace period already running") \
+	X(RCU_INJECT_SEG_MERGE, "seg_merge",				\
+	  "the next segment joins a non-empty wait segment and takes its earlier grace period") \
+	X(RCU_INJECT_SEG_DONE_EARLY, "seg_done_early",			\
+	  "callbacks are ready once their grace period has started, not ended") \
+	X(RCU_INJECT_MASK_SKIP_CPU, "mask_skip_cpu",			\
+	  "a grace period does not wait for the last online CPU")	\
+	X(RCU_INJECT_IDLE_EXIT_FORGETS, "idle_exit_forgets",		\
+	  "a CPU that leaves idle stays marked idle (an extended quiescent state)") \
+	X(RCU_INJECT_IRQ_STAYS_IDLE, "irq_stays_idle",			\
+	  "an interrupt on an idle CPU does not leave the extended quiescent state") \
+	X(RCU_INJECT_TOUR_SKIP_CPU, "tour_skip_cpu",			\
+	  "synchronize_rcu() does not visit the CPU after its own")	\
+	X(RCU_INJECT_BARRIER_SKIP_CPU, "barrier_skip_cpu",		\
+	  "rcu_barrier() queues no marker on the CPU after its own")	\
+	X(RCU_INJECT_POLL_GP_EARLY, "poll_gp_early",			\
+	  "a cookie reads done once a grace period numbered above it has started") \
+	X(RCU_INJECT_POLL_TOUR_EARLY, "poll_tour_early",		\
+	  "a cookie reads done after a tour that started before the cookie")
 
 #define __RCU_INJECTION_ENUM(id, name, what)	id,
 enum rcu_injection {
@@ -210,5 +230,7 @@ enum rcu_injection {
 };
 /* True when the command line asked for this injection. */
 bool rcu_injected(enum rcu_injection which);
+/* The CPU the *_skip_cpu injections leave out: the online CPU after cpu (wrapping). */
+int rcu_inject_victim(int cpu);
 
 #endif

@@ -4,14 +4,18 @@
  * rcu_cpu_stall_timeout seconds while a grace period, or a
  * synchronize_rcu() tour queued on its run queue, waits for it is
  * reported with its task and its backtrace.  The kernel goes on; the same
- * stall is reported again every three timeouts while it lasts.
+ * stall is reported again every STALL_REPEAT_TIMEOUTS timeouts while it lasts.
  */
 #include "kernel.h"
 #include "rcu.h"
 
 /* rcu_cpu_stall_timeout=: seconds without a quiescent state before a report. */
-int rcu_stall_timeout_s = 21;
-KPARAM_INT("rcu_cpu_stall_timeout", rcu_stall_timeout_s, 3, 300);
+int rcu_stall_timeout_s = RCU_STALL_TIMEOUT_S;
+KPARAM_INT("rcu_cpu_stall_timeout", rcu_stall_timeout_s, RCU_STALL_TIMEOUT_MIN_S,
+	   RCU_STALL_TIMEOUT_MAX_S);
+
+/* A stall that lasts is reported again after this many timeouts (Linux: 3). */
+#define STALL_REPEAT_TIMEOUTS	3
 
 static u64 next_check_ns;
 unsigned long rcu_stall_reports;
@@ -57,7 +61,7 @@ int rcu_set_stall_timeout(int seconds)
 {
 	int old = rcu_stall_timeout_s;
 
-	WRITE_ONCE(rcu_stall_timeout_s, max(seconds, 3));
+	WRITE_ONCE(rcu_stall_timeout_s, max(seconds, RCU_STALL_TIMEOUT_MIN_S));
 	return old;
 }
 
@@ -80,7 +84,7 @@ void rcu_check_stalls(void)
 			gp_reported_at[cpu] = 0;
 			continue;
 		}
-		if (gp_reported_at[cpu] && now - gp_reported_at[cpu] < 3 * timeout)
+		if (gp_reported_at[cpu] && now - gp_reported_at[cpu] < STALL_REPEAT_TIMEOUTS * timeout)
 			continue;
 		gp_reported_at[cpu] = now;
 		report_cpu(cpu, stalled, waiter);

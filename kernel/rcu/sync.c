@@ -66,13 +66,16 @@ void synchronize_rcu(void)
 	if (rcu_injected(RCU_INJECT_NO_WAIT))
 		return;		/* fault injection: a grace period that waits for nothing */
 	tour = rcu_wait_begin();
+	atomic_long_inc(&rcu_state.tours_started);
 	trace_record(TR_SYNC_BEGIN, tour, 0);
 
 	for_each_online_cpu(cpu)
-		run_on(cpu);
+		if (!rcu_injected(RCU_INJECT_TOUR_SKIP_CPU) || cpu != rcu_inject_victim(home))
+			run_on(cpu);
 
 	run_on(home);
-	rcu_wait_end(tour);
+	/* (fault injection poll_tour_early: also the next number, taken after we began) */
+	rcu_wait_end(tour + rcu_injected(RCU_INJECT_POLL_TOUR_EARLY));
 	atomic_long_inc(&rcu_state.tours_completed);
 	trace_record(TR_SYNC_END, tour, 0);
 }
@@ -155,6 +158,8 @@ void rcu_barrier(void)
 	init_completion(&barrier_done);
 	atomic_set(&barrier_pending, 1);	/* our own, dropped below */
 	for_each_online_cpu(cpu) {
+		if (rcu_injected(RCU_INJECT_BARRIER_SKIP_CPU) && cpu == rcu_inject_victim(home))
+			continue;	/* fault injection: no marker there */
 		run_on(cpu);
 		atomic_inc(&barrier_pending);
 		call_rcu(&barrier_heads[cpu], barrier_callback);

@@ -124,17 +124,18 @@ void bench_table_destroy(struct bench_table *t)
 
 /* Busy CPUs: RCU readers with a quiescent state every 64 lookups. */
 static struct bench_table *busy_table;
-static struct task_struct *busy_tasks[NR_CPUS];
+static struct workers busy_workers;
 static bool busy_stop;
 
 static int busy_fn(void *arg)
 {
-	u32 rng = 0x9e3779b9u ^ (u32)(uintptr_t)arg;
+	u32 rng = prandom_seed(0x9e3779b9u ^ (u32)(smp_processor_id() + 1));
 	unsigned long sink = 0;
 
+	(void)arg;
 	while (!READ_ONCE(busy_stop)) {
 		for (int i = 0; i < 64; i++) {
-			int key = bench_rand(&rng) % BENCH_LIST_SIZE;
+			int key = prandom_u32(&rng) % BENCH_LIST_SIZE;
 			struct bench_node *n;
 
 			rcu_read_lock();
@@ -151,35 +152,20 @@ static int busy_fn(void *arg)
 	return (int)(sink & 1);
 }
 
-int bench_busy_start(int first_cpu)
+bool bench_busy_start(int first_cpu)
 {
-	int cpu, n = 0;
-
 	busy_table = bench_table_create(BENCH_LIST);
 	if (!busy_table)
-		return -1;
+		return false;
 	WRITE_ONCE(busy_stop, false);
-	for_each_online_cpu(cpu) {
-		busy_tasks[cpu] = NULL;
-		if (cpu < first_cpu)
-			continue;
-		busy_tasks[cpu] = kthread_run_on_cpu(busy_fn, (void *)(uintptr_t)(cpu + 1),
-						     cpu, "bench_busy");
-		n += busy_tasks[cpu] != NULL;
-	}
-	return n;
+	return workers_start_spread(&busy_workers, num_online_cpus() - first_cpu, first_cpu,
+				    busy_fn, NULL, 0, "bench_busy");
 }
 
 void bench_busy_stop(void)
 {
-	int cpu;
-
 	WRITE_ONCE(busy_stop, true);
-	for_each_online_cpu(cpu) {
-		if (busy_tasks[cpu])
-			kthread_stop(busy_tasks[cpu]);
-		busy_tasks[cpu] = NULL;
-	}
+	workers_stop(&busy_workers);
 	bench_table_destroy(busy_table);
 	busy_table = NULL;
 }

@@ -35,18 +35,6 @@ u64 bench_rate_milli(u64 count, u64 ns);
 /* value_milli for a mean: total / count (ns per operation, cycles per ...). */
 u64 bench_mean_milli(u64 total, u64 count);
 
-/* xorshift32: a private random stream per thread, nothing shared. */
-static inline u32 bench_rand(u32 *state)
-{
-	u32 x = *state;
-
-	x ^= x << 13;
-	x ^= x >> 17;
-	x ^= x << 5;
-	*state = x;
-	return x;
-}
-
 /*
  * A reader-writer spinlock on one atomic word: bit 0 is the writer, each
  * reader adds 2.  Writer-preferring: once the writer bit is set, arriving
@@ -241,9 +229,9 @@ void bench_pool_put(struct bench_table *t, struct bench_node *n);
 /*
  * "Busy" CPUs for the update-side benchmarks: one thread on each CPU in
  * [first, nr_cpu) running RCU readers over a list, cond_resched() every
- * 64 lookups, until bench_busy_stop().
+ * 64 lookups, until bench_busy_stop().  True if every one started.
  */
-int bench_busy_start(int first_cpu);
+bool bench_busy_start(int first_cpu);
 void bench_busy_stop(void);
 
 #endif

@@ -176,7 +176,6 @@ struct bench_reader {
 	u32 rng;
 	u64 lookups, ns, misses, retries;
 	unsigned long sink;
-	struct task_struct *task;
 } __aligned(64);
 
 struct bench_writer {
@@ -188,6 +187,7 @@ struct bench_writer {
 } __aligned(64);
 
 static struct bench_reader readers[NR_CPUS];
+static struct workers reader_group;	/* reader i on CPU i */
 static struct bench_writer writer;
 static struct bench_table *cb_table;	/* the table the RCU callbacks recycle into */
 
@@ -416,7 +416,7 @@ static __always_inline void read_loop(struct bench_reader *r, lookup_fn fn)
 	wait_for_go();
 	t0 = ktime_get_ns();
 	while (window_open()) {
-		int key = bench_rand(&rng) & (t->nelem - 1);
+		int key = prandom_u32(&rng) & (t->nelem - 1);
 		int value = fn(t, key, &retries);
 
 		if (unlikely(value < 0))
@@ -478,7 +478,7 @@ static void replace(struct bench_table *t, struct bench_node *old, struct bench_
 static bool update_one(struct bench_writer *w)
 {
 	struct bench_table *t = w->t;
-	int key = bench_rand(&w->rng) % t->nelem;
+	int key = prandom_u32(&w->rng) % t->nelem;
 	struct bench_node *old = t->cur[key], *new = bench_pool_get(t);
 
 	if (!new)
@@ -562,14 +562,11 @@ static void run_read(struct bench_table *t, enum bench_method m, bool with_write
 	char labels[96];
 
 	WRITE_ONCE(ctl.go, 0);
-	for_each_online_cpu(cpu) {
-		struct bench_reader *r = &readers[cpu];
-
-		*r = (struct bench_reader){ .t = t, .m = m,
-					    .rng = 0x2545f491u * (cpu + 1) + 77u * rep };
-		r->task = kthread_run_on_cpu(reader_fn, r, cpu, "bench_reader");
-		KEXPECT(r->task);
-	}
+	for_each_online_cpu(cpu)
+		readers[cpu] = (struct bench_reader){
+			.t = t, .m = m, .rng = prandom_seed(0x2545f491u * (cpu + 1) + 77u * rep) };
+	KEXPECT(workers_start_spread(&reader_group, ncpu, 0, reader_fn, readers,
+				     sizeof(readers[0]), "bench_reader"));
 	if (with_writer) {
 		writer = (struct bench_writer){ .t = t, .m = m, .rng = 0xdeadbeefu + rep };
 		writer.task = kthread_run_on_cpu(writer_fn, &writer, ncpu - 1, "bench_writer");
@@ -579,11 +576,10 @@ static void run_read(struct bench_table *t, enum bench_method m, bool with_write
 	smp_wmb();	/* end_jiffies before go: pairs with the smp_rmb() in wait_for_go() */
 	WRITE_ONCE(ctl.go, 1);
 
+	workers_stop(&reader_group);
 	for_each_online_cpu(cpu) {
 		struct bench_reader *r = &readers[cpu];
 
-		if (r->task)
-			kthread_stop(r->task);
 		rate_sum += bench_rate_milli(r->lookups, r->ns);
 		misses += r->misses;
 		retries += r->retries;

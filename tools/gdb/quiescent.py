@@ -199,7 +199,8 @@ context switches, queued tasks, and the gdb thread that is this CPU.
             if not idle:
                 what = "busy"
             elif int(rcu_data[c]["idle"]):
-                what = "idle (halted; RCU does not wait for it)"
+                what = ("idle (halted: call_rcu()'s grace periods count it quiescent; "
+                        "a synchronize_rcu() tour wakes it with an IPI)")
             else:
                 what = "idle"
             if int(cpus[c]["irq_depth"]) > 0:
@@ -325,7 +326,7 @@ they are shown signed, as (long) in the kernel reads them."""
         seq = signed_long(s["gp_seq"])		# starts below the wrap: -600 at boot
         mask = int(s["qs_mask"])
         running = seq & 1
-        print(f"grace period {seq >> 1}: "
+        print(f"call_rcu() grace period {seq >> 1}: "
               f"{'in progress' if running else 'none in progress'} (gp_seq {seq})"
               + (f", started at {int(s['gp_start_ns']) / 1e6:.3f} ms" if running else ""))
         owe = [f"CPU{c}" for c in range(64) if mask & (1 << c)]

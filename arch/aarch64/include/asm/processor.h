@@ -13,6 +13,11 @@
 #define ARCH_FPU_SIZE	(32 * 16 + 16)
 #define ARCH_FPU_ALIGN	16
 
+/* 0: arch_send_nmi() is an ordinary interrupt (GICv3 without pseudo-NMIs): masked CPUs wait for it. */
+#define ARCH_HAS_NMI	0
+/* The FP registers a called function preserves: d8-d15, FPCR (arch_fp_callee_saved_call). */
+#define ARCH_FP_CALLEE_SAVED_WORDS 9
+
 /*
  * IRQ and FIQ are masked and unmasked together (daifset/daifclr #3); the
  * GIC signals our group-1 interrupts as IRQs, nothing uses FIQ.  Writes to

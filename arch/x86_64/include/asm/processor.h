@@ -10,6 +10,11 @@
 #define ARCH_FPU_SIZE	512
 #define ARCH_FPU_ALIGN	16
 
+/* 1: an NMI reaches a CPU whatever its interrupt flag: even inside printk. */
+#define ARCH_HAS_NMI	1
+/* The FP registers a called function preserves: MXCSR, x87 control word (arch_fp_callee_saved_call). */
+#define ARCH_FP_CALLEE_SAVED_WORDS 2
+
 /* Integer division by zero raises an exception (#DE) on x86-64. */
 #define ARCH_INTEGER_DIVIDE_TRAPS 1
 

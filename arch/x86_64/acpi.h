@@ -1,0 +1,48 @@
+/*
+ * The ACPI walk that finds the CPUs (acpi.c): RSDP -> RSDT/XSDT -> MADT.
+ * It reads physical memory only through the accessor it is handed, which
+ * refuses what it cannot map, and fills the struct it is handed: the
+ * kernel passes its identity map, the host fuzzer (tools/fuzz/) a buffer.
+ */
+#ifndef ARCH_X86_64_ACPI_H
+#define ARCH_X86_64_ACPI_H
+
+#include "types.h"
+
+#ifndef NR_CPUS
+#define NR_CPUS 16
+#endif
+
+/* How the walk reads physical memory. */
+struct acpi_mem {
+	/* len bytes at phys, or NULL when they are not all readable */
+	const void *(*map)(void *ctx, u64 phys, size_t len);
+	void *ctx;
+};
+
+/* The largest table believed: QEMU's are a few KiB, real firmware's tens. */
+#define ACPI_TABLE_MAX		(256U * 1024)
+/* x2APIC IDs from this one up cannot be addressed by the xAPIC (255: broadcast). */
+#define XAPIC_ID_LIMIT		255
+
+struct acpi_cpus {
+	u32 apic_id[NR_CPUS];	/* the enabled CPUs, in the MADT's order */
+	int ncpus;		/* kept: at most NR_CPUS */
+	int found;		/* enabled, reachable and distinct CPUs listed */
+	int unreachable;	/* enabled CPUs with an x2APIC ID >= XAPIC_ID_LIMIT */
+	u32 first_unreachable;
+	int duplicates;		/* entries repeating an APIC ID already listed */
+	int short_entries;	/* CPU entries too short for their fields */
+	u64 lapic_base;		/* the MADT's local APIC address */
+	bool madt_found;
+	u32 seen[(XAPIC_ID_LIMIT + 31) / 32];	/* APIC IDs listed so far */
+};
+
+/* rsdp: the RSDP copy the boot loader handed over, rsdp_len bytes of it. */
+void acpi_parse(struct acpi_cpus *out, const struct acpi_mem *mem,
+		const void *rsdp, size_t rsdp_len);
+
+/* The kernel's boot: parses with the identity map, fills the globals of x86.h. */
+void acpi_init(u64 rsdp_phys, size_t rsdp_len);
+
+#endif

@@ -1,0 +1,125 @@
+/*
+ * What the grace-period window tests share (tests/rcu_window_*.c): an
+ * element that knows whether it is still alive, and the updater's wait
+ * that ends on an event, never on a time threshold.
+ *
+ * The tests hold a reader open across the exact window a subtle bug
+ * needs, and decide when to let it go from RCU's own state: once the
+ * grace period in progress owes a quiescent state to the reader's CPU
+ * and to no other, nothing a correct RCU does can end it, so waiting
+ * longer proves nothing more.  A broken RCU frees the element (or ends the
+ * poll, or returns from synchronize_rcu()) before that point, and the
+ * reader sees it.  Time appears only as a budget that a hung kernel runs
+ * out of.  Everything here is static: a test file exports nothing.
+ */
+#ifndef TESTS_RCU_WINDOW_H
+#define TESTS_RCU_WINDOW_H
+
+#include "ktest.h"
+#include "irq.h"	/* irq_work: readers inside interrupt handlers */
+
+#define WIN_BUDGET_NS	(30 * NSEC_PER_SEC)	/* only a hung kernel runs out */
+#define WIN_LIVE	0x11fe11feu
+
+static inline bool win_budget_left(u64 start)
+{
+	return ktime_get_ns() - start < WIN_BUDGET_NS;
+}
+
+/* Waits, sleeping, until cond (evaluated again at the end) or the budget is gone. */
+#define WIN_WAIT(cond)							\
+({									\
+	u64 __t0 = ktime_get_ns();					\
+	while (!(cond) && win_budget_left(__t0))			\
+		msleep(1);						\
+	(cond);								\
+})
+
+/* What readers hold: kfree() poisons it, so a freed one is not live. */
+struct win_elem {
+	u32 magic;
+	int id;
+	struct rcu_head rh;	/* not first: kfree_rcu() must find the start */
+};
+
+static inline struct win_elem *win_elem_new(int id)
+{
+	struct win_elem *e = kmalloc(sizeof(*e), GFP_KERNEL);
+
+	if (e) {
+		e->magic = WIN_LIVE;
+		e->id = id;
+	}
+	return e;
+}
+
+/*
+ * Is e still the element id?  Called by readers on what they hold, and by
+ * an updater on what kfree_rcu() will free: it reads memory that may have
+ * been freed on purpose (kmalloc's slabs stay mapped, and freed memory is
+ * poisoned, so a freed element never reads live).
+ */
+static inline bool win_elem_live(const struct win_elem *e, int id)
+{
+	return READ_ONCE(e->magic) == WIN_LIVE && READ_ONCE(e->id) == id;
+}
+
+/* Does the grace period in progress wait for cpu alone? */
+static inline bool win_gp_owes_only(int cpu, unsigned long *gp)
+{
+	struct rcu_stats s;
+
+	rcu_get_stats(&s);
+	*gp = s.gp_seq;
+	return (s.gp_seq & 1) && s.qs_mask == 1UL << cpu;
+}
+
+enum win_wait { WIN_DONE, WIN_BLOCKED, WIN_HUNG };
+
+/*
+ * The updater's wait, sleeping (so its own CPU passes quiescent states and
+ * its rcuc thread runs): until done(arg) -- the callback ran, the poll
+ * says done -- or until the grace period in progress has waited for the
+ * reader's CPU alone across two ticks of this CPU, long enough for every
+ * callback that period made ready here to have run.
+ */
+static inline enum win_wait win_wait_gp_blocked(int cpu, bool (*done)(void *), void *arg)
+{
+	u64 t0 = ktime_get_ns();
+	unsigned long gp, gp2;
+
+	while (win_budget_left(t0)) {
+		if (done(arg))
+			return WIN_DONE;
+		if (win_gp_owes_only(cpu, &gp)) {
+			msleep(2);
+			if (done(arg))
+				return WIN_DONE;
+			if (win_gp_owes_only(cpu, &gp2) && gp2 == gp)
+				return WIN_BLOCKED;
+		}
+		msleep(1);
+	}
+	return WIN_HUNG;
+}
+
+/* The CPUs a reader is held on: every other CPU, at most three (first, middle, last). */
+static inline int win_reader_cpus(int *out)
+{
+	int cpu, n = 0, all[NR_CPUS], nall = 0;
+
+	for_each_online_cpu(cpu)
+		if (cpu != smp_processor_id())
+			all[nall++] = cpu;
+	if (nall <= 3) {
+		for (n = 0; n < nall; n++)
+			out[n] = all[n];
+		return n;
+	}
+	out[n++] = all[0];
+	out[n++] = all[nall / 2];
+	out[n++] = all[nall - 1];
+	return n;
+}
+
+#endif

@@ -1,0 +1,279 @@
+#!/usr/bin/env python3
+"""make fuzz: the kernel's parsers of outside input, built for the host
+with libFuzzer, AddressSanitizer and UndefinedBehaviorSanitizer.
+
+    tools/fuzz/fuzz.py build                  build every target (build/fuzz/)
+    tools/fuzz/fuzz.py run [-t S] [TARGET...] fuzz each target for S seconds
+                                              (FUZZ_SECONDS, default 60), one
+                                              after the other; stop at the
+                                              first finding
+    tools/fuzz/fuzz.py replay                 run every seed, past crash and
+                                              regression case once (the host
+                                              test; CI runs it)
+    tools/fuzz/fuzz.py merge [TARGET...]      minimise what runs found into
+                                              tools/fuzz/corpus/
+
+Each target compiles the kernel's own source file (TARGETS below) with a
+small host shim (tools/fuzz/shim/) and a harness, tools/fuzz/fuzz_NAME.c,
+that checks properties, not only the absence of a crash (docs/fuzz.md).
+A run prints per target the executions, the coverage reached (edges,
+features) and when it last grew, and the corpus size; a finding is saved
+under tools/fuzz/crashes/NAME/ with a one-line command that replays it.
+"""
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+FUZZ = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(FUZZ))
+BUILD = os.path.join(ROOT, "build", "fuzz")
+
+# name -> (kernel sources, include directory of the arch it belongs to, extra link flags)
+TARGETS = {
+    "cmdline": (["kernel/cmdline.c"], "arch/x86_64", []),
+    "monitor": (["kernel/monitor_parse.c"], "arch/x86_64", []),
+    # The page allocator's region handling sees the regions the parser found;
+    # the host's __kernel_end (where free memory may begin) is 1 MiB.
+    # (multiboot.c and acpi.c call each other for the boot word bootdata.dump.)
+    "multiboot": (["arch/x86_64/multiboot.c", "arch/x86_64/acpi.c", "kernel/page_alloc.c"],
+                  "arch/x86_64", ["-no-pie", "-Wl,--defsym=__kernel_end=0x100000"]),
+    "acpi": (["arch/x86_64/acpi.c", "arch/x86_64/multiboot.c"], "arch/x86_64", []),
+    "fdt": (["arch/aarch64/fdt.c"], "arch/aarch64", []),
+}
+
+# The longest input each is given: twice its largest seed or real input.
+MAX_LEN = {"cmdline": 8192, "monitor": 4096, "multiboot": 8192, "acpi": 4096, "fdt": 20000}
+
+SANITIZE = ["-fsanitize=fuzzer,address,undefined", "-fno-sanitize-recover=all"]
+CFLAGS = ["-g", "-O1", "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-fno-omit-frame-pointer",
+          "-DNR_CPUS=16", "-DCONFIG_RCU_CHECKING=1",
+          # Host ELF linkers mark the bounds of a section named like a C identifier.
+          '-DKPARAM_SECTION="kparam"', "-D__kparam_start=__start_kparam",
+          "-D__kparam_end=__stop_kparam"]
+
+
+def binary(name):
+    return os.path.join(BUILD, f"fuzz_{name}")
+
+
+def rel(path):
+    return os.path.relpath(path, ROOT)
+
+
+def build(names, quiet=False):
+    """Builds the targets that are out of date; True when all built."""
+    os.makedirs(BUILD, exist_ok=True)
+    cc = os.environ.get("FUZZ_CC", "clang")
+    if not shutil.which(cc):
+        print(f"fuzz: {cc} not found: bash tools/deps.sh fuzz installs clang and "
+              "libclang-rt-14-dev", file=sys.stderr)
+        return False
+    ok = True
+    for name in names:
+        srcs, arch, ldflags = TARGETS[name]
+        files = [os.path.join(FUZZ, f"fuzz_{name}.c"), os.path.join(FUZZ, "shim", "shim.c")]
+        files += [os.path.join(ROOT, s) for s in srcs]
+        out = binary(name)
+        deps = files + [os.path.join(FUZZ, "fuzz.py")]
+        for d in ("kernel", "lib", arch, os.path.join(FUZZ, "shim"), "tests"):
+            d = os.path.join(ROOT, d)
+            deps += [os.path.join(dp, f) for dp, _, fs in os.walk(d) for f in fs
+                     if f.endswith(".h")]
+        if os.path.exists(out) and os.path.getmtime(out) >= max(map(os.path.getmtime, deps)):
+            continue
+        cmd = [cc] + SANITIZE + CFLAGS + [
+            "-I" + os.path.join(FUZZ, "shim"), "-I" + os.path.join(ROOT, "kernel"),
+            "-I" + os.path.join(ROOT, "lib"), "-I" + os.path.join(ROOT, arch),
+            "-o", out] + files + ldflags
+        if not quiet:
+            print(f"  FUZZCC  {rel(out)}")
+        r = subprocess.run(cmd, cwd=ROOT)
+        ok = ok and r.returncode == 0
+    return ok
+
+
+# "#1234	NEW    cov: 56 ft: 78 corp: 9/100b ..." (libFuzzer's status lines)
+STATUS_RE = re.compile(r"^#(\d+)\s+(\w+)\s+cov: (\d+) ft: (\d+)(?: corp: (\d+)/)?")
+EXECS_RE = re.compile(r"stat::number_of_executed_units:\s*(\d+)")
+ARTIFACT_RE = re.compile(r"Test unit written to (\S+)")
+
+
+def fuzz_one(name, seconds, log_dir):
+    """Fuzzes one target; returns a dict of what the run reached."""
+    corpus = os.path.join(BUILD, "corpus", name)
+    seeds = os.path.join(FUZZ, "corpus", name)
+    artifacts = os.path.join(BUILD, "artifacts", name) + os.sep
+    os.makedirs(corpus, exist_ok=True)
+    os.makedirs(seeds, exist_ok=True)
+    os.makedirs(artifacts, exist_ok=True)
+    cmd = [binary(name), f"-max_total_time={seconds}", "-print_final_stats=1",
+           "-timeout=10", "-rss_limit_mb=2048", f"-max_len={MAX_LEN[name]}",
+           f"-artifact_prefix={artifacts}", corpus, seeds]
+    dict_file = os.path.join(FUZZ, f"{name}.dict")
+    if os.path.exists(dict_file):
+        cmd.insert(1, f"-dict={dict_file}")
+    log_path = os.path.join(log_dir, f"{name}.log")
+    res = {"name": name, "execs": 0, "cov": 0, "ft": 0, "corpus": 0, "seconds": seconds,
+           "last_cov_s": 0.0, "last_ft_s": 0.0, "crash": None, "log": log_path}
+    start = time.monotonic()
+    with open(log_path, "w") as log:
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             text=True, errors="replace", cwd=ROOT)
+        for line in p.stdout:
+            now = time.monotonic() - start
+            log.write(f"[{now:8.1f}s] {line}")
+            m = STATUS_RE.match(line)
+            if m:
+                execs, kind, cov, ft = int(m.group(1)), m.group(2), int(m.group(3)), int(m.group(4))
+                # The first pass over the seeds (INITED) is the starting point.
+                if kind != "INITED" and cov > res["cov"] and res["cov"]:
+                    res["last_cov_s"] = now
+                if kind != "INITED" and ft > res["ft"] and res["ft"]:
+                    res["last_ft_s"] = now
+                res["execs"] = max(res["execs"], execs)
+                res["cov"], res["ft"] = max(res["cov"], cov), max(res["ft"], ft)
+                if m.group(5):
+                    res["corpus"] = int(m.group(5))
+            m = EXECS_RE.search(line)
+            if m:
+                res["execs"] = int(m.group(1))
+            m = ARTIFACT_RE.search(line)
+            if m:
+                res["crash"] = m.group(1)
+        rc = p.wait()
+    res["elapsed"] = time.monotonic() - start
+    if rc != 0 and not res["crash"]:
+        res["crash"] = f"(libFuzzer exit {rc}, no reproducer written: see {rel(log_path)})"
+    return res
+
+
+def keep_crash(name, artifact):
+    """Copies a reproducer into tools/fuzz/crashes/NAME/; returns its path."""
+    if not os.path.isfile(artifact):
+        return artifact
+    dest_dir = os.path.join(FUZZ, "crashes", name)
+    os.makedirs(dest_dir, exist_ok=True)
+    dest = os.path.join(dest_dir, os.path.basename(artifact))
+    shutil.copyfile(artifact, dest)
+    return dest
+
+
+def cmd_run(args):
+    names = args.targets or list(TARGETS)
+    if not build(names):
+        return 1
+    log_dir = os.path.join(BUILD, "logs")
+    os.makedirs(log_dir, exist_ok=True)
+    for name in names:
+        print(f"fuzz: {name}: {args.seconds} s ...", flush=True)
+        r = fuzz_one(name, args.seconds, log_dir)
+        half = r["elapsed"] / 2
+        print(f"fuzz: {name}: {r['execs']} executions in {r['elapsed']:.0f} s, "
+              f"coverage {r['cov']} edges / {r['ft']} features "
+              f"(last new edge at {r['last_cov_s']:.0f} s, last new feature at "
+              f"{r['last_ft_s']:.0f} s{', none in the second half' if r['last_cov_s'] <= half else ''}), "
+              f"corpus {r['corpus']} inputs", flush=True)
+        if r["crash"]:
+            path = keep_crash(name, r["crash"])
+            print(f"fuzz: {name}: FINDING: reproducer saved as {rel(path)}; see {rel(r['log'])}")
+            print(f"fuzz: replay it with: FUZZ_VERBOSE=1 {rel(binary(name))} {rel(path)}")
+            return 1
+        print(f"fuzz: {name}: no finding")
+    return 0
+
+
+def inputs(*dirs):
+    for d in dirs:
+        if os.path.isdir(d):
+            for f in sorted(os.listdir(d)):
+                p = os.path.join(d, f)
+                if os.path.isfile(p) and not f.endswith(".expect") and not f.startswith("."):
+                    yield p
+
+
+def replay_expectations(name, failed):
+    """Each regression case whose .expect file lists lines its console must show."""
+    n = 0
+    for case in inputs(os.path.join(FUZZ, "regress", name)):
+        expect = os.path.splitext(case)[0] + ".expect"
+        r = subprocess.run([binary(name), case], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True, errors="replace", env=dict(os.environ, FUZZ_VERBOSE="1"))
+        missing = []
+        if os.path.exists(expect):
+            with open(expect) as f:
+                missing = [w for w in f.read().splitlines() if w and w not in r.stdout]
+        n += 1
+        if r.returncode != 0 or missing:
+            failed.append(f"{rel(case)}: exit {r.returncode}" +
+                          "".join(f"\n    missing: {w}" for w in missing) +
+                          "\n" + "\n".join("    | " + l for l in r.stdout.splitlines()[-15:]))
+    return n
+
+
+def cmd_replay(args):
+    names = args.targets or list(TARGETS)
+    if not build(names, quiet=True):
+        return 1
+    failed = []
+    total = 0
+    for name in names:
+        files = list(inputs(os.path.join(FUZZ, "corpus", name), os.path.join(FUZZ, "crashes", name)))
+        # Batches keep the argument list short; libFuzzer runs each file once.
+        for i in range(0, len(files), 200):
+            batch = files[i:i + 200]
+            r = subprocess.run([binary(name)] + batch, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, errors="replace")
+            if r.returncode != 0:
+                failed.append(f"{name}: a seed or past crash fails:\n" +
+                              "\n".join("    | " + l for l in r.stdout.splitlines()[-25:]))
+        n = replay_expectations(name, failed)
+        print(f"fuzz replay: {name}: {len(files)} seeds and past crashes, {n} regression cases")
+        total += len(files) + n
+    for f in failed:
+        print(f"fuzz replay: FAILED: {f}")
+    print(f"{total - len(failed)} passed, {len(failed)} failed")
+    return 1 if failed else 0
+
+
+def cmd_merge(args):
+    names = args.targets or list(TARGETS)
+    if not build(names):
+        return 1
+    for name in names:
+        seeds = os.path.join(FUZZ, "corpus", name)
+        found = os.path.join(BUILD, "corpus", name)
+        os.makedirs(seeds, exist_ok=True)
+        before = len(os.listdir(seeds))
+        subprocess.run([binary(name), "-merge=1", seeds, found], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+        print(f"fuzz merge: {name}: {before} -> {len(os.listdir(seeds))} seeds")
+    return 0
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("build")
+    r = sub.add_parser("run")
+    r.add_argument("-t", "--seconds", type=int,
+                   default=int(os.environ.get("FUZZ_SECONDS", "60") or 60))
+    r.add_argument("targets", nargs="*", metavar="TARGET")
+    for c in ("replay", "merge"):
+        s = sub.add_parser(c)
+        s.add_argument("targets", nargs="*", metavar="TARGET")
+    args = p.parse_args()
+    unknown = [t for t in getattr(args, "targets", []) if t not in TARGETS]
+    if unknown:
+        p.error(f"unknown target {unknown[0]!r} (known: {', '.join(TARGETS)})")
+    if args.cmd == "build":
+        return 0 if build(list(TARGETS)) else 1
+    return {"run": cmd_run, "replay": cmd_replay, "merge": cmd_merge}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,172 @@
+/*
+ * Fuzz target: arch/x86_64/acpi.c, the ACPI walk to the MADT's CPUs.
+ *
+ * The input: byte 0 holds flags (bit 0: make every checksum right first,
+ * so that mutations reach past the checksum checks), bytes 1-3 are
+ * unused, bytes 4-39 are the RSDP copy the boot loader handed over, and
+ * the rest is physical memory from IMAGE_BASE up, where the RSDP's table
+ * addresses point (tools/fuzz/bootdata.py lays QEMU's tables out so).
+ * The accessor hands out each range it is asked for as its own exact
+ * allocation, so ASan catches a read past what the walk asked for.
+ * Properties:
+ *   - at most NR_CPUS CPUs kept, all with APIC IDs the xAPIC can reach
+ *     (below 255), none twice;
+ *   - each thing refused is reported: more CPUs than NR_CPUS, x2APIC IDs
+ *     out of reach, repeated IDs, short entries, and no usable CPU list;
+ *   - nothing is read or written out of bounds (ASan, UBSan).
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "x86.h"
+#include "acpi.h"
+#include "shim/shim.h"
+
+#define HEADER		4
+#define RSDP_SIZE	36
+#define IMAGE_BASE	0x1000ULL	/* page 0 is never a table, as in the kernel */
+#define FIX_CHECKSUMS	1
+#define MAX_MAPS	4096
+
+struct image {
+	u8 *bytes;
+	size_t len;
+	void *maps[MAX_MAPS];
+	int nmaps;
+};
+
+static const void *map_image(void *ctx, u64 phys, size_t len)
+{
+	struct image *im = ctx;
+	void *copy;
+
+	if (phys < IMAGE_BASE || phys - IMAGE_BASE > im->len || len > im->len - (phys - IMAGE_BASE))
+		return NULL;
+	CHECK(im->nmaps < MAX_MAPS, "the walk mapped more than %d ranges", MAX_MAPS);
+	copy = malloc(len ? len : 1);
+	memcpy(copy, im->bytes + (phys - IMAGE_BASE), len);
+	im->maps[im->nmaps++] = copy;
+	return copy;
+}
+
+static u8 *at(struct image *im, u64 phys, size_t len)
+{
+	if (phys < IMAGE_BASE || phys - IMAGE_BASE > im->len || len > im->len - (phys - IMAGE_BASE))
+		return NULL;
+	return im->bytes + (phys - IMAGE_BASE);
+}
+
+static void fix_sum(u8 *p, size_t len, size_t sum_at)
+{
+	u8 sum = 0;
+
+	p[sum_at] = 0;
+	for (size_t i = 0; i < len; i++)
+		sum += p[i];
+	p[sum_at] = -sum;
+}
+
+/* Makes the checksum of the table at phys right, when its bytes are there. */
+static void fix_table(struct image *im, u64 phys)
+{
+	u8 *h = at(im, phys, 36);
+	u32 len;
+
+	if (!h)
+		return;
+	memcpy(&len, h + 4, 4);
+	if (len >= 36 && at(im, phys, len))
+		fix_sum(h, len, 9);
+}
+
+/* The entries first, then the root: fixing a table changes its own bytes only. */
+static void fix_root(struct image *im, u64 phys, size_t entry)
+{
+	u8 *h = at(im, phys, 36);
+	u32 len;
+
+	if (!h)
+		return;
+	memcpy(&len, h + 4, 4);
+	if (len >= 36 && at(im, phys, len)) {
+		for (size_t off = 36; off + entry <= len; off += entry) {
+			u64 addr = 0;
+
+			memcpy(&addr, h + off, entry);
+			if (addr != phys)
+				fix_table(im, addr);
+		}
+	}
+	fix_table(im, phys);
+}
+
+static void fix_checksums(struct image *im, u8 *rsdp, size_t rsdp_len)
+{
+	u32 rsdt;
+	u64 xsdt;
+
+	if (rsdp_len < 20)
+		return;
+	memcpy(&rsdt, rsdp + 16, 4);
+	fix_root(im, rsdt, 4);
+	if (rsdp_len >= RSDP_SIZE) {
+		memcpy(&xsdt, rsdp + 24, 8);
+		fix_root(im, xsdt, 8);
+	}
+	fix_sum(rsdp, 20, 8);
+	if (rsdp_len >= RSDP_SIZE)
+		fix_sum(rsdp, RSDP_SIZE, 32);
+}
+
+static void check(const struct acpi_cpus *c)
+{
+	CHECK(c->ncpus >= 0 && c->ncpus <= NR_CPUS, "%d CPUs kept", c->ncpus);
+	CHECK(c->ncpus == (c->found < NR_CPUS ? c->found : NR_CPUS),
+	      "%d CPUs kept of %d found", c->ncpus, c->found);
+	for (int i = 0; i < c->ncpus; i++) {
+		CHECK(c->apic_id[i] < XAPIC_ID_LIMIT, "APIC ID %u kept", c->apic_id[i]);
+		for (int j = 0; j < i; j++)
+			CHECK(c->apic_id[i] != c->apic_id[j], "APIC ID %u kept twice", c->apic_id[i]);
+	}
+	CHECK(c->found <= NR_CPUS || shim_count_lines("smp: firmware lists"),
+	      "%d CPUs found, the cut to NR_CPUS not reported", c->found);
+	CHECK(!c->unreachable || shim_count_lines("acpi: ") > 0, "unreachable CPUs not reported");
+	CHECK(!c->duplicates || shim_count_lines("acpi: ") > 0, "repeated IDs not reported");
+	CHECK(!c->short_entries || shim_count_lines("acpi: ") > 0, "short entries not reported");
+	CHECK(c->ncpus || shim_count_lines("acpi: ") > 0, "no CPU found, and nothing said");
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct image im;
+	u8 rsdp_buf[RSDP_SIZE];
+	size_t rsdp_len = size <= HEADER ? 0 : size - HEADER < RSDP_SIZE ? size - HEADER : RSDP_SIZE;
+	size_t skip = HEADER + RSDP_SIZE;
+	struct acpi_mem mem = { .map = map_image, .ctx = &im };
+	struct acpi_cpus cpus;
+	u8 *rsdp;
+
+	im.len = size > skip ? size - skip : 0;
+	im.bytes = malloc(im.len ? im.len : 1);
+	im.nmaps = 0;
+	if (im.len)
+		memcpy(im.bytes, data + skip, im.len);
+	memcpy(rsdp_buf, data + (size > HEADER ? HEADER : 0), rsdp_len);
+	if (size && (data[0] & FIX_CHECKSUMS))
+		fix_checksums(&im, rsdp_buf, rsdp_len);
+	/* The RSDP too in an allocation of exactly its length. */
+	rsdp = malloc(rsdp_len ? rsdp_len : 1);
+	memcpy(rsdp, rsdp_buf, rsdp_len);
+	shim_reset();
+	acpi_parse(&cpus, &mem, rsdp_len ? rsdp : NULL, rsdp_len);
+	check(&cpus);
+	shim_summary("%d CPUs kept of %d found (first APIC ID %u, last %u), local APIC at %#llx",
+		     cpus.ncpus, cpus.found, cpus.ncpus ? cpus.apic_id[0] : 0,
+		     cpus.ncpus ? cpus.apic_id[cpus.ncpus - 1] : 0,
+		     (unsigned long long)cpus.lapic_base);
+	for (int i = 0; i < im.nmaps; i++)
+		free(im.maps[i]);
+	free(rsdp);
+	free(im.bytes);
+	return 0;
+}

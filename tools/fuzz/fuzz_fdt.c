@@ -1,0 +1,78 @@
+/*
+ * Fuzz target: arch/aarch64/fdt.c, the flattened device tree.
+ *
+ * The input is the blob.  Its totalsize word is all the kernel has to know
+ * where the blob ends, so the harness makes it true (no larger than the
+ * input) and gives the blob an allocation of exactly that size: ASan
+ * catches any read past what the kernel may trust.  Each input is parsed
+ * twice, each time into a fresh copy of QEMU virt's defaults (the kernel's
+ * `dt`), and both results must agree: no state carries over.
+ * Properties:
+ *   - at most NR_CPUS CPUs kept, none twice, no more than were found;
+ *   - the memory range taken is non-empty and does not wrap;
+ *   - the command line is a terminated string, marked truncated only when
+ *     it fills its buffer;
+ *   - nothing is read or written out of bounds (ASan, UBSan).
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "aarch64.h"
+#include "shim/shim.h"
+
+#define HEADER_WORDS	8	/* magic and totalsize are read first */
+
+static void check(const struct dt_info *d)
+{
+	CHECK(d->ncpus >= 0 && d->ncpus <= NR_CPUS && d->ncpus <= d->cpus_found,
+	      "%d CPUs kept of %d found", d->ncpus, d->cpus_found);
+	for (int i = 0; i < d->ncpus; i++)
+		for (int j = 0; j < i; j++)
+			CHECK(d->cpu_mpidr[i] != d->cpu_mpidr[j], "MPIDR %#llx kept twice",
+			      (unsigned long long)d->cpu_mpidr[i]);
+	CHECK(d->ram_size && d->ram_start + d->ram_size > d->ram_start,
+	      "memory %#llx + %#llx", (unsigned long long)d->ram_start,
+	      (unsigned long long)d->ram_size);
+	CHECK(memchr(d->bootargs, '\0', sizeof(d->bootargs)), "bootargs not terminated");
+	CHECK(!d->bootargs_truncated || strlen(d->bootargs) == sizeof(d->bootargs) - 1,
+	      "short bootargs marked truncated");
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	size_t len = size < HEADER_WORDS ? HEADER_WORDS : size;
+	u8 *blob = calloc(1, len);
+	struct dt_info *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
+	u32 total;
+
+	memcpy(blob, data, size);
+	total = (u32)blob[4] << 24 | blob[5] << 16 | blob[6] << 8 | blob[7];
+	if (total > len || total < HEADER_WORDS) {
+		total = total > len ? len : HEADER_WORDS;
+		blob[4] = total >> 24, blob[5] = total >> 16, blob[6] = total >> 8, blob[7] = total;
+	}
+	if (total < len) {
+		u8 *exact = malloc(total);
+
+		memcpy(exact, blob, total);
+		free(blob);
+		blob = exact;
+	}
+	shim_reset();
+	*a = dt;
+	fdt_parse(a, blob);
+	check(a);
+	shim_summary("%d CPUs kept of %d found, RAM %#llx + %#llx, UART %#llx, GIC %#llx %#llx, "
+		     "PSCI %s, bootargs '%s'", a->ncpus, a->cpus_found,
+		     (unsigned long long)a->ram_start, (unsigned long long)a->ram_size,
+		     (unsigned long long)a->uart_base, (unsigned long long)a->gicd_base,
+		     (unsigned long long)a->gicr_base,
+		     a->psci_found ? (a->psci_smc ? "smc" : "hvc") : "none", a->bootargs);
+	*b = dt;
+	fdt_parse(b, blob);
+	CHECK(!memcmp(a, b, sizeof(*a)), "a second parse of the same blob gave another result");
+	free(a);
+	free(b);
+	free(blob);
+	return 0;
+}

@@ -1,0 +1,154 @@
+/*
+ * Fuzz target: arch/x86_64/multiboot.c, the multiboot2 boot information,
+ * and the region handling of kernel/page_alloc.c that uses its memory map.
+ *
+ * The input is the information block.  Its total_size word is all the
+ * kernel has to know where the block ends, so the harness makes it true
+ * (no larger than the input) and places the block at the end of its
+ * allocation: ASan then catches any read past the size the kernel trusts.
+ * Properties:
+ *   - the walk ends (libFuzzer's -timeout catches a loop), at the end tag
+ *     or with a "multiboot:" message saying why not;
+ *   - every region kept is non-empty (start < end), at most
+ *     MB2_MAX_REGIONS of them, and dropping more is reported;
+ *   - the command line is a terminated string, and only marked truncated
+ *     when it fills the buffer; the RSDP copy lies inside the block;
+ *   - the page allocator then frees each page of the regions (above the
+ *     kernel's end, below 4 GiB) exactly once, however they overlap, and
+ *     hands out only such pages;
+ *   - nothing is read or written out of bounds (ASan, UBSan).
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "x86.h"
+#include "multiboot.h"
+#include "shim/shim.h"
+
+#define KERNEL_END	0x100000ULL	/* fuzz.py links __kernel_end here */
+#define MAX_PHYS	(1ULL << 32)
+/* Above this many pages the allocator's check is skipped: one input would take milliseconds. */
+#define MAX_CHECKED	65536
+
+static int cmp_region(const void *a, const void *b)
+{
+	const struct mem_region *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The pages of the union of the regions, clipped as page_alloc_init() clips them. */
+static size_t union_pages(struct mem_region *r, int n)
+{
+	size_t pages = 0;
+	u64 covered = 0;	/* every page below this is counted */
+
+	for (int i = 0; i < n; i++) {
+		u64 s = r[i].start > KERNEL_END ? r[i].start : KERNEL_END;
+		u64 e = r[i].end < MAX_PHYS ? r[i].end : MAX_PHYS;
+
+		s = s >= MAX_PHYS ? MAX_PHYS : ALIGN_UP(s, PAGE_SIZE);
+		e = ALIGN_DOWN(e, PAGE_SIZE);
+		r[i].start = s;
+		r[i].end = e > s ? e : s;
+	}
+	qsort(r, n, sizeof(*r), cmp_region);
+	for (int i = 0; i < n; i++) {
+		u64 s = r[i].start > covered ? r[i].start : covered;
+
+		if (r[i].end > s)
+			pages += (r[i].end - s) / PAGE_SIZE;
+		if (r[i].end > covered)
+			covered = r[i].end;
+	}
+	return pages;
+}
+
+static bool in_regions(const struct mem_region *r, int n, u64 a)
+{
+	for (int i = 0; i < n; i++)
+		if (a >= r[i].start && a + PAGE_SIZE <= r[i].end)
+			return true;
+	return false;
+}
+
+static void check_info(const struct mb2_info *mb, const u8 *buf, u32 total, bool total_ok)
+{
+	CHECK(mb->end_seen || shim_count_lines("multiboot:") > 0,
+	      "the walk ended without the end tag and without a word");
+	CHECK(mb->nregions >= 0 && mb->nregions <= MB2_MAX_REGIONS, "%d regions", mb->nregions);
+	for (int i = 0; i < mb->nregions; i++)
+		CHECK(mb->regions[i].start < mb->regions[i].end, "region %d is empty or reversed", i);
+	CHECK(!mb->regions_dropped || shim_count_lines("multiboot: ") > 0,
+	      "%d regions dropped silently", mb->regions_dropped);
+	CHECK(memchr(mb->cmdline, '\0', sizeof(mb->cmdline)), "command line not terminated");
+	CHECK(!mb->cmdline_truncated || strlen(mb->cmdline) == sizeof(mb->cmdline) - 1,
+	      "a short command line marked truncated");
+	if (mb->rsdp) {
+		const u8 *r = mb->rsdp;
+
+		CHECK(total_ok && r >= buf + 8 && mb->rsdp_len >= 20 &&
+		      r + mb->rsdp_len <= buf + total, "the RSDP copy is not inside the block");
+	}
+}
+
+static void check_pages(void)
+{
+	struct mem_region r[MB2_MAX_REGIONS];
+	int n = arch_mem_regions(r, MB2_MAX_REGIONS);
+	size_t want = union_pages(r, n);
+	void *pages[4];
+
+	if (want > MAX_CHECKED)
+		return;
+	page_alloc_init();
+	CHECK(page_free_count() == want, "the allocator has %zu free pages, the regions hold %zu",
+	      page_free_count(), want);
+	for (int i = 0; i < 4; i++) {
+		pages[i] = page_alloc(1);
+		CHECK(!pages[i] == (want < (size_t)i + 1), "page_alloc() #%d gave %p with %zu pages",
+		      i, pages[i], want);
+		CHECK(!pages[i] || in_regions(r, n, (uintptr_t)pages[i]),
+		      "page_alloc() gave %p, outside every region", pages[i]);
+	}
+	for (int i = 0; i < 4; i++)
+		if (pages[i])
+			page_free(pages[i], 1);
+	CHECK(page_free_count() == want, "frees did not give every page back");
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	size_t len = size < 8 ? 8 : size;
+	u8 *buf = calloc(1, len);
+	struct mb2_info *mb = malloc(sizeof(*mb));
+	u32 total;
+
+	memcpy(buf, data, size);
+	memcpy(&total, buf, 4);
+	if (total > len) {
+		total = len;
+		memcpy(buf, &total, 4);
+	}
+	/* The block ends where its allocation does, so ASan guards its end. */
+	if (total >= 8 && total < len) {
+		u8 *exact = malloc(total);
+
+		memcpy(exact, buf, total);
+		free(buf);
+		buf = exact;
+	}
+	shim_reset();
+	mb2_parse(mb, buf);
+	check_info(mb, buf, total, total >= 8 && total <= MB2_INFO_MAX);
+	shim_summary("%d regions (%d dropped), command line '%s', RSDP %s (%zu bytes), end tag %s",
+		     mb->nregions, mb->regions_dropped, mb->cmdline, mb->rsdp ? "found" : "none",
+		     mb->rsdp_len, mb->end_seen ? "seen" : "not seen");
+
+	/* The kernel's own path: the glue keeps the result, the allocator uses it. */
+	multiboot_parse(buf);
+	check_pages();
+	free(mb);
+	free(buf);
+	return 0;
+}

@@ -1,0 +1,326 @@
+#!/usr/bin/env python3
+"""The hostile boot data of issue 19, one regression case each.
+
+    tools/fuzz/mkcases.py      (re)writes tools/fuzz/regress/TARGET/NAME.bin
+                               and NAME.expect
+
+Each case is built here, readable, rather than kept only as bytes.  The
+.expect file lists text the console (the kernel's messages, and the
+harness's "harness:" summary) must show when tools/fuzz/fuzz.py replay
+runs the target on the case with FUZZ_VERBOSE=1; the target's own
+properties (tools/fuzz/fuzz_TARGET.c) are checked too.
+"""
+
+import os
+import struct
+
+FUZZ = os.path.dirname(os.path.abspath(__file__))
+REGRESS = os.path.join(FUZZ, "regress")
+CASES = []
+
+
+def case(target, name, data, *expect):
+    CASES.append((target, name, bytes(data), expect))
+
+
+# ------------------------------------------------------------ multiboot2
+
+def tag(type_, body, size=None):
+    """A tag: type, size (its true size unless given), body, padded to 8."""
+    t = struct.pack("<II", type_, 8 + len(body) if size is None else size) + body
+    return t + bytes(-len(t) % 8)
+
+
+def mmap(entries, entry_size=24):
+    body = struct.pack("<II", entry_size, 0)
+    for base, length, kind in entries:
+        body += struct.pack("<QQII", base, length, kind, 0)
+    return tag(6, body)
+
+
+def info(*tags, end=True, total=None):
+    body = b"".join(tags) + (tag(0, b"") if end else b"")
+    return struct.pack("<II", 8 + len(body) if total is None else total, 0) + body
+
+
+RAM = [(0, 0x9fc00, 1), (0x100000, 0x7ee0000, 1)]
+CMDLINE = tag(1, b"rcu_cpu_stall_timeout=30\0")
+
+case("multiboot", "tag-size-0", info(CMDLINE, struct.pack("<II", 1, 0) + bytes(8), end=False),
+     "multiboot: tag 1 at offset 48 has size 0", "end tag not seen")
+case("multiboot", "mmap-entry-size-0", info(mmap(RAM, entry_size=0)),
+     "multiboot: memory map entries of 0 bytes (at least 24 expected): ignoring the map",
+     "harness: 0 regions")
+case("multiboot", "cmdline-tag-shorter-than-its-header",
+     info(struct.pack("<II", 1, 4) + b"abcd"), "multiboot: tag 1 at offset 8 has size 4")
+case("multiboot", "tag-past-total-size",
+     info(tag(1, b"hello\0", size=400)), "has size 400 (", "ending the walk there")
+case("multiboot", "total-size-below-header", struct.pack("<II", 4, 0) + CMDLINE,
+     "multiboot: boot information of 4 bytes")
+case("multiboot", "no-end-tag", info(CMDLINE, end=False), "multiboot: no end tag")
+case("multiboot", "more-than-32-regions",
+     info(mmap([(0x100000 * (i + 1), 0x80000, 1) for i in range(40)])),
+     "multiboot: 8 available memory regions beyond the first 32", "harness: 32 regions (8 dropped)")
+case("multiboot", "overlapping-regions-counted-once",
+     info(mmap([(0x100000, 0x400000, 1), (0x200000, 0x400000, 1), (0x100000, 0x100000, 1)])),
+     "mm: 5 MiB free for the kernel (1280 pages)",
+     "mm: the memory map lists 1024 pages more than once: each counted once")
+case("multiboot", "region-wraps-around",
+     info(mmap([(0xfffffffffffff000, 0x2000, 1), (0x100000, 0x100000, 1)])),
+     "wraps around: clipped", "mm: 1 MiB free for the kernel (256 pages)")
+case("multiboot", "acpi-tag-too-small-for-an-rsdp", info(tag(15, b"RSD PTR \0" + bytes(11))),
+     "multiboot: ACPI tag of 28 bytes cannot hold an RSDP of 36: ignored", "RSDP none")
+
+
+# ------------------------------------------------------------ ACPI
+
+IMAGE_BASE = 0x1000
+
+
+def sdt(sig, body, length=None, good_sum=True):
+    t = bytearray(sig + struct.pack("<I", 36 + len(body) if length is None else length)
+                  + b"\x01\x00QUIESCQUIESCNT" + bytes(12) + body)
+    if good_sum:
+        t[9] = (-sum(t)) & 0xff
+    return bytes(t)
+
+
+def lapic(apic_id, enabled=True):
+    return struct.pack("<BBBBI", 0, 8, apic_id, apic_id, 1 if enabled else 0)
+
+
+def x2apic(apic_id, enabled=True):
+    return struct.pack("<BBHIII", 9, 16, 0, apic_id, 1 if enabled else 0, apic_id)
+
+
+def madt(entries, **kw):
+    return sdt(b"APIC", struct.pack("<II", 0xfee00000, 1) + b"".join(entries), **kw)
+
+
+def rsdp(rsdt=0, xsdt=None):
+    r = bytearray(b"RSD PTR \0QUIESC" + bytes([2 if xsdt is not None else 0])
+                  + struct.pack("<I", rsdt))
+    r[8] = (-sum(r)) & 0xff
+    if xsdt is not None:
+        r += struct.pack("<IQ", 36, xsdt) + bytes(4)
+        r[32] = (-sum(r)) & 0xff
+    return bytes(r.ljust(36, b"\0"))
+
+
+def acpi(tables, root_sig=b"RSDT", root_len=None, flags=0, xsdt=False):
+    """flags, RSDP, then the root at IMAGE_BASE and the tables after it."""
+    entry = 8 if xsdt else 4
+    addrs, image = [], bytearray()
+    start = 36 + entry * len(tables)
+    for t in tables:
+        addrs.append(IMAGE_BASE + start + len(image))
+        image += t
+    fmt = "<Q" if xsdt else "<I"
+    root = sdt(root_sig, b"".join(struct.pack(fmt, a) for a in addrs), length=root_len)
+    r = rsdp(xsdt=IMAGE_BASE) if xsdt else rsdp(rsdt=IMAGE_BASE)
+    return bytes([flags, 0, 0, 0]) + r + root + image
+
+
+QEMU_CPUS = [lapic(i) for i in range(4)]
+
+case("acpi", "rsdt-length-below-its-header", acpi([madt(QEMU_CPUS)], root_len=20),
+     "acpi: RSDT at 0x1000 has length 20 (expected 36 to", "acpi: no valid RSDT or XSDT")
+case("acpi", "xsdt-length-below-its-header",
+     acpi([madt(QEMU_CPUS)], root_sig=b"XSDT", root_len=8, xsdt=True),
+     "acpi: XSDT at 0x1000 has length 8", "acpi: the XSDT cannot be used: trying the RSDT")
+case("acpi", "madt-entry-of-length-0", acpi([madt([lapic(0), b"\x00\x00" + bytes(6)])]),
+     "acpi: MADT entry at offset 52 has length 0", "harness: 1 CPUs kept of 1 found")
+case("acpi", "madt-entry-past-the-table", acpi([madt([lapic(0), b"\x00\xc8" + bytes(6)])]),
+     "acpi: MADT entry at offset 52 has length 200 (8 bytes left)")
+case("acpi", "madt-entry-too-short-for-its-fields",
+     acpi([madt([lapic(0), b"\x00\x04\x01\x01", b"\x09\x08" + bytes(6)])]),
+     "acpi: 2 MADT CPU entries are too short for their fields: ignored")
+case("acpi", "x2apic-cpus-reachable-and-not",
+     acpi([madt([lapic(0), x2apic(1), x2apic(2), x2apic(300), x2apic(0xffffffff)])]),
+     "acpi: 2 CPUs have x2APIC IDs the xAPIC cannot reach (255 and up; the first: 300)",
+     "harness: 3 CPUs kept of 3 found")
+case("acpi", "x2apic-only-firmware", acpi([madt([x2apic(i) for i in range(4)])]),
+     "harness: 4 CPUs kept of 4 found")
+case("acpi", "more-cpus-than-nr-cpus", acpi([madt([lapic(i) for i in range(20)])]),
+     "smp: firmware lists 20 CPUs, this kernel supports NR_CPUS=16",
+     "harness: 16 CPUs kept of 20 found")
+case("acpi", "apic-id-listed-twice", acpi([madt([lapic(0), lapic(1), lapic(1), x2apic(0)])]),
+     "acpi: 2 MADT CPU entries repeat an APIC ID already listed",
+     "harness: 2 CPUs kept of 2 found")
+case("acpi", "apic-id-255-is-broadcast", acpi([madt([lapic(0), lapic(255)])]),
+     "cannot reach", "harness: 1 CPUs kept of 1 found")
+case("acpi", "madt-shorter-than-its-header",
+     acpi([sdt(b"APIC", struct.pack("<I", 0xfee00000))]),
+     "acpi: MADT of 40 bytes is shorter than its header")
+case("acpi", "madt-length-below-a-table-header", acpi([madt([], length=30)]),
+     "acpi: APIC at 0x1028 has length 30 (expected 36 to", "acpi: no MADT")
+case("acpi", "madt-bad-checksum", acpi([madt(QEMU_CPUS, good_sum=False)]),
+     "acpi: APIC at 0x1028 has a bad checksum: ignored", "acpi: no MADT")
+case("acpi", "table-address-outside-memory",
+     bytes(4) + rsdp(rsdt=0x7fe0000), "acpi: no valid RSDT or XSDT")
+case("acpi", "acpi2-rsdp-cut-to-20-bytes", bytes(4) + rsdp(xsdt=IMAGE_BASE)[:20],
+     "acpi: ACPI 2.0 RSDP without a valid XSDT part: using the RSDT")
+case("acpi", "no-enabled-cpu", acpi([madt([lapic(0, enabled=False)])]),
+     "acpi: the MADT lists no enabled CPU we can use")
+
+
+# ------------------------------------------------------------ device tree
+
+def fdt(struct_block, strings, version=17, total=None, off_struct=None, off_strings=None,
+        size_struct=None, size_strings=None):
+    off_rsv = 40
+    rsv = bytes(16)
+    o_struct = off_rsv + len(rsv) if off_struct is None else off_struct
+    o_strings = off_rsv + len(rsv) + len(struct_block) if off_strings is None else off_strings
+    body = rsv + struct_block + strings
+    t = 40 + len(body) if total is None else total
+    head = struct.pack(">10I", 0xd00dfeed, t, o_struct, o_strings, off_rsv, version, 16, 0,
+                       len(strings) if size_strings is None else size_strings,
+                       len(struct_block) if size_struct is None else size_struct)
+    return head + body
+
+
+class Tree:
+    """Builds a structure block and its strings."""
+
+    def __init__(self):
+        self.s = bytearray()
+        self.strings = bytearray()
+        self.names = {}
+
+    def tok(self, v):
+        self.s += struct.pack(">I", v)
+
+    def begin(self, name):
+        self.tok(1)
+        n = name.encode() + b"\0"
+        self.s += n + bytes(-len(n) % 4)
+
+    def end(self):
+        self.tok(2)
+
+    def prop(self, name, value, nameoff=None, length=None):
+        if name not in self.names:
+            self.names[name] = len(self.strings)
+            self.strings += name.encode() + b"\0"
+        self.tok(3)
+        self.s += struct.pack(">II", len(value) if length is None else length,
+                              self.names[name] if nameoff is None else nameoff)
+        self.s += value + bytes(-len(value) % 4)
+
+    def u32(self, name, *vals):
+        self.prop(name, b"".join(struct.pack(">I", v) for v in vals))
+
+    def blob(self, **kw):
+        return fdt(bytes(self.s) + struct.pack(">I", 9), bytes(self.strings), **kw)
+
+
+def virt(ncpus=2, cpu_regs=None, mem=(0x40000000, 0x8000000), extra=None):
+    t = Tree()
+    t.begin("")
+    t.u32("#address-cells", 2)
+    t.u32("#size-cells", 2)
+    t.begin("chosen")
+    t.prop("bootargs", b"rcu_cpu_stall_timeout=30\0")
+    t.end()
+    t.begin("memory@40000000")
+    t.prop("device_type", b"memory\0")
+    t.u32("reg", mem[0] >> 32, mem[0] & 0xffffffff, mem[1] >> 32, mem[1] & 0xffffffff)
+    t.end()
+    t.begin("cpus")
+    t.u32("#address-cells", 1)
+    t.u32("#size-cells", 0)
+    for i, reg in enumerate(cpu_regs if cpu_regs is not None else range(ncpus)):
+        t.begin(f"cpu@{i}")
+        t.prop("device_type", b"cpu\0")
+        t.u32("reg", reg)
+        t.end()
+    t.end()
+    if extra:
+        extra(t)
+    t.end()
+    return t
+
+
+def bad_prop_length(t):
+    t.begin("x")
+    t.prop("reg", b"", length=0x10000)
+    t.end()
+
+
+def bad_nameoff(t):
+    t.begin("x")
+    t.prop("reg", b"abcd", nameoff=0x7fffffff)
+    t.end()
+
+
+def deep(t):
+    for i in range(10):
+        t.begin(f"n{i}")
+    for i in range(10):
+        t.end()
+
+
+def unterminated_strings(t):
+    # device_type and compatible without their NUL, right before the end.
+    t.begin("y")
+    t.prop("compatible", b"arm,pl011")
+    t.prop("device_type", b"cpux")
+    t.end()
+
+
+case("fdt", "qemu-like-tree", virt(4).blob(), "harness: 4 CPUs kept of 4 found, RAM 0x40000000")
+case("fdt", "totalsize-below-its-header", virt().blob(total=20),
+     "refused: its totalsize is not between the header's size and 2 MiB")
+case("fdt", "version-16", virt().blob(version=16), "refused: its version is older than 17")
+case("fdt", "structure-block-outside-the-blob", virt().blob(off_struct=0x100000),
+     "refused: its structure block is not inside it")
+case("fdt", "structure-size-past-the-blob", virt().blob(size_struct=0xfffffff0),
+     "refused: its structure block is not inside it")
+case("fdt", "strings-block-outside-the-blob", virt().blob(size_strings=0x7fffffff),
+     "refused: its strings block is not inside it")
+case("fdt", "property-length-past-the-block", virt(extra=bad_prop_length).blob(),
+     "fdt: a property's length runs past the end")
+case("fdt", "property-name-outside-strings", virt(extra=bad_nameoff).blob(),
+     "fdt: a property name is outside the strings block")
+case("fdt", "node-name-without-its-nul",
+     fdt(struct.pack(">I", 1) + b"abcdefgh", b"x\0"), "fdt: a node name runs past the end")
+case("fdt", "nodes-nested-too-deep", virt(extra=deep).blob(), "fdt: nodes nested too deep")
+case("fdt", "more-cpus-than-nr-cpus", virt(20).blob(), "harness: 16 CPUs kept of 20 found")
+case("fdt", "cpu-listed-twice", virt(cpu_regs=[0, 1, 1, 2]).blob(),
+     "fdt: 1 CPU nodes repeat an MPIDR", "harness: 3 CPUs kept of 3 found")
+case("fdt", "memory-of-size-0", virt(mem=(0x40000000, 0)).blob(),
+     "is not a memory range: ignored", "RAM 0x40000000 + 0x8000000")
+case("fdt", "memory-wraps-around", virt(mem=(0xffffffff00000000, 0x200000000)).blob(),
+     "is not a memory range: ignored")
+case("fdt", "strings-without-nul-at-the-end", virt(extra=unterminated_strings).blob(),
+     "harness: 2 CPUs kept of 2 found")
+case("fdt", "unknown-token", fdt(struct.pack(">II", 1, 0) + struct.pack(">I", 7), b""),
+     "fdt: an unknown token at offset 8")
+
+
+# ------------------------------------------------------------ monitor, command line
+
+case("monitor", "line-longer-than-the-buffer", b"test " + b"x" * 300 + b"\n")
+case("monitor", "too-many-words", b"help a b c d e f\n")
+case("monitor", "unterminated-quote-and-escapes", b"test 'rcu_*\n\x1b[A\x1bOBtrace dump\n")
+case("cmdline", "quoted-newline-stays-on-one-report-line", b'"bogus\nword" "x\ty"',
+     "cmdline: ignoring 'bogus\\x0aword': unknown parameter",
+     "cmdline: ignoring 'x\\x09y': unknown parameter")
+case("cmdline", "path-only-first", b"/boot/kernel.elf test.num=3 /boot/again",
+     "cmdline: ignoring '/boot/again': unknown parameter")
+
+
+def main():
+    for target, name, data, expect in CASES:
+        d = os.path.join(REGRESS, target)
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, name + ".bin"), "wb") as f:
+            f.write(data)
+        with open(os.path.join(d, name + ".expect"), "w") as f:
+            f.write("".join(e + "\n" for e in expect))
+    print(f"mkcases: {len(CASES)} cases in {os.path.relpath(REGRESS)}")
+
+
+if __name__ == "__main__":
+    main()

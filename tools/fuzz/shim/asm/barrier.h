@@ -1,0 +1,11 @@
+/* The host's stand-in for asm/barrier.h (tools/fuzz/): one thread, so compiler barriers. */
+#ifndef ASM_BARRIER_H
+#define ASM_BARRIER_H
+
+#define smp_mb()	__atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define smp_rmb()	__atomic_thread_fence(__ATOMIC_ACQUIRE)
+#define smp_wmb()	__atomic_thread_fence(__ATOMIC_RELEASE)
+
+static inline void cpu_relax(void) { }
+
+#endif

@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""Tests of tools/check_docs.py on a small tree of its own:
+python3 tools/test_check_docs.py."""
+import os
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import check_docs  # noqa: E402
+
+SOURCE = """\
+/* a file */
+#include "x.h"
+
+static int helper(int x)
+{
+	return x + 1;
+}
+
+void run_on(int cpu)
+{
+	helper(cpu);
+	helper(cpu + 1);
+}
+
+DEMO(replacement, "Example 2")
+{
+	synchronize_rcu();
+}
+
+static inline void one_liner(void) { helper(0); }
+"""
+
+PYSRC = """\
+def first(a):
+    return a
+
+
+def second(b):
+    x = b
+    return x
+"""
+
+
+class CheckDocsTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        root = self.tmp.name
+        os.makedirs(os.path.join(root, "kernel", "demo"))
+        os.makedirs(os.path.join(root, "tools"))
+        with open(os.path.join(root, "kernel", "sched.c"), "w") as f:
+            f.write(SOURCE)
+        with open(os.path.join(root, "kernel", "demo", "20_versions.c"), "w") as f:
+            f.write(SOURCE)
+        with open(os.path.join(root, "tools", "x.py"), "w") as f:
+            f.write(PYSRC)
+        self.checker = check_docs.Checker(root)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def problems(self, text):
+        self.checker.problems = []
+        self.checker.check_text("doc.md", text)
+        return self.checker.problems
+
+    def test_functions_found(self):
+        f = check_docs.functions(os.path.join(self.tmp.name, "kernel", "sched.c"))
+        self.assertEqual(f["helper"], (4, 7))
+        self.assertEqual(f["run_on"], (9, 13))
+        self.assertEqual(f["demo_fn_replacement"], (15, 18))
+        self.assertEqual(f["one_liner"], (20, 20))
+        p = check_docs.functions(os.path.join(self.tmp.name, "tools", "x.py"))
+        self.assertEqual(p["first"], (1, 2))
+        self.assertEqual(p["second"], (5, 7))
+
+    def test_good_references(self):
+        self.assertEqual(self.problems(
+            "`run_on()` (`kernel/sched.c:11`) and `kernel/demo/` and `kernel/sched.c`.\n"
+            "#1 in demo_fn_replacement () at kernel/demo/20_versions.c:17\n"
+            "`second()` in `tools/x.py`, `tools/x.py:6` (`second()`)\n"), [])
+
+    def test_missing_path(self):
+        out = self.problems("see `kernel/no_such.c` and kernel/rcu/gone.h.\n")
+        self.assertEqual(len(out), 2)
+        self.assertIn("kernel/no_such.c does not exist", out[0])
+
+    def test_line_outside_the_named_function(self):
+        out = self.problems("run_on (cpu=1) at kernel/sched.c:5\n")
+        self.assertEqual(len(out), 1)
+        self.assertIn("not inside run_on()", out[0])
+        self.assertIn("is in helper()", out[0])
+
+    def test_line_past_the_end(self):
+        out = self.problems("`kernel/sched.c:400`\n")
+        self.assertIn("the file has", out[0])
+
+    def test_bare_file_name_with_a_line(self):
+        self.assertEqual(self.problems("demo_fn_replacement () at 20_versions.c:17\n"), [])
+        out = self.problems("demo_fn_replacement () at 20_versions.c:11\n")
+        self.assertIn("not inside demo_fn_replacement()", out[0])
+        out = self.problems("at nowhere.c:3\n")
+        self.assertIn("no file of the tree is called nowhere.c", out[0])
+
+    def test_function_named_in_a_file(self):
+        out = self.problems("`first()` in `kernel/sched.c`\n")
+        self.assertIn("first() is not defined in kernel/sched.c", out[0])
+
+    def test_ktap_failure_line_belongs_to_the_test_below(self):
+        text = "# kernel/sched.c:12: EXPECTATION FAILED: x\nnot ok 1 run_on\n"
+        self.assertEqual(self.problems(text), [])
+        text = "# kernel/sched.c:6: EXPECTATION FAILED: x\nnot ok 1 run_on\n"
+        self.assertEqual(len(self.problems(text)), 1)
+
+    def test_the_real_docs_pass(self):
+        root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+        self.assertEqual(check_docs.main(["--root", root]), 0)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,52 @@
+"""What the property tests (tools/tests/test_*_props.py) share: the path to
+the parsers (tools/lib, where they are moving, and tools, where they are),
+Debian's python3-hypothesis (re-running under /usr/bin/python3 when this
+interpreter lacks it: a pyenv python3 does), and the strategies for the
+pieces of a console: names, noise lines, and ways to damage a line.
+"""
+import os
+import sys
+
+TESTS = os.path.dirname(os.path.abspath(__file__))
+TOOLS = os.path.dirname(TESTS)
+SYSTEM_PYTHON = "/usr/bin/python3"	# Debian's, which python3-hypothesis serves
+
+for d in (TOOLS, os.path.join(TOOLS, "lib")):
+    if d not in sys.path:
+        sys.path.insert(0, d)
+
+try:
+    import hypothesis  # noqa: F401
+except ImportError:
+    if os.path.realpath(sys.executable) != os.path.realpath(SYSTEM_PYTHON) and \
+            os.path.exists(SYSTEM_PYTHON):
+        os.execv(SYSTEM_PYTHON, [SYSTEM_PYTHON] + sys.argv)
+    print("props: python3-hypothesis is missing: bash tools/deps.sh fuzz installs it",
+          file=sys.stderr)
+    sys.exit(1)
+
+from hypothesis import HealthCheck, settings, strategies as st  # noqa: E402
+
+# CI runs these on two shared cores: no per-example deadline, a fixed budget.
+settings.register_profile("ci", deadline=None, max_examples=100,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("ci")
+
+names = st.from_regex(r"[a-z][a-z0-9_]{0,20}", fullmatch=True)
+# Console text from elsewhere: words of letters, no keyword of any parser.
+noise = st.lists(st.from_regex(r"[A-Za-z:=,()-]{1,8}", fullmatch=True), min_size=1,
+                 max_size=6).map(" ".join).filter(
+    lambda s: not any(k in s for k in ("ok", "KTAP", "BENCH", "T", "#", "trace")) and
+    not any(k.startswith(s) for k in ("not ok ", "1..")))
+# Anything a broken serial line could carry, control characters included.
+garbage = st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x2ff), max_size=80)
+
+
+def cut(line, at):
+    """The line cut short (a hang in the middle of a printk)."""
+    return line[:at]
+
+
+def interleave(a, b, at):
+    """b printed into the middle of a (two CPUs at once, without a lock)."""
+    return a[:at] + b + a[at:]
