@@ -5,8 +5,11 @@
 #   make test       build, boot, run every in-kernel test, print KTAP and
 #                   "N passed, N failed"; non-zero exit on any failure or hang
 #   make debug      QEMU waiting for gdb (see README.md)
+#   make fuzz       fuzz the parsers of outside input on the host (docs/fuzz.md)
 #   make trace      record a grace period and its readers (trace=rcu), draw
 #                   $(BUILD)/trace/timeline.svg; non-zero exit on an RCU violation
+#   make model      check the Promela models of tools/model/ with Spin
+#                   (docs/model.md); non-zero exit on any unexpected verdict
 #   make clean
 #
 # Variables: ARCH (x86_64), SMP (4), MEM (128M), ACCEL (tcg | kvm), TESTS (a
@@ -182,3 +185,23 @@ bench:
 	@python3 tools/bench.py run --arch $(ARCH) --kernel $(BENCH_ELF) --out $(BENCH_DIR) \
 	    --smp "$(BENCH_SMP)" --accel $(ACCEL) --mem $(MEM) --objdump $(OBJDUMP) --nm $(NM) \
 	    --cmdline "$(CMDLINE)" --command "make bench ARCH=$(ARCH) BENCH_SMP=\"$(BENCH_SMP)\" ACCEL=$(ACCEL)"
+
+# make model: the models of tools/model/ checked exhaustively by Spin
+# (docs/model.md): first the barrier table's links to the code, then the
+# ARMv8 encoding on the litmus tests, the kernel's access sequences on ARMv8,
+# and the grace-period models with their broken variants.  MODEL=name and
+# VARIANT=name run a subset; work files go to $(BUILD)/model.
+.PHONY: model
+model:
+	@bash tools/deps.sh model
+	@rc=0; python3 tools/model/check_links.py || rc=1; \
+	python3 tools/model/model.py --out $(BUILD)/model $(if $(MODEL),--only $(MODEL)) \
+	    $(if $(VARIANT),--variant $(VARIANT)) || rc=1; \
+	if [ $$rc -ne 0 ]; then echo "model: FAILED"; fi; exit $$rc
+# make fuzz FUZZ_SECONDS=60: every parser of outside input, built for the host
+# with libFuzzer, ASan and UBSan, fuzzed for FUZZ_SECONDS each (docs/fuzz.md).
+FUZZ_SECONDS ?= 60
+.PHONY: fuzz
+fuzz:
+	@bash tools/deps.sh fuzz
+	@python3 tools/fuzz/fuzz.py run -t $(FUZZ_SECONDS) $(FUZZ_TARGETS)

@@ -51,7 +51,6 @@ static struct {
 } st_w;
 
 struct st_reader {
-	struct task_struct *task;
 	struct srcu_struct *ssp;
 	u32 rng;
 	unsigned long long passes, sleeps;
@@ -60,21 +59,10 @@ struct st_reader {
 };
 
 struct st_faker {
-	struct task_struct *task;
 	u32 rng;
 	struct rcu_head rh;
 	unsigned long long gps;
 };
-
-static u32 st_rand(u32 *s)
-{
-	u32 x = *s;
-
-	x ^= x << 13;
-	x ^= x >> 17;
-	x ^= x << 5;
-	return *s = x;
-}
 
 static void st_free(struct st_elem *e)
 {
@@ -194,7 +182,7 @@ static int st_fake_writer(void *arg)
 	struct st_faker *f = arg;
 
 	while (!kthread_should_stop()) {
-		u32 r = st_rand(&f->rng);
+		u32 r = prandom_u32(&f->rng);
 
 		if (r % 3 == 0) {
 			synchronize_srcu(&st_srcu);
@@ -216,7 +204,7 @@ static int st_reader_fn(void *arg)
 	struct st_reader *rd = arg;
 
 	while (!kthread_should_stop()) {
-		u32 r = st_rand(&rd->rng);
+		u32 r = prandom_u32(&rd->rng);
 		struct st_elem *p;
 		unsigned long gen0, gen1;
 		int idx, pc0, pc1, mb1, pc;
@@ -269,12 +257,13 @@ KTEST(srcutorture)
 	int ncpus = num_online_cpus(), nreaders = min(2 * ncpus + 1, ST_MAX_READERS);
 	static struct st_reader readers[ST_MAX_READERS];
 	static struct st_faker fakers[ST_NFAKERS];
+	static struct workers reader_group, faker_group;
 	unsigned long long pipe[ST_PIPE_LEN + 1] = { 0 }, bad = 0, mbtest_errs = 0;
 	unsigned long long passes = 0, sleeps = 0, fake_gps = 0;
 	unsigned long gps0 = srcu_batches_completed(&st_srcu);
 	struct task_struct *writer;
 	struct st_elem *cur;
-	bool started = true;
+	bool started;
 	int i, n, pooled = 0;
 	char line[200];
 	u64 t0;
@@ -295,17 +284,14 @@ KTEST(srcutorture)
 
 	for (i = 0; i < nreaders; i++) {
 		readers[i].ssp = i % 3 == 2 ? &st_other : &st_srcu;
-		readers[i].rng = (u32)ktime_get_ns() ^ (0x9e3779b9u * (i + 1));
-		readers[i].rng |= 1;
-		readers[i].task = kthread_run_on_cpu(st_reader_fn, &readers[i], i % ncpus, "stort_r");
-		started &= readers[i].task != NULL;
+		readers[i].rng = prandom_seed((u32)ktime_get_ns() ^ (0x9e3779b9u * (i + 1)));
 	}
-	for (i = 0; i < ST_NFAKERS; i++) {
-		fakers[i].rng = 0x2545f491u * (i + 7);
-		fakers[i].task = kthread_run_on_cpu(st_fake_writer, &fakers[i], (i + 1) % ncpus,
-						    "stort_fw");
-		started &= fakers[i].task != NULL;
-	}
+	for (i = 0; i < ST_NFAKERS; i++)
+		fakers[i].rng = prandom_seed(0x2545f491u * (i + 7));
+	started = workers_start_spread(&reader_group, nreaders, 0, st_reader_fn, readers,
+				       sizeof(readers[0]), "stort_r/%d");
+	started &= workers_start_spread(&faker_group, ST_NFAKERS, 1, st_fake_writer, fakers,
+					sizeof(fakers[0]), "stort_fw/%d");
 	writer = kthread_run_on_cpu(st_writer, NULL, ncpus - 1, "stort_w");
 	started &= writer != NULL;
 	t0 = ktime_get_ns();
@@ -319,12 +305,8 @@ KTEST(srcutorture)
 
 	if (writer)
 		kthread_stop(writer);
-	for (i = 0; i < ST_NFAKERS; i++)
-		if (fakers[i].task)
-			kthread_stop(fakers[i].task);
-	for (i = 0; i < nreaders; i++)
-		if (readers[i].task)
-			kthread_stop(readers[i].task);
+	workers_stop(&faker_group);
+	workers_stop(&reader_group);
 
 	/* Drain: every chain to its end, then the current element and the pipeline. */
 	for (i = 0; i <= ST_PIPE_LEN + 2 && atomic_read(&st_deferred); i++)

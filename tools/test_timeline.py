@@ -182,6 +182,38 @@ class Model(unittest.TestCase):
         self.assertEqual(cb.end, 6 * MS)
         self.assertEqual(len(cb.pre), 1)
 
+    def test_hop_that_waited_for_a_later_reader(self):
+        # Tour from 10 ms.  CPU1's reader 5..12 is pre-existing: the hop
+        # there (queued at 10.2) waits for it, as it must.  CPU2's reader
+        # began at 11, after the tour started, and was running when the
+        # tour was queued on CPU2 (12.7): that hop waited for a later reader.
+        m = model_of([
+            "5 1 7 read_lock",
+            "10 0 5 sync_begin tour=1",
+            "10.1 0 5 hop",
+            "10.2 0 0 hop_queue cpu=1 pid=5",
+            "11 2 8 read_lock",
+            "12 1 7 read_unlock",
+            "12.6 1 5 hop",
+            "12.7 1 7 hop_queue cpu=2 pid=5",
+            "20 2 8 read_unlock",
+            "20.5 2 5 hop",
+            "20.6 2 8 hop_queue cpu=0 pid=5",
+            "21 0 5 hop",
+            "21.5 0 5 sync_end tour=1",
+        ])
+        tour = m.gps[0]
+        self.assertEqual([(ns // MS, cpu) for ns, cpu, _ in tour.late_hops], [(20, 2)])
+        self.assertEqual(tour.late_hops[0][2].pid, 8)
+        self.assertIn("CPU2*", timeline.summary(m, "log"))
+        self.assertIn("tour hops that waited for a later reader: 1", timeline.summary(m, "log"))
+        svg = timeline.draw(m, "log", timeline.choose_window(m, "all", 5)).svg()
+        self.assertIn("waited for a later reader", svg)
+
+    def test_no_hop_queue_events_no_late_hops(self):
+        m = model_of(GOOD)
+        self.assertEqual(m.gps[0].late_hops, [])
+
     def test_reader_from_before_the_recording(self):
         # CPU1's first event is a read_unlock: its reader began earlier.
         lines = ["1 0 5 sync_begin tour=3", "2 1 7 read_unlock", "3 1 5 hop",
