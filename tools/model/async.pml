@@ -550,7 +550,7 @@ end_sleep:
 	atomic { RUN(me, 0) ->
 		ncbs = ncbs - n;
 		if
-		:: ncbs > 0 && !SEG_EMPTY(WAIT) && SEQ_DONE(gp_seq, wait_gp) -> cb_work = 1;
+		:: ncbs > 0 && SEQ_DONE(gp_seq, wait_gp) -> cb_work = 1;
 			printf("@@ CPU0 %e rcu_cb_thread(): ncbs = %d, more are ready: write cb_work = 1\n", who, ncbs)
 		:: else -> printf("@@ CPU0 %e rcu_cb_thread(): ncbs = %d\n", who, ncbs)
 		fi;

@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Tests of tools/barriers.py on small trees, and on this one:
-python3 -m unittest tools/test_barriers.py (or run this file)."""
+python3 tools/host_tests.py (or run this file)."""
 import os
 import sys
 import tempfile
 import textwrap
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, TOOLS)
 import barriers  # noqa: E402
 
 DOC = f"# RCU\n\nsome text\n\n{barriers.BEGIN}\n{barriers.END}\n\nmore text\n"

@@ -8,15 +8,15 @@ a function, so the macro holds a static assertion; these tests compile
 small files with the kernel's own flags (build/<arch>/flags, written by
 make all) and check that it fires exactly from 4096 on.
 
-python3 -m unittest tools/test_kfree_rcu.py (or run this file); an
-architecture that was never built is skipped.
+python3 tools/host_tests.py (or run this file); an architecture that was
+never built is skipped.
 """
 import os
 import shlex
 import subprocess
 import unittest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 COMPILERS = {"x86_64": "gcc", "aarch64": "aarch64-linux-gnu-gcc"}
 MESSAGE = "kfree_rcu(): the rcu_head must lie in the first 4096"
 
