@@ -268,7 +268,9 @@ bool wake_up_process(struct task_struct *t)
 		 * condition: one of us sees the other, never neither (a
 		 * wake-up lost while the task sleeps on work that is there).
 		 * Taking a lock is only an acquire: Linux's
-		 * smp_mb__after_spinlock() makes it a full barrier.
+		 * smp_mb__after_spinlock() makes it a full barrier.  (A
+		 * store-then-load reordering TCG on an x86-64 host cannot show
+		 * for an AArch64 guest: no test fails without it.)
 		 */
 		smp_mb__after_spinlock();
 		if (READ_ONCE(t->cpu) == cpu)

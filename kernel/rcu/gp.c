@@ -117,7 +117,8 @@ static void wake_cb_thread(int cpu)
 	 * work" and gp_seq says what the work is; without the release, rcuc
 	 * could see the flag, read the old gp_seq, find nothing ready and
 	 * sleep with ready callbacks.  The store is ordered before the
-	 * sleeper's state by the full barrier in wake_up_process().
+	 * sleeper's state by the full barrier in wake_up_process().  (AArch64
+	 * only; TCG on an x86-64 host cannot show it, so no test fails here.)
 	 */
 	smp_store_release(&rdp->cb_work, true);
 	wake_up_process(rdp->cb_thread);
