@@ -72,6 +72,12 @@ void arch_fp_callee_saved_call(const u64 *set, u64 *got, void (*fn)(void *), voi
 
 /* Makes page (4 KiB) a not-present guard page below a stack, or undoes it. */
 void arch_stack_guard(void *page, bool guard);
+/*
+ * For tests: how the kernel's page tables map addr -- not at all, as
+ * RAM (normal write-back memory) or as a device (uncached).
+ */
+enum arch_mapping { ARCH_MAP_NONE, ARCH_MAP_RAM, ARCH_MAP_DEVICE };
+enum arch_mapping arch_mapping_of(uintptr_t addr);
 
 /* Monotonic clock since boot. */
 u64 arch_clock_ns(void);

@@ -22,6 +22,7 @@
 #define PTE_TABLE	(1ULL << 1)	/* levels 1-2: next-level table; level 3: page */
 #define PTE_ATTR_DEVICE	(0ULL << 2)	/* MAIR_EL1 attribute 0 (entry.S) */
 #define PTE_ATTR_NORMAL	(1ULL << 2)	/* MAIR_EL1 attribute 1 */
+#define PTE_ATTR_MASK	(7ULL << 2)
 #define PTE_RDONLY	(1ULL << 7)	/* AP[2] */
 #define PTE_INNER_SH	(3ULL << 8)
 #define PTE_AF		(1ULL << 10)
@@ -142,4 +143,23 @@ void arch_stack_guard(void *page, bool guard)
 			     "tlbi vaae1is, %0\n\t"
 			     "dsb ish\n\t"
 			     "isb" : : "r"((uintptr_t)page >> 12) : "memory");
+}
+
+/* For tests (arch.h): how the kernel's tables map addr. */
+enum arch_mapping arch_mapping_of(uintptr_t addr)
+{
+	u64 desc, *table;
+	int shift = 30;
+
+	if (!kernel_l1 || addr >= MAP_LIMIT)
+		return ARCH_MAP_NONE;
+	desc = kernel_l1[addr >> 30];
+	/* Down the table descriptors (levels 1-2) to a block or a page. */
+	while ((table = next_table(desc)) && shift > 12) {
+		shift -= 9;
+		desc = table[(addr >> shift) & 511];
+	}
+	if (!(desc & PTE_VALID))
+		return ARCH_MAP_NONE;
+	return (desc & PTE_ATTR_MASK) == PTE_ATTR_NORMAL ? ARCH_MAP_RAM : ARCH_MAP_DEVICE;
 }
