@@ -1,6 +1,6 @@
 /*
- * What newlib's libc.a needs from the kernel: its system calls and its
- * locks.
+ * What newlib's libc.a needs from the kernel: its system calls, its
+ * reentrancy structures and its locks.
  *
  * System calls: write() goes to the console, the heap (sbrk) is a fixed
  * static arena (newlib only mallocs for number conversion), and exit or
@@ -9,6 +9,7 @@
  */
 #include <sys/stat.h>
 #include <sys/lock.h>
+#include <reent.h>
 #include <errno.h>
 #include "kernel.h"
 
@@ -76,6 +77,34 @@ int _isatty(int fd) { return isatty(fd); }
 int _getpid(void) { return getpid(); }
 int _fstat(int fd, struct stat *st) { return fstat(fd, st); }
 int _kill(int pid, int sig) { return kill(pid, sig); }
+
+/*
+ * Reentrancy structures.  newlib keeps errno, the scratch of its number
+ * conversions (dtoa's big integers and their free lists) and more in a
+ * struct _reent.  Built with __DYNAMIC_REENT__ (Makefile), it asks
+ * __getreent() for the current one each time.  Each CPU has one for each
+ * context that can run there: task code, an interrupt handler, an NMI.
+ * Neither another CPU nor an interrupt of the code using one can touch
+ * it: interrupt handlers do not nest, and a task never switches inside
+ * newlib (nothing there sleeps).
+ */
+enum newlib_context { CTX_TASK, CTX_IRQ, CTX_NMI, NR_CONTEXTS };
+
+static struct _reent reents[NR_CPUS][NR_CONTEXTS];
+static bool reent_ready[NR_CPUS][NR_CONTEXTS];
+
+struct _reent *__getreent(void)
+{
+	struct cpu *c = this_cpu();
+	enum newlib_context ctx = c->in_nmi ? CTX_NMI : c->irq_depth ? CTX_IRQ : CTX_TASK;
+	struct _reent *r = &reents[c->id][ctx];
+
+	if (unlikely(!reent_ready[c->id][ctx])) {
+		_REENT_INIT_PTR(r);
+		reent_ready[c->id][ctx] = true;
+	}
+	return r;
+}
 
 /*
  * newlib's locks (its malloc's among them), built with retargetable

@@ -1,8 +1,11 @@
 /*
  * newlib as the kernel uses it (lib/newlib_glue.c): its locks are real
- * (recursive, interrupts off while held, exclusive across CPUs).
+ * (recursive, interrupts off while held, exclusive across CPUs), and each
+ * context -- task code, an interrupt handler, on each CPU -- has its own
+ * reentrancy structure (errno, the scratch of number conversions).
  */
 #include "ktest.h"
+#include <errno.h>
 #include <malloc.h>
 #include <reent.h>
 #include <stdlib.h>
@@ -82,3 +85,107 @@ KTEST(newlib_malloc_from_every_cpu_at_once)
 	KEXPECT_EQ(atomic_read(&malloc_bad), 0);
 }
 
+/*
+ * An interrupt handler on the same CPU has its own errno: the task sets
+ * errno, an IPI handler on its CPU sets errno too while the task waits,
+ * and the task still reads its own value.
+ */
+static bool errno_task_ready, errno_irq_done;
+static int errno_irq_saw;
+static int *errno_irq_addr, *errno_task_addr;
+
+static void set_errno_in_irq(void *arg)
+{
+	(void)arg;
+	errno = EDOM;
+	errno_irq_saw = errno;
+	errno_irq_addr = &errno;
+	WRITE_ONCE(errno_irq_done, true);
+}
+
+static int errno_thread(void *arg)
+{
+	int *seen = arg;
+
+	errno = ERANGE;
+	errno_task_addr = &errno;
+	WRITE_ONCE(errno_task_ready, true);
+	while (!READ_ONCE(errno_irq_done))	/* interrupts on: the IPI lands here */
+		cpu_relax();
+	*seen = errno;
+	return 0;
+}
+
+KTEST(newlib_errno_is_per_context)
+{
+	int cpu = num_online_cpus() - 1, seen = 0;
+	struct task_struct *t;
+
+	if (cpu == smp_processor_id())
+		KTEST_SKIP("needs two CPUs");
+	WRITE_ONCE(errno_task_ready, false);
+	WRITE_ONCE(errno_irq_done, false);
+	t = kthread_run_on_cpu(errno_thread, &seen, cpu, "newlib_errno");
+	KASSERT(t);
+	while (!READ_ONCE(errno_task_ready))
+		cond_resched();
+	smp_call_function_single(cpu, set_errno_in_irq, NULL, true);
+	kthread_stop(t);
+	KEXPECT_EQ(errno_irq_saw, EDOM);
+	KEXPECT_EQ(seen, ERANGE);
+	KEXPECT(errno_irq_addr != errno_task_addr);
+}
+
+/*
+ * Floating-point formatting (dtoa: big integers from the reentrancy
+ * structure's free lists, and malloc) on every CPU at once gives the
+ * same digits as on one CPU.
+ */
+#define FLOAT_ROUNDS	3000
+#define FLOAT_VALUES	8
+
+static const double float_values[FLOAT_VALUES] = {
+	3.141592653589793, 1e300, 2.5e-300, 123456789.125, 6.02214076e23,
+	1.0 / 3.0, 9007199254740993.0, 0.1,
+};
+static char float_want[FLOAT_VALUES][48];
+static atomic_t float_bad;
+
+static void float_rounds(void)
+{
+	char got[48];
+
+	for (int i = 0; i < FLOAT_ROUNDS; i++) {
+		int v = (i + smp_processor_id()) % FLOAT_VALUES;
+
+		snprintf(got, sizeof(got), "%.17g", float_values[v]);
+		if (strcmp(got, float_want[v]))
+			atomic_inc(&float_bad);
+	}
+}
+
+static int float_thread(void *arg)
+{
+	(void)arg;
+	float_rounds();
+	return 0;
+}
+
+KTEST(newlib_snprintf_floats_on_every_cpu_at_once)
+{
+	struct task_struct *t[NR_CPUS] = { NULL };
+	int cpu;
+
+	for (int v = 0; v < FLOAT_VALUES; v++)
+		snprintf(float_want[v], sizeof(float_want[v]), "%.17g", float_values[v]);
+	KEXPECT(!strcmp(float_want[0], "3.1415926535897931"));
+	atomic_set(&float_bad, 0);
+	for_each_online_cpu(cpu)
+		if (cpu != smp_processor_id())
+			t[cpu] = kthread_run_on_cpu(float_thread, NULL, cpu, "newlib_float");
+	float_rounds();
+	for_each_online_cpu(cpu)
+		if (t[cpu])
+			kthread_stop(t[cpu]);
+	KEXPECT_EQ(atomic_read(&float_bad), 0);
+}
