@@ -163,31 +163,30 @@ static int vprintk_nmi(int cpu, const char *fmt, va_list ap)
 	return n;
 }
 
-int vprintk(const char *fmt, va_list ap)
+/* Emits s under the console lock, then what NMIs held back meanwhile. */
+static void emit_locked(int cpu, const char *s, size_t n)
 {
-	unsigned long flags = arch_irq_save();
-	int cpu = smp_processor_id();
-	char *buf = printk_buf[cpu];
-	int n;
-
-	if (this_cpu()->in_nmi) {
-		n = vprintk_nmi(cpu, fmt, ap);
-		arch_irq_restore(flags);
-		return n;
-	}
-	/* Our NMI reads in_printk between any two of our instructions: compiler barriers. */
-	WRITE_ONCE(in_printk[cpu], in_printk[cpu] + 1);
-	barrier();
-	n = format(buf, fmt, ap);
 	if (panic_in_progress()) {
 		/* The other CPUs are stopped and one may hold the lock forever. */
-		console_emit(buf, n);
-	} else {
-		spin_lock(&console_lock);
-		console_emit(buf, n);
-		flush_nmi_held(cpu);
-		spin_unlock(&console_lock);
+		console_emit(s, n);
+		return;
 	}
+	spin_lock(&console_lock);
+	console_emit(s, n);
+	flush_nmi_held(cpu);
+	spin_unlock(&console_lock);
+}
+
+/*
+ * Writes s to the console in one piece; interrupts are off.  Our NMI
+ * reads in_printk between any two of our instructions: compiler barriers
+ * keep the accesses where they are.
+ */
+static void console_output(int cpu, const char *s, size_t n)
+{
+	WRITE_ONCE(in_printk[cpu], in_printk[cpu] + 1);
+	barrier();
+	emit_locked(cpu, s, n);
 	barrier();
 	WRITE_ONCE(in_printk[cpu], in_printk[cpu] - 1);
 	barrier();
@@ -195,15 +194,36 @@ int vprintk(const char *fmt, va_list ap)
 	while (READ_ONCE(nmi_held[cpu].len) && !panic_in_progress()) {
 		WRITE_ONCE(in_printk[cpu], in_printk[cpu] + 1);
 		barrier();
-		spin_lock(&console_lock);
-		flush_nmi_held(cpu);
-		spin_unlock(&console_lock);
+		emit_locked(cpu, "", 0);
 		barrier();
 		WRITE_ONCE(in_printk[cpu], in_printk[cpu] - 1);
 		barrier();
 	}
+}
+
+int vprintk(const char *fmt, va_list ap)
+{
+	unsigned long flags = arch_irq_save();
+	int cpu = smp_processor_id();
+	int n;
+
+	if (this_cpu()->in_nmi)
+		n = vprintk_nmi(cpu, fmt, ap);
+	else {
+		/* An NMI while we format uses its own buffer: no need to tell it. */
+		n = format(printk_buf[cpu], fmt, ap);
+		console_output(cpu, printk_buf[cpu], n);
+	}
 	arch_irq_restore(flags);
 	return n;
+}
+
+void console_write(const char *s, size_t n)
+{
+	unsigned long flags = arch_irq_save();
+
+	console_output(smp_processor_id(), s, n);
+	arch_irq_restore(flags);
 }
 
 int printk(const char *fmt, ...)

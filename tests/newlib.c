@@ -1,14 +1,39 @@
 /*
- * newlib as the kernel uses it (lib/newlib_glue.c): its locks are real
- * (recursive, interrupts off while held, exclusive across CPUs), and each
- * context -- task code, an interrupt handler, on each CPU -- has its own
- * reentrancy structure (errno, the scratch of number conversions).
+ * newlib as the kernel uses it (lib/newlib_glue.c): write() writes
+ * everything, its locks are real (recursive, interrupts off while held,
+ * exclusive across CPUs), and each context -- task code, an interrupt
+ * handler, on each CPU -- has its own reentrancy structure (errno, the
+ * scratch of number conversions).
  */
 #include "ktest.h"
 #include <errno.h>
 #include <malloc.h>
 #include <reent.h>
 #include <stdlib.h>
+
+#define WRITE_LEN	3000
+#define WRITE_LINE	60
+
+static char write_out[WRITE_LEN + 1], write_capture[WRITE_LEN + 256];
+
+int write(int fd, const void *buf, size_t n);
+
+/* More than printk's 1 KiB buffer, as '#' lines the KTAP reader skips. */
+KTEST(newlib_write_writes_everything)
+{
+	int n;
+
+	for (int i = 0; i < WRITE_LEN; i++)
+		write_out[i] = i % WRITE_LINE == 0 ? '#' : i % WRITE_LINE == WRITE_LINE - 1 ?
+			       '\n' : 'a' + i % 26;
+	write_out[WRITE_LEN - 1] = '\n';
+	console_capture(write_capture, sizeof(write_capture));
+	n = write(1, write_out, WRITE_LEN);
+	console_capture(NULL, 0);
+	KEXPECT_EQ(n, WRITE_LEN);
+	KEXPECT_EQ(strlen(write_capture), WRITE_LEN);
+	KEXPECT(!strcmp(write_capture, write_out));
+}
 
 /* newlib takes its malloc lock recursively; interrupts stay off until the last release. */
 KTEST(newlib_lock_is_recursive_and_keeps_interrupts_off)
