@@ -65,7 +65,10 @@ void *exception_stack_top(int cpu);
 
 void fdt_parse(const void *blob);
 void mmu_init(void);
-void mmu_cpu_init(void);
+void boot_map_ram(void);
+uintptr_t mmu_kernel_tables(void);
+void mmu_switch_ttbr0(uintptr_t tables);	/* entry.S */
+void dcache_clean_poc(const void *addr, size_t size);
 void uart_init(uintptr_t base);
 void clock_init(void);
 void gic_init(void);

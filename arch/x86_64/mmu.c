@@ -93,6 +93,12 @@ static u64 *pte_of(uintptr_t a)
 	return (u64 *)(pde & PTE_ADDR) + ((a >> 12) & 511);
 }
 
+/* The kernel's top-level table, which every CPU loads into CR3. */
+uintptr_t mmu_kernel_tables(void)
+{
+	return (uintptr_t)kernel_pml4;
+}
+
 void mmu_cpu_init(void)
 {
 	u32 a, b, c, d;
