@@ -4,6 +4,7 @@
 
 #include "kernel.h"
 #include "trap_frame.h"
+#include "exception_stack.h"
 
 #define read_sysreg(r) ({						\
 	u64 __v;							\
@@ -58,10 +59,10 @@ struct dt_info {
 };
 extern struct dt_info dt;
 
-#define EXCEPTION_STACK_SIZE	(16 * 1024)
 #define BOOT_STACK_SIZE		(16 * 1024)
 extern const uintptr_t boot_stack_guard;
 void *exception_stack_top(int cpu);
+bool exception_stack_guard(uintptr_t page);
 
 void fdt_parse(const void *blob);
 void mmu_init(void);

@@ -9,7 +9,8 @@
  *	kernel text		read-only, executable
  *	rodata, .ksyms		read-only, not executable
  *	data, bss, free RAM	writable, not executable
- *	stack guard pages	not mapped: a stack overflow faults
+ *	stack guard pages	not mapped: a stack overflow faults (exception
+ *				stacks' too: exception_stack.h)
  *	beyond RAM		not mapped
  *
  * 4 KiB granule, 32-bit addresses: the walk starts at level 1 (four 1 GiB
@@ -62,7 +63,7 @@ static u64 *zeroed_page(void)
 /* The descriptor of one 4 KiB page of RAM. */
 static u64 page_desc(uintptr_t a)
 {
-	if (a == boot_stack_guard)
+	if (a == boot_stack_guard || exception_stack_guard(a))
 		return 0;
 	if (a >= (uintptr_t)__kernel_start && a < (uintptr_t)__text_end)
 		return a | PAGE_TEXT;
