@@ -5,9 +5,14 @@
 #   make test       build, boot, run every in-kernel test, print KTAP and
 #                   "N passed, N failed"; non-zero exit on any failure or hang
 #   make debug      QEMU waiting for gdb (see README.md)
+#   make fuzz       fuzz the parsers of outside input on the host (docs/fuzz.md)
 #   make trace      record a grace period and its readers (trace=rcu), draw
 #                   $(BUILD)/trace/timeline.svg; non-zero exit on an RCU violation
-#   make clean
+#   make model      check the Promela models of tools/model/ with Spin
+#                   (docs/model.md); non-zero exit on any unexpected verdict
+#   make torture    rcutorture for DURATION seconds at each CPU count in TORTURE_SMP
+#   make bench      the benchmarks on the production kernel (docs/benchmarks.md)
+#   make clean      remove everything under $(BUILD) but the prebuilt newlib
 #
 # Variables: ARCH (x86_64), SMP (4), MEM (128M), ACCEL (tcg | kvm), TESTS (a
 # glob on test names), CMDLINE (extra kernel command line), TIMEOUT (seconds;
@@ -54,15 +59,20 @@ ASFLAGS := $(ARCH_CFLAGS) -fno-pic -fno-pie -g -Ikernel -Iarch/$(ARCH) -MMD -MP
 LDFLAGS := $(ARCH_LDFLAGS) -nostdlib -static -z max-page-size=4096 -z noexecstack \
            --no-warn-rwx-segments -T $(B)/linker.ld
 
-SRCS := $(wildcard boot/$(ARCH)/*.S arch/$(ARCH)/*.S arch/$(ARCH)/*.c kernel/*.c kernel/rcu/*.c \
-                  kernel/demo/*.c) \
-        $(sort $(wildcard tests/*.c tests/bench/*.c))
+# The sources, by group; one kernel image holds them all (the monitor's
+# `test` and `torture` need the tests in it).  Any file dropped in one of
+# these folders is built: there is no list to edit.
+ARCH_SRCS   := $(wildcard boot/$(ARCH)/*.S arch/$(ARCH)/*.S arch/$(ARCH)/*.c)
+KERNEL_SRCS := $(wildcard kernel/*.c kernel/rcu/*.c)
+DEMO_SRCS   := $(wildcard kernel/demo/*.c)
+TEST_SRCS   := $(sort $(wildcard tests/*.c tests/bench/*.c))
+SRCS := $(ARCH_SRCS) $(KERNEL_SRCS) $(DEMO_SRCS) $(TEST_SRCS)
 OBJS := $(patsubst %,$(B)/obj/%.o,$(SRCS))
 
 RUN := python3 tools/run.py --arch $(ARCH) --kernel $(ELF) --smp $(SMP) --mem $(MEM) \
        --accel $(ACCEL) --timeout $(TIMEOUT)
 
-.PHONY: all run test debug clean deps newlib
+.PHONY: all run test debug trace torture bench clean deps newlib FORCE
 all: $(ELF) $(BOOT_IMAGE)
 
 deps:
@@ -77,7 +87,6 @@ $(B)/flags: FORCE
 	@mkdir -p $(B)
 	@echo '$(CFLAGS) $(ASFLAGS)' | cmp -s - $@ || echo '$(CFLAGS) $(ASFLAGS)' > $@
 $(OBJS): $(B)/flags
-.PHONY: FORCE
 FORCE:
 
 $(B)/obj/%.c.o: %.c | $(LIBC)
@@ -124,48 +133,26 @@ test: deps all
 debug: deps all
 	@$(RUN) --mode run --debug --cmdline "$(strip $(RUN_DEMO_WORDS) $(CMDLINE))"
 
+# Everything under $(BUILD) (kernels of both arches, trace, bench, torture)
+# but the prebuilt newlib, which takes long to build again (make newlib).
 clean:
-	rm -rf $(BUILD)/x86_64 $(BUILD)/x86_64-prod $(BUILD)/aarch64 $(BUILD)/aarch64-prod
+	rm -rf $(filter-out $(BUILD)/newlib-%,$(wildcard $(BUILD)/*))
 
 -include $(OBJS:.o=.d)
 
-# make trace: boot the trace scenario (tests/trace_scenario.c) with
-# trace=rcu, keep the console in $(BUILD)/trace/console.log and draw it with
-# tools/timeline.py: $(BUILD)/trace/timeline.svg (and .png when it can).
-# Fails if the kernel test failed or the timeline finds an RCU violation.
+# make trace: the trace scenario (tests/trace_scenario.c) with trace=rcu,
+# drawn by tools/timeline.py into $(BUILD)/trace/timeline.svg (tools/trace.sh).
 TRACE_DIR := $(BUILD)/trace
-.PHONY: trace
 trace: deps all
-	@mkdir -p $(TRACE_DIR)
-	@rc=0; \
-	$(RUN) --mode test --log $(TRACE_DIR)/console.log \
-	    --cmdline "ktest.filter=trace_scenario* trace=rcu $(CMDLINE)" \
-	    > $(TRACE_DIR)/run.out 2>&1 || rc=1; \
-	sed '/^# trace: begin/,/^# trace: end/d' $(TRACE_DIR)/run.out; \
-	echo "trace: the whole console is in $(TRACE_DIR)/console.log"; \
-	python3 tools/timeline.py $(TRACE_DIR)/console.log -o $(TRACE_DIR)/timeline.svg \
-	    --png $(TRACE_DIR)/timeline.png || rc=1; \
-	if [ $$rc -ne 0 ]; then echo "trace: FAILED (kernel test or timeline check)"; fi; \
-	exit $$rc
+	@bash tools/trace.sh $(TRACE_DIR) "$(CMDLINE)" $(RUN)
 
-# make torture DURATION=600: rcutorture for DURATION seconds at each CPU count
-# in TORTURE_SMP (not in CI), then its reader-pipe histogram and the grace
-# periods and callbacks it completed, per CPU count.  Fails if any run failed.
+# make torture DURATION=600: rcutorture at each CPU count in TORTURE_SMP
+# (not in CI), its histograms per CPU count (tools/torture.sh).
 DURATION    ?= 60
 TORTURE_SMP ?= 1 2 4 8 16
-.PHONY: torture
 torture: deps all
-	@mkdir -p $(B)/torture; rc=0; \
-	for n in $(TORTURE_SMP); do \
-		echo "=== rcutorture: $(DURATION) s at SMP=$$n ==="; \
-		python3 tools/run.py --arch $(ARCH) --kernel $(ELF) --smp $$n --mem $(MEM) \
-		    --accel $(ACCEL) --timeout $$(($(DURATION) + 300 + 30 * $$n)) --mode test \
-		    --log $(B)/torture/smp$$n.log \
-		    --cmdline "ktest.filter=rcutorture rcutorture.duration=$(DURATION) $(CMDLINE)" \
-		    > $(B)/torture/smp$$n.out 2>&1 || rc=1; \
-		grep -E 'Reader Pipe|Reader Batch|grace periods|updates|End of test|passed, ' \
-		    $(B)/torture/smp$$n.out | sed 's/^# //'; \
-	done; exit $$rc
+	@bash tools/torture.sh $(B)/torture $(DURATION) "$(TORTURE_SMP)" "$(CMDLINE)" \
+	    --arch $(ARCH) --kernel $(ELF) --mem $(MEM) --accel $(ACCEL)
 
 # make bench: build the production kernel (CHECKING=0: rcu_read_lock() is
 # nothing), boot it at each CPU count in BENCH_SMP and run the in-kernel
@@ -175,10 +162,29 @@ torture: deps all
 BENCH_SMP ?= 1 2 4
 BENCH_DIR ?= $(BUILD)/bench
 BENCH_ELF := $(BUILD)/$(ARCH)-prod/kernel.elf
-.PHONY: bench
 bench:
 	@bash tools/deps.sh bench
 	@$(MAKE) --no-print-directory CHECKING=0 all
 	@python3 tools/bench.py run --arch $(ARCH) --kernel $(BENCH_ELF) --out $(BENCH_DIR) \
 	    --smp "$(BENCH_SMP)" --accel $(ACCEL) --mem $(MEM) --objdump $(OBJDUMP) --nm $(NM) \
 	    --cmdline "$(CMDLINE)" --command "make bench ARCH=$(ARCH) BENCH_SMP=\"$(BENCH_SMP)\" ACCEL=$(ACCEL)"
+
+# make model: the models of tools/model/ checked exhaustively by Spin
+# (docs/model.md): first the barrier table's links to the code, then the
+# ARMv8 encoding on the litmus tests, the kernel's access sequences on ARMv8,
+# and the grace-period models with their broken variants.  MODEL=name and
+# VARIANT=name run a subset; work files go to $(BUILD)/model.
+.PHONY: model
+model:
+	@bash tools/deps.sh model
+	@rc=0; python3 tools/model/check_links.py || rc=1; \
+	python3 tools/model/model.py --out $(BUILD)/model $(if $(MODEL),--only $(MODEL)) \
+	    $(if $(VARIANT),--variant $(VARIANT)) || rc=1; \
+	if [ $$rc -ne 0 ]; then echo "model: FAILED"; fi; exit $$rc
+# make fuzz FUZZ_SECONDS=60: every parser of outside input, built for the host
+# with libFuzzer, ASan and UBSan, fuzzed for FUZZ_SECONDS each (docs/fuzz.md).
+FUZZ_SECONDS ?= 60
+.PHONY: fuzz
+fuzz:
+	@bash tools/deps.sh fuzz
+	@python3 tools/fuzz/fuzz.py run -t $(FUZZ_SECONDS) $(FUZZ_TARGETS)

@@ -147,8 +147,10 @@ static void check_leaks(const struct ktest *t, long before)
 		kmalloc(24, GFP_KERNEL);	/* the fault: never freed */
 	after = settled_live_objects();
 	if (after != before) {
-		printk("%s# ktest: %s: %ld kmalloc object%s %s (live objects %ld before, %ld after)\n",
-		       ktap_indent, t->name, labs(after - before), labs(after - before) == 1 ? "" : "s",
+		long n = labs(after - before);
+
+		printk("%s# ktest: %s: %ld kmalloc object%s %s (live objects %ld before, "
+		       "%ld after)\n", ktap_indent, t->name, n, n == 1 ? "" : "s",
 		       after > before ? "leaked" : "freed that it did not allocate", before, after);
 		atomic_inc(&failed_checks);
 	}

@@ -1,10 +1,10 @@
 /*
- * Registries the linker builds: a macro (KTEST, KBENCH, DEMO, KPARAM_...)
- * places a descriptor in a section of its own, and the code walks the
- * section between its start and end symbols (linker.ld) -- no list to
- * edit.  The link order is not the order a reader sees in the source
- * tree, so descriptors that record their __FILE__ and __LINE__ are shown
- * and run sorted by them.
+ * Registries the linker builds: the macro that declares a test, a
+ * benchmark, a demo or a kernel parameter places a descriptor in a
+ * section of its own, and the code walks the section between its start
+ * and end symbols (linker.ld) -- no list to edit.  The link order is not
+ * the order a reader sees in the source tree, so descriptors that record
+ * their __FILE__ and __LINE__ are shown and run sorted by them.
  */
 #ifndef KERNEL_SECTION_H
 #define KERNEL_SECTION_H

@@ -103,22 +103,19 @@ static inline enum win_wait win_wait_gp_blocked(int cpu, bool (*done)(void *), v
 	return WIN_HUNG;
 }
 
-/* The CPUs a reader is held on: every other CPU, at most three (first, middle, last). */
+/*
+ * The CPUs a reader is held on: worker_cpus() (every other CPU), at most
+ * three of them -- the first, a middle one and the last; none on one CPU.
+ */
 static inline int win_reader_cpus(int *out)
 {
-	int cpu, n = 0, all[NR_CPUS], nall = 0;
+	int all[NR_CPUS], nall = worker_cpus(all, NR_CPUS), n = 0;
 
-	for_each_online_cpu(cpu)
-		if (cpu != smp_processor_id())
-			all[nall++] = cpu;
-	if (nall <= 3) {
-		for (n = 0; n < nall; n++)
-			out[n] = all[n];
-		return n;
-	}
-	out[n++] = all[0];
-	out[n++] = all[nall / 2];
-	out[n++] = all[nall - 1];
+	if (nall == 1 && all[0] == smp_processor_id())
+		return 0;
+	for (int i = 0; i < nall; i++)
+		if (nall <= 3 || i == 0 || i == nall / 2 || i == nall - 1)
+			out[n++] = all[i];
 	return n;
 }
 

@@ -39,6 +39,14 @@
  * Any later one began after the reader, so it must outlast it.  Again only
  * buckets 0 and 1 may be non-zero.
  *
+ * Readers also run inside interrupt handlers: every eighth pass a reader
+ * thread asks some CPU, busy or idle, for one pass in its next IPI or
+ * timer tick (irq_work_queue_on()), counted in the same histograms.  And
+ * the writer retires elements by every method: its pipeline (advanced by
+ * synchronize_rcu(), call_rcu(), a polled cookie or cond_synchronize_rcu()),
+ * the call_rcu() chain, and kfree_rcu() of the element (a fresh one joins
+ * the pool), whose poison a late reader sees as mbtest != 1.
+ *
  * With rcu.inject=no_wait (grace periods that wait for nothing) and two or
  * more CPUs, readers on other CPUs see their elements age and be recycled
  * under them, and the test must fail.  On one CPU a grace period that waits
@@ -46,6 +54,7 @@
  * preempts them), so the test passes there.
  */
 #include "ktest.h"
+#include "irq.h"	/* irq_work: readers inside interrupt handlers */
 
 #define RT_PIPE_LEN		10	/* Linux's RCU_TORTURE_PIPE_LEN */
 #define RT_NELEM		128	/* the element pool */
@@ -91,7 +100,7 @@ static atomic_t rt_deferred_cbs;	/* callbacks of those chains */
 struct rt_writer_stats {
 	unsigned long long updates;
 	unsigned long long gp_sync, gp_call, gp_poll, poll_early;
-	unsigned long long deferred, alloc_fail;
+	unsigned long long deferred, kfreed, alloc_fail;
 };
 static struct rt_writer_stats rt_wstats;
 
@@ -255,10 +264,18 @@ static int rt_writer(void *arg)
 		if (old) {
 			/* Retired: readers may still hold it, no grace period yet. */
 			WRITE_ONCE(old->pipe_count, 1);
-			if ((prandom_u32(&rng) & 3) == 0) {
+			u32 how = prandom_u32(&rng) & 7;
+			struct rt_elem *fresh;
+
+			if (how < 2) {
 				rt_wstats.deferred++;
 				atomic_inc(&rt_deferred_inflight);
 				call_rcu(&old->rh, rt_deferred_cb);
+			} else if (how == 2 && (fresh = kzalloc(sizeof(*fresh), GFP_KERNEL))) {
+				/* kfree_rcu(): a late reader sees the poison; a fresh one replaces it. */
+				rt_wstats.kfreed++;
+				kfree_rcu(old, rh);
+				rt_elem_free(fresh);
 			} else {
 				list_add_tail(&old->node, &rt_pipeline);
 			}
@@ -350,52 +367,91 @@ static bool rt_reader_delay(u32 *rng, struct rt_elem *p, unsigned long gen0,
 	return false;
 }
 
+/* One read-side critical section on rt_current, counted in rd; false if none was published. */
+static bool rt_reader_pass(struct rt_reader *rd)
+{
+	struct rt_elem *p;
+	unsigned long b0, b1, gen0, gen1;
+	int pc0, pc1, mb1, pc;
+
+	rcu_read_lock();
+	b0 = READ_ONCE(rt_writer_gps);
+	p = rcu_dereference(rt_current);
+	if (!p) {
+		rcu_read_unlock();
+		rd->nulls++;
+		return false;
+	}
+	gen0 = READ_ONCE(p->gen);
+	smp_rmb();
+	if (READ_ONCE(p->mbtest) != 1)
+		rd->mbtest_errs++;
+	pc0 = READ_ONCE(p->pipe_count);
+
+	if (rt_reader_delay(&rd->rng, p, gen0, b0))
+		rd->long_holds++;
+
+	pc1 = READ_ONCE(p->pipe_count);
+	mb1 = READ_ONCE(p->mbtest);
+	smp_rmb();	/* pairs with smp_wmb() in rt_elem_alloc() */
+	gen1 = READ_ONCE(p->gen);
+	b1 = READ_ONCE(rt_writer_gps);
+	rcu_read_unlock();
+
+	if (gen1 != gen0 || mb1 != 1) {
+		pc = RT_PIPE_LEN;	/* freed (and maybe reused, or kfree()d) under us */
+		rd->recycled++;
+	} else {
+		pc = max(pc0, pc1);
+		if (pc < 0 || pc > RT_PIPE_LEN)
+			pc = RT_PIPE_LEN;
+	}
+	rd->pipe[pc]++;
+	rd->batch[min(b1 - b0, (unsigned long)RT_PIPE_LEN)]++;
+	rd->passes++;
+	return true;
+}
+
+/*
+ * Readers in interrupt handlers: each reader thread, every eighth pass,
+ * asks a random CPU (busy or idle, its own too) for one pass inside its
+ * next IPI or timer tick (irq_work_queue_on()).  Each CPU counts its
+ * handlers' passes in its own rt_irq_readers[] slot: handlers on one CPU
+ * never nest.
+ */
+static struct rt_reader rt_irq_readers[NR_CPUS];
+static struct irq_work rt_irq_work[NR_CPUS][2];	/* [cpu][lazy] */
+
+static void rt_irq_reader(struct irq_work *work)
+{
+	(void)work;
+	rt_reader_pass(&rt_irq_readers[smp_processor_id()]);
+}
+
+static void rt_kick_irq_reader(struct rt_reader *rd)
+{
+	u32 r = prandom_u32(&rd->rng);
+	int cpu = r % num_online_cpus();
+	bool lazy = (r >> 8) & 1;
+
+	if (!cpu_online(cpu) || (!lazy && cpu == smp_processor_id()))
+		return;		/* an IPI cannot go to ourselves: skip this one */
+	rt_irq_work[cpu][lazy].func = rt_irq_reader;
+	rt_irq_work[cpu][lazy].lazy = lazy;
+	irq_work_queue_on(&rt_irq_work[cpu][lazy], cpu);	/* still pending: skip */
+}
+
 static int rt_reader(void *arg)
 {
 	struct rt_reader *rd = arg;
 
 	while (!kthread_should_stop()) {
-		struct rt_elem *p;
-		unsigned long b0, b1, gen0, gen1;
-		int pc0, pc1, mb1, pc;
-
-		rcu_read_lock();
-		b0 = READ_ONCE(rt_writer_gps);
-		p = rcu_dereference(rt_current);
-		if (!p) {
-			rcu_read_unlock();
-			rd->nulls++;
+		if (!rt_reader_pass(rd)) {
 			cond_resched();
 			continue;
 		}
-		gen0 = READ_ONCE(p->gen);
-		smp_rmb();
-		if (READ_ONCE(p->mbtest) == 0)
-			rd->mbtest_errs++;
-		pc0 = READ_ONCE(p->pipe_count);
-
-		if (rt_reader_delay(&rd->rng, p, gen0, b0))
-			rd->long_holds++;
-
-		pc1 = READ_ONCE(p->pipe_count);
-		mb1 = READ_ONCE(p->mbtest);
-		smp_rmb();	/* pairs with smp_wmb() in rt_elem_alloc() */
-		gen1 = READ_ONCE(p->gen);
-		b1 = READ_ONCE(rt_writer_gps);
-		rcu_read_unlock();
-
-		if (gen1 != gen0 || !mb1) {
-			pc = RT_PIPE_LEN;	/* freed (and maybe reused) under us */
-			rd->recycled++;
-		} else {
-			pc = max(pc0, pc1);
-			if (pc < 0 || pc > RT_PIPE_LEN)
-				pc = RT_PIPE_LEN;
-		}
-		rd->pipe[pc]++;
-		rd->batch[min(b1 - b0, (unsigned long)RT_PIPE_LEN)]++;
-		rd->passes++;
-
+		if ((rd->passes & 7) == 0)
+			rt_kick_irq_reader(rd);
 		/* Now and then let the CPU idle: lighter, and idle CPUs are tested too. */
 		if ((prandom_u32(&rd->rng) & rd->sleep_mask) == 0)
 			msleep(1);
@@ -493,6 +549,9 @@ static void rt_start(void)
 	u32 sleep_mask = rt.ncpus <= 2 ? 31 : rt.ncpus <= 4 ? 15 : 7;
 
 	rcu_get_stats(&rt.s0);
+	memset(rt_irq_readers, 0, sizeof(rt_irq_readers));
+	for (int i = 0; i < NR_CPUS; i++)
+		rt_irq_readers[i].rng = rt_seed(200 + i);
 	for (int i = 0; i < rt.nreaders; i++) {
 		rt.readers[i].rng = rt_seed(i);
 		rt.readers[i].sleep_mask = sleep_mask;
@@ -531,6 +590,7 @@ static void rt_stop(void)
 		kthread_stop(rt.writer);
 	workers_stop(&rt.faker_group);
 	workers_stop(&rt.reader_group);
+	msleep(30);	/* the handler passes the readers asked for last have run */
 	rt.run_frees = atomic_read(&rt_frees);	/* before the final drain */
 	rcu_barrier();
 	rt_drain();
@@ -542,7 +602,7 @@ static void rt_stop(void)
 struct rt_totals {
 	unsigned long long pipe[RT_PIPE_LEN + 1], batch[RT_PIPE_LEN + 1];
 	unsigned long long mbtest_errs, recycled, long_holds, fake_gps;
-	unsigned long long bad_pipe, bad_batch, min_passes;
+	unsigned long long bad_pipe, bad_batch, min_passes, irq_passes;
 };
 
 static void rt_sum(struct rt_totals *t)
@@ -560,6 +620,18 @@ static void rt_sum(struct rt_totals *t)
 		t->recycled += rd->recycled;
 		t->long_holds += rd->long_holds;
 		t->min_passes = min(t->min_passes, rd->passes);
+	}
+	for (int i = 0; i < NR_CPUS; i++) {
+		struct rt_reader *rd = &rt_irq_readers[i];
+
+		for (int n = 0; n <= RT_PIPE_LEN; n++) {
+			t->pipe[n] += rd->pipe[n];
+			t->batch[n] += rd->batch[n];
+		}
+		t->mbtest_errs += rd->mbtest_errs;
+		t->recycled += rd->recycled;
+		t->long_holds += rd->long_holds;
+		t->irq_passes += rd->passes;
 	}
 	/* Buckets 2 and up: a grace period ended under a pre-existing reader. */
 	for (int n = 2; n <= RT_PIPE_LEN; n++) {
@@ -583,13 +655,14 @@ static void rt_print(const struct rt_totals *t)
 	n = snprintf(line, sizeof(line), "rcutorture: reader passes:");
 	for (int i = 0; i < rt.nreaders && n < (int)sizeof(line); i++)
 		n += snprintf(line + n, sizeof(line) - n, " %llu", rt.readers[i].passes);
-	ktest_info("%s (long holds %llu)", line, t->long_holds);
+	ktest_info("%s, in interrupt handlers %llu (long holds %llu)", line, t->irq_passes,
+		   t->long_holds);
 	ktest_info("rcutorture: mbtest errors: %llu", t->mbtest_errs);
 	ktest_info("rcutorture: freed under a reader: %llu", t->recycled);
 	ktest_info("rcutorture: updates %llu, frees %d (%d at the end), deferred %llu "
-		   "(callbacks %d), alloc failures %llu", rt_wstats.updates, rt.run_frees,
-		   atomic_read(&rt_frees) - rt.run_frees,
-		   rt_wstats.deferred, atomic_read(&rt_deferred_cbs), rt_wstats.alloc_fail);
+		   "(callbacks %d), kfree_rcu %llu, alloc failures %llu", rt_wstats.updates,
+		   rt.run_frees, atomic_read(&rt_frees) - rt.run_frees, rt_wstats.deferred,
+		   atomic_read(&rt_deferred_cbs), rt_wstats.kfreed, rt_wstats.alloc_fail);
 	ktest_info("rcutorture: grace periods: writer %llu (sync %llu, call_rcu %llu, "
 		   "polled %llu [%llu early]), fake writers %llu; rcu: gps_completed %lu, "
 		   "tours %lu, callbacks invoked %llu",
@@ -640,6 +713,7 @@ static void rt_report(void)
 	RT_EXPECT(t.bad_batch == 0);	/* Reader Batch buckets >= 2 */
 	RT_EXPECT(t.mbtest_errs == 0);
 	RT_EXPECT(t.min_passes > 0);	/* every reader made progress */
+	RT_EXPECT(t.irq_passes > 0);	/* and readers in interrupt handlers too */
 	RT_EXPECT(rt_wstats.updates >= RT_MIN_UPDATES);
 	RT_EXPECT(rt.run_frees > 0);	/* elements went round while it ran */
 	RT_EXPECT(atomic_read(&rt_deferred_inflight) == 0);

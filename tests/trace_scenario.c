@@ -13,8 +13,9 @@
  *
  *	mark "list_del_rcu"; list_del_rcu(); synchronize_rcu(); mark "kfree"; kfree();
  *
- * and then once with call_rcu() and synchronize_rcu() side by side, for
- * the picture to contrast the two kinds of grace period.  The trace is
+ * after removing one element with call_rcu() and the next with
+ * synchronize_rcu() side by side, for the picture to contrast the two
+ * kinds of grace period.  The trace is
  * dumped on the console at the end (docs/trace.md has the line format).
  *
  * Its own bookkeeping checks the outcome: every reader made progress, and
@@ -119,6 +120,37 @@ static bool ts_readers_progress(u64 n)
 	return true;
 }
 
+/*
+ * Both ways at once, first, for the picture to contrast them (the default
+ * window shows the first grace periods): call_rcu() frees one element
+ * after an asynchronous grace period, which ends once every CPU has
+ * reported a quiescent state, in any order; the synchronize_rcu() tour
+ * started just after it for the next element visits the CPUs one by one,
+ * waiting on each for whatever runs there when it arrives.  Returns how
+ * many elements it freed.
+ */
+static int ts_both_ways(void)
+{
+	struct ts_elem *e = ts_remove_first(), *e2;
+	int freed = 0;
+
+	KEXPECT(e != NULL);
+	if (!e)
+		return 0;
+	trace_mark("call_rcu");
+	call_rcu(&e->rcu, ts_free_cb);
+	e2 = ts_remove_first();
+	KEXPECT(e2 != NULL);
+	if (e2) {
+		synchronize_rcu();
+		trace_mark("kfree");
+		kfree(e2);
+		freed++;
+	}
+	wait_for_completion(&ts_cb_done);
+	return freed + 1;
+}
+
 KTEST(trace_scenario_grace_period_waits_for_readers)
 {
 	int i, round, freed = 0;
@@ -154,6 +186,8 @@ KTEST(trace_scenario_grace_period_waits_for_readers)
 	KEXPECT(progress);
 
 	sync_before = trace_count(TR_SYNC_BEGIN);
+	freed += ts_both_ways();
+	msleep(5);
 	for (round = 0; round < TS_SYNC_ROUNDS; round++) {
 		e = ts_remove_first();
 		KEXPECT(e != NULL);
@@ -166,31 +200,6 @@ KTEST(trace_scenario_grace_period_waits_for_readers)
 		msleep(5);		/* a gap between grace periods on the picture */
 	}
 
-	/*
-	 * Once more, both ways at once, for the picture to contrast them:
-	 * call_rcu() frees e after an asynchronous grace period, which ends
-	 * once every CPU has reported a quiescent state, in any order; the
-	 * synchronize_rcu() tour started just after it for e2 visits the CPUs
-	 * one by one, waiting on each for whatever runs there when it arrives.
-	 */
-	e = ts_remove_first();
-	KEXPECT(e != NULL);
-	if (e) {
-		struct ts_elem *e2;
-
-		trace_mark("call_rcu");
-		call_rcu(&e->rcu, ts_free_cb);
-		e2 = ts_remove_first();
-		KEXPECT(e2 != NULL);
-		if (e2) {
-			synchronize_rcu();
-			trace_mark("kfree");
-			kfree(e2);
-			freed++;
-		}
-		wait_for_completion(&ts_cb_done);
-		freed++;
-	}
 	sync_after = trace_count(TR_SYNC_BEGIN);
 
 	/* Readers kept going during and after the grace periods. */

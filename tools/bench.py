@@ -21,10 +21,9 @@ the claim that rcu_read_lock()/rcu_read_unlock() cost no instruction: it
 disassembles bench_reader_rcu() and bench_reader_plain(), the same lookup
 with and without them, and counts.  It asserts no speed.
 
-The rest lives beside this file: tools/bench_parse.py (result lines and
-statistics), tools/bench_objdump.py (the instruction count) and
-tools/bench_report.py (CSV, Markdown and plots); their names are
-re-exported here.  This file keeps the command line and the QEMU boots.
+The rest is in tools/lib/: bench_parse.py (result lines and statistics),
+bench_objdump.py (the instruction count) and bench_report.py (CSV,
+Markdown and plots).  This file keeps the command line and the QEMU boots.
 """
 
 import argparse
@@ -36,18 +35,11 @@ import subprocess
 import sys
 import time
 
-from bench_parse import (META_PREFIX, NOT_KEY, RESULT_PREFIX, add_ratios,  # noqa: F401
-                         aggregate, find_row, median, parse_line, parse_log, parse_meta,
-                         quantile, sample_key, summarize)
-from bench_objdump import (FUNC_RE, INSN_RE, PADDING_RE, READER_PAIRS,  # noqa: F401
-                           READER_WITH, READER_WITHOUT, RIP_RE, TARGET_RE, compare_readers,
-                           instructions, normalize_insn, objdump_check, parse_nm)
-from bench_report import (CSV_FIELDS, METHOD_TITLES, METHODS, PLOT_STYLE,  # noqa: F401
-                          STRUCT_TITLES, SYSTEM_PYTHON, UPDATE_OPS, UPDATE_TITLES,
-                          cpu_counts, fmt_cell, fmt_num, fmt_ratio, markdown, plot,
-                          plot_any_python, read_csv, write_csv)
-
 TOOLS = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(TOOLS, "lib"))
+from bench_parse import aggregate, parse_log  # noqa: E402
+from bench_objdump import objdump_check  # noqa: E402
+from bench_report import markdown, plot, plot_any_python, read_csv, write_csv  # noqa: E402
 
 
 # ---------------------------------------------------------------- the machine

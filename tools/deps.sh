@@ -7,6 +7,9 @@
 #
 # Extra groups:
 #   bench   adds python3-matplotlib (plots for the benchmarks)
+#   model   adds spin (the model checker of make model; it also needs gcc)
+#   fuzz    adds clang, libclang-rt-14-dev (libFuzzer and the sanitizers) and
+#           python3-hypothesis (property tests of the host parsers)
 
 set -u
 
@@ -17,7 +20,9 @@ python3 binutils gcc make"
 for group in "$@"; do
     case "$group" in
         bench) pkgs="$pkgs python3-matplotlib" ;;
-        *) echo "deps: unknown group '$group' (known: bench)" >&2; exit 2 ;;
+        model) pkgs="$pkgs spin" ;;
+        fuzz) pkgs="$pkgs clang libclang-rt-14-dev python3-hypothesis" ;;
+        *) echo "deps: unknown group '$group' (known: bench, model, fuzz)" >&2; exit 2 ;;
     esac
 done
 

@@ -27,7 +27,7 @@ import subprocess
 import sys
 import threading
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 from ktap import KtapParser, summary_line  # noqa: E402
 
 TOOLS = os.path.dirname(os.path.abspath(__file__))

@@ -43,9 +43,9 @@ holds no trace.  The SVG is written by hand; the PNG comes from
 rsvg-convert when present, else from python3-matplotlib drawing the same
 shapes (tools/deps.sh bench installs it), else it is skipped.
 
-The modules: tools/trace_parse.py (parsing, the model, the check and the
-summary), tools/timeline_svg.py (the picture), this file (the PNG and the
-command line).
+The modules: tools/lib/trace_parse.py (parsing, the model, the check and
+the summary), tools/lib/timeline_svg.py (the picture), this file (the PNG
+and the command line).
 """
 import argparse
 import json
@@ -55,10 +55,9 @@ import subprocess
 import sys
 import tempfile
 
-# parse, build, summary, choose_window and the colours are also this
-# module's interface (tools/test_timeline.py, other scripts).
-from trace_parse import build, ms, parse, summary  # noqa: F401
-from timeline_svg import C_BAD, C_LATER, C_PRE, Canvas, choose_window, draw  # noqa: F401
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from trace_parse import build, ms, parse, summary  # noqa: E402
+from timeline_svg import Canvas, choose_window, draw  # noqa: E402
 
 
 # --------------------------------------------------------------------------

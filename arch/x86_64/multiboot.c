@@ -68,6 +68,8 @@ static void add_region(struct mb2_info *mb, u64 base, u64 len)
 		       "clipped at the top of the address space\n",
 		       (unsigned long long)base, (unsigned long long)len);
 		end = UINT64_MAX;
+		if (end == base)
+			return;		/* nothing left once clipped */
 	}
 	if (mb->nregions == MB2_MAX_REGIONS) {
 		mb->regions_dropped++;

@@ -351,7 +351,8 @@ static void narrated_grace_period(void)
 
 	demo_say("synchronize_rcu(), narrated.  This is exactly synchronize_rcu()'s loop");
 	demo_say("(kernel/rcu/sync.c); run_on(cpu) returns once this task has run on cpu,");
-	demo_say("so cpu has switched away from whatever it was running:");
+	demo_say("so cpu has switched away from whatever it was running (on its own CPU,");
+	demo_say("what was running is the updater, which is in no reader):");
 	demo_code("for_each_online_cpu(cpu)\n        run_on(cpu);");
 	smp_store_release(&holder.gp_started, true);
 	for_each_online_cpu(cpu) {

@@ -20,15 +20,19 @@ struct cfoo {
 static struct {
 	long passes;
 	long sum;
-	u64 resched_ns;		/* time spent in cond_resched() */
+	/* Its cond_resched() calls: those that reported a quiescent state, the others. */
+	long reports, others;
+	u64 report_ns, other_ns;
 } qq6_reader;
 static struct workers qq6_workers;	/* the one reader */
 
 /* One measuring window. */
 struct qq6_window {
 	long per_ms;		/* the reader's passes per millisecond */
-	long resched_ns;	/* per pass: in cond_resched() */
-	long walk_ns;		/* per pass: the rest (the walk) */
+	long reports;		/* quiescent states it reported (rcu_state.lock) */
+	long report_ns;		/* the average cond_resched() that reported one */
+	long other_ns;		/* the average one that did not */
+	long rcu_us;		/* reports * (report_ns - other_ns): RCU's part */
 	unsigned long gps;	/* call_rcu() grace periods that ended meanwhile */
 };
 
@@ -40,6 +44,7 @@ static int qq6_reader_fn(void *arg)
 	while (!kthread_should_stop()) {
 		struct cfoo *p;
 		long sum = 0;
+		bool owes;
 		u64 t0;
 
 		rcu_read_lock();
@@ -48,14 +53,22 @@ static int qq6_reader_fn(void *arg)
 		rcu_read_unlock();
 		qq6_reader.sum += sum;
 		WRITE_ONCE(qq6_reader.passes, qq6_reader.passes + 1);
-		t0 = ktime_get_ns();
 		/*
 		 * Runs flat out: we are measuring it.  While a grace period
 		 * waits for this CPU, this is where it reports its quiescent
 		 * state, under the global rcu_state.lock (kernel/rcu/gp.c).
 		 */
+		owes = rcu_cpu_owes_qs(smp_processor_id());
+		t0 = ktime_get_ns();
 		cond_resched();
-		WRITE_ONCE(qq6_reader.resched_ns, qq6_reader.resched_ns + ktime_get_ns() - t0);
+		t0 = ktime_get_ns() - t0;
+		if (owes) {
+			WRITE_ONCE(qq6_reader.report_ns, qq6_reader.report_ns + t0);
+			WRITE_ONCE(qq6_reader.reports, qq6_reader.reports + 1);
+		} else {
+			WRITE_ONCE(qq6_reader.other_ns, qq6_reader.other_ns + t0);
+			WRITE_ONCE(qq6_reader.others, qq6_reader.others + 1);
+		}
 	}
 	return 0;
 }
@@ -91,28 +104,32 @@ static int qq6_writer_fn(void *arg)
 
 static void qq6_measure(struct qq6_window *w)
 {
-	long p0 = READ_ONCE(qq6_reader.passes);
-	u64 r0 = READ_ONCE(qq6_reader.resched_ns), t0 = ktime_get_ns(), dt;
+	long p0 = READ_ONCE(qq6_reader.passes), r0 = READ_ONCE(qq6_reader.reports);
+	long o0 = READ_ONCE(qq6_reader.others);
+	u64 rn0 = READ_ONCE(qq6_reader.report_ns), on0 = READ_ONCE(qq6_reader.other_ns);
+	u64 t0 = ktime_get_ns(), dt;
 	struct rcu_stats s0, s1;
+	long others;
 
 	rcu_get_stats(&s0);
 	msleep(QQ6_MS);
 	dt = ktime_get_ns() - t0;
 	rcu_get_stats(&s1);
-	long passes = max(READ_ONCE(qq6_reader.passes) - p0, 1L);
-	long resched = (long)(READ_ONCE(qq6_reader.resched_ns) - r0);
-
-	w->per_ms = passes * (long)NSEC_PER_MSEC / (long)dt;
-	w->resched_ns = resched / passes;
-	w->walk_ns = ((long)dt - resched) / passes;
+	w->per_ms = (READ_ONCE(qq6_reader.passes) - p0) * (long)NSEC_PER_MSEC / (long)dt;
+	w->reports = READ_ONCE(qq6_reader.reports) - r0;
+	others = max(READ_ONCE(qq6_reader.others) - o0, 1L);
+	w->report_ns = w->reports ? (long)(READ_ONCE(qq6_reader.report_ns) - rn0) / w->reports : 0;
+	w->other_ns = (long)(READ_ONCE(qq6_reader.other_ns) - on0) / others;
+	w->rcu_us = w->reports * max(w->report_ns - w->other_ns, 0L) / 1000;
 	w->gps = s1.gps_completed - s0.gps_completed;
 }
 
 static void qq6_report(const char *label, const struct qq6_window *w)
 {
-	demo_say("%s %ld passes/ms: a pass is %ld ns in cond_resched() and %ld ns "
-		 "walking; %lu grace periods ended", label, w->per_ms, w->resched_ns,
-		 w->walk_ns, w->gps);
+	demo_say("%s %ld passes/ms; %lu grace periods ended, %ld quiescent states", label,
+		 w->per_ms, w->gps, w->reports);
+	demo_say("             reported: %ld ns a cond_resched() that reported one, %ld ns one "
+		 "that did not", w->report_ns, w->other_ns);
 }
 
 DEMO(qq6_cost, "Quick Quiz 6: how updaters slow readers that never spin nor block")
@@ -168,13 +185,13 @@ DEMO(qq6_cost, "Quick Quiz 6: how updaters slow readers that never spin nor bloc
 	demo_say("kfree_rcu()s keep call_rcu() grace periods running back to back, and each");
 	demo_say("one needs a quiescent state from the reader's CPU, which its cond_resched()");
 	demo_say("reports through rcu_note_context_switch() and rcu_report_qs(), taking the");
-	demo_say("global rcu_state.lock that every CPU shares.  Measured above: a pass's time");
-	demo_say("in cond_resched() went from %ld to %ld ns with %lu grace periods, its walk",
-		 quiet.resched_ns, busy.resched_ns, busy.gps);
-	demo_say("from %ld to %ld ns.  The rest is emulator effects: vCPUs are host threads",
-		 quiet.walk_ns, busy.walk_ns);
-	demo_say("sharing the host's cores (time a vCPU is descheduled lands in either part),");
-	demo_say("and shared-memory atomics and QEMU's own locking take host time.");
+	demo_say("global rcu_state.lock that every CPU shares.  Measured above: %ld reports,",
+		 busy.reports);
+	demo_say("each %ld ns dearer than a cond_resched() that reports nothing: %ld us of the",
+		 max(busy.report_ns - busy.other_ns, 0L), busy.rcu_us);
+	demo_say("%d ms.  The rest of the slowdown is emulator effects: vCPUs are host", QQ6_MS);
+	demo_say("threads sharing the host's cores, and shared-memory atomics and QEMU's own");
+	demo_say("locking take host time.");
 	if (num_online_cpus() == 1)
 		demo_say("(On one CPU the writer simply takes the reader's CPU time.)");
 

@@ -1,11 +1,14 @@
 /*
  * The article's table of publish, retract and subscribe primitives,
  * printed once from the kernel with the demos that use each one; then the
- * one property of rcu_read_lock() the other demos never show: critical
- * sections nest, and a grace period waits for the outermost
- * rcu_read_unlock(), not for an inner one.
+ * properties of readers the other demos never show: critical sections
+ * nest, and a grace period waits for the outermost rcu_read_unlock(), not
+ * for an inner one; and a reader may run inside an interrupt handler (the
+ * article's "readers delayed by interrupts"), where the CPU cannot switch
+ * until the handler returns.
  */
 #include "demo.h"
+#include "irq.h"
 
 #define MAX_HOLD_MS	2000	/* the reader's longest wait (far below a stall warning) */
 #define LINGER_MS	100	/* it stays this long after the grace period began */
@@ -48,6 +51,7 @@ static const char *const api_uses[][2] = {
 	{ "hlist_del_rcu()", "qq3_hlist: 32_qq3_hlist.c" },
 	{ "hlist_for_each_entry_rcu()", "qq3_hlist: 32_qq3_hlist.c" },
 	{ "rcu_read_lock() nested", "api_table (below): 35_api.c" },
+	{ "rcu_read_lock() in an interrupt handler", "api_table (below): 35_api.c" },
 };
 
 /* ------------------------------------------------------------------ */
@@ -117,7 +121,7 @@ static void show_table(void)
 		demo_say("%-9s| %s | %s", api_table[i][0], api_table[i][2], api_table[i][3]);
 	demo_say("Each one, and the demos that run it (kernel/demo/):");
 	for (size_t i = 0; i < ARRAY_SIZE(api_uses); i++)
-		demo_say("  %-30s %s", api_uses[i][0], api_uses[i][1]);
+		demo_say("  %-40s %s", api_uses[i][0], api_uses[i][1]);
 	demo_say("All of them are in kernel/rcu/rcupdate.h and kernel/rcu/rculist.h.");
 }
 
@@ -178,6 +182,94 @@ out:
 	kfree(p);
 }
 
+/* ------------------------------------------------------------------ */
+/* A reader inside an interrupt handler                                */
+/* ------------------------------------------------------------------ */
+
+static struct {
+	struct irq_work work;
+	int cpu;
+	bool holding;		/* handler: inside rcu_read_lock(), holding p */
+	bool in_irq;		/* in_interrupt() was true there */
+	bool gp_started;	/* demo: synchronize_rcu() is about to begin */
+	bool intact;
+	bool released;		/* handler: rcu_read_unlock() done */
+	u64 unlock_ns;
+} irqr;
+
+/*
+ * Runs in hard-interrupt context on irqr.cpu (an IPI): a reader that
+ * lingers, as one delayed by a long interrupt would.  The CPU cannot
+ * switch tasks until the handler returns, so no tour can pass it.
+ */
+static void irq_reader(struct irq_work *work)
+{
+	struct nfoo *p;
+	u64 t0 = ktime_get_ns();
+
+	(void)work;
+	rcu_read_lock();
+	p = rcu_dereference(api_gp);
+	WRITE_ONCE(irqr.in_irq, in_interrupt());
+	smp_store_release(&irqr.holding, true);
+	wait_flag(&irqr.gp_started, t0);
+	mdelay(LINGER_MS);
+	WRITE_ONCE(irqr.intact, p && READ_ONCE(p->a) == 1 && READ_ONCE(p->b) == 2 &&
+		   READ_ONCE(p->c) == 3);
+	rcu_read_unlock();
+	irqr.unlock_ns = ktime_get_ns();
+	smp_store_release(&irqr.released, true);
+}
+
+static void irq_reader_live(void)
+{
+	struct nfoo *p = kmalloc(sizeof(*p), GFP_KERNEL);
+	int cpus[1];
+	u64 t0, t1;
+
+	if (!p) {
+		demo_fail("out of memory");
+		return;
+	}
+	p->a = 1, p->b = 2, p->c = 3;
+	rcu_assign_pointer(api_gp, p);
+	memset(&irqr, 0, sizeof(irqr));
+	worker_cpus(cpus, 1);
+	irqr.cpu = cpus[0];
+	irqr.work.func = irq_reader;
+	if (!irq_work_queue_on(&irqr.work, irqr.cpu) || !demo_wait_for(&irqr.holding, WAIT_MS)) {
+		demo_fail("the interrupt handler on CPU%d did not run", irqr.cpu);
+		goto out;
+	}
+	demo_say("CPU%d, in an interrupt handler (in_interrupt() %s): rcu_read_lock();",
+		 irqr.cpu, READ_ONCE(irqr.in_irq) ? "true" : "FALSE");
+	demo_say("  p = rcu_dereference(gp); it holds 1,2,3 and lingers");
+	if (!READ_ONCE(irqr.in_irq))
+		demo_fail("the reader did not run in interrupt context");
+	rcu_assign_pointer(api_gp, NULL);
+	demo_say("updater: rcu_assign_pointer(gp, NULL); synchronize_rcu() must wait: CPU%d",
+		 irqr.cpu);
+	demo_say("  cannot switch tasks until its handler returns");
+	smp_store_release(&irqr.gp_started, true);
+	t0 = ktime_get_ns();
+	synchronize_rcu();
+	t1 = ktime_get_ns();
+	if (!smp_load_acquire(&irqr.released) || irqr.unlock_ns > t1)
+		demo_fail("synchronize_rcu() returned before the handler's rcu_read_unlock()");
+	else
+		demo_say("synchronize_rcu() returned after %llu ms, %llu ms after the handler's "
+			 "rcu_read_unlock()", (unsigned long long)((t1 - t0) / NSEC_PER_MSEC),
+			 (unsigned long long)((t1 - irqr.unlock_ns) / NSEC_PER_MSEC));
+	if (!READ_ONCE(irqr.intact))
+		demo_fail("the handler's 1,2,3 changed under it");
+out:
+	if (!smp_load_acquire(&irqr.released))
+		demo_wait_for(&irqr.released, WAIT_MS);	/* it ends within MAX_HOLD_MS */
+	rcu_assign_pointer(api_gp, NULL);
+	synchronize_rcu();
+	kfree(p);
+}
+
 DEMO(api_table, "The article's API table from the kernel; nested rcu_read_lock(), live")
 {
 	demo_step("The article's publish / retract / subscribe primitives, and their demos");
@@ -195,6 +287,17 @@ DEMO(api_table, "The article's API table from the kernel; nested rcu_read_lock()
 		demo_say(" runs; with SMP=2 or more a reader on another CPU shows it.)");
 		return;
 	}
-	/* No pause from here to the end: the reader holds 1,2,3 throughout. */
+	/* No pause from here to the step's end: the reader holds 1,2,3 throughout. */
 	nesting_live();
+
+	demo_step("A reader inside an interrupt handler");
+	demo_code("static void handler(struct irq_work *work)   /* hard-interrupt context */\n"
+		  "{\n"
+		  "        rcu_read_lock();\n"
+		  "        p = rcu_dereference(gp);\n"
+		  "        ... a long interrupt: the reader lingers ...\n"
+		  "        rcu_read_unlock();\n"
+		  "}\n"
+		  "irq_work_queue_on(&work, 1);                  /* an IPI to CPU1 */");
+	irq_reader_live();
 }

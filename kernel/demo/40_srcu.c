@@ -103,6 +103,7 @@ static bool show_srcu_waits(void)
 	*old = (struct sfoo){ 1, 2, 3 };
 	rcu_assign_pointer(srcu_gp, old);
 
+	/* The pause comes before the reader starts: it sleeps only 100 ms. */
 	demo_step("The same reader under srcu_read_lock()");
 	demo_code("idx = srcu_read_lock(&demo_srcu);\n"
 		  "p = srcu_dereference(gp, &demo_srcu);\n"
@@ -116,7 +117,10 @@ static bool show_srcu_waits(void)
 	demo_say("The reader on CPU%d took the index %d and fell asleep holding 1,2,3.",
 		 sleeper.cpu, sleeper.idx);
 
-	demo_step("The updater replaces 1,2,3 and calls synchronize_srcu()");
+	/* No pause: at a reading pace the reader would have left already. */
+	demo_step_nopause("The updater replaces 1,2,3 and calls synchronize_srcu()");
+	if (READ_ONCE(sleeper.left))
+		demo_fail("the reader left before synchronize_srcu() began: nothing to wait for");
 	new = kmalloc(sizeof(*new), GFP_KERNEL);
 	if (new) {
 		*new = (struct sfoo){ 4, 5, 6 };

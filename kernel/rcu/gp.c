@@ -290,6 +290,12 @@ bool rcu_cpu_in_eqs(int cpu)
 	return READ_ONCE(rcu_data[cpu].idle);
 }
 
+bool rcu_cpu_owes_qs(int cpu)
+{
+	/* A snapshot for statistics (the demos): no ordering needed. */
+	return (READ_ONCE(rcu_state.gp_seq) & 1) && (READ_ONCE(rcu_state.qs_mask) & (1UL << cpu));
+}
+
 static void invoke_callback(struct rcu_head *head)
 {
 	uintptr_t f = (uintptr_t)head->func;

@@ -179,6 +179,8 @@ void rcu_get_stats(struct rcu_stats *s);
 /* Sets rcu_cpu_stall_timeout (seconds, 3 at least); returns the old value. */
 int rcu_set_stall_timeout(int seconds);
 bool rcu_cpu_in_eqs(int cpu);
+/* A call_rcu() grace period runs and still waits for cpu's quiescent state. */
+bool rcu_cpu_owes_qs(int cpu);
 
 /*
  * Fault injections: each breaks RCU on purpose, so that a test can show it

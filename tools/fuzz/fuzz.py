@@ -25,13 +25,15 @@ import argparse
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import threading
 import time
 
 FUZZ = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(FUZZ))
-BUILD = os.path.join(ROOT, "build", "fuzz")
+BUILD = os.environ.get("FUZZ_BUILD") or os.path.join(ROOT, "build", "fuzz")
 
 # name -> (kernel sources, include directory of the arch it belongs to, extra link flags)
 TARGETS = {
@@ -47,7 +49,7 @@ TARGETS = {
 }
 
 # The longest input each is given: twice its largest seed or real input.
-MAX_LEN = {"cmdline": 8192, "monitor": 4096, "multiboot": 8192, "acpi": 4096, "fdt": 20000}
+MAX_LEN = {"cmdline": 8192, "monitor": 4096, "multiboot": 8192, "acpi": 4096, "fdt": 12288}
 
 SANITIZE = ["-fsanitize=fuzzer,address,undefined", "-fno-sanitize-recover=all"]
 CFLAGS = ["-g", "-O1", "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-fno-omit-frame-pointer",
@@ -103,15 +105,17 @@ EXECS_RE = re.compile(r"stat::number_of_executed_units:\s*(\d+)")
 ARTIFACT_RE = re.compile(r"Test unit written to (\S+)")
 
 
-def fuzz_one(name, seconds, log_dir):
-    """Fuzzes one target; returns a dict of what the run reached."""
+def fuzz_one(name, seconds, log_dir, min_execs=0):
+    """Fuzzes one target for seconds, and on until min_execs inputs ran;
+    returns a dict of what the run reached."""
     corpus = os.path.join(BUILD, "corpus", name)
     seeds = os.path.join(FUZZ, "corpus", name)
     artifacts = os.path.join(BUILD, "artifacts", name) + os.sep
     os.makedirs(corpus, exist_ok=True)
     os.makedirs(seeds, exist_ok=True)
     os.makedirs(artifacts, exist_ok=True)
-    cmd = [binary(name), f"-max_total_time={seconds}", "-print_final_stats=1",
+    limit = seconds if not min_execs else 100 * seconds	# then we stop it ourselves
+    cmd = [binary(name), f"-max_total_time={limit}", "-print_final_stats=1",
            "-timeout=10", "-rss_limit_mb=2048", f"-max_len={MAX_LEN[name]}",
            f"-artifact_prefix={artifacts}", corpus, seeds]
     dict_file = os.path.join(FUZZ, f"{name}.dict")
@@ -124,6 +128,16 @@ def fuzz_one(name, seconds, log_dir):
     with open(log_path, "w") as log:
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                              text=True, errors="replace", cwd=ROOT)
+
+        def stop_when_done():
+            # libFuzzer prints a status line at every power of two of executions.
+            while p.poll() is None:
+                if time.monotonic() - start >= seconds and res["execs"] >= min_execs:
+                    p.send_signal(signal.SIGINT)	# it prints its final stats and exits
+                    return
+                time.sleep(1)
+        if min_execs:
+            threading.Thread(target=stop_when_done, daemon=True).start()
         for line in p.stdout:
             now = time.monotonic() - start
             log.write(f"[{now:8.1f}s] {line}")
@@ -147,6 +161,8 @@ def fuzz_one(name, seconds, log_dir):
                 res["crash"] = m.group(1)
         rc = p.wait()
     res["elapsed"] = time.monotonic() - start
+    if min_execs and rc == 72 and not res["crash"]:
+        rc = 0		# our SIGINT: libFuzzer's "run interrupted" status
     if rc != 0 and not res["crash"]:
         res["crash"] = f"(libFuzzer exit {rc}, no reproducer written: see {rel(log_path)})"
     return res
@@ -170,8 +186,9 @@ def cmd_run(args):
     log_dir = os.path.join(BUILD, "logs")
     os.makedirs(log_dir, exist_ok=True)
     for name in names:
-        print(f"fuzz: {name}: {args.seconds} s ...", flush=True)
-        r = fuzz_one(name, args.seconds, log_dir)
+        more = f", and on to {args.min_execs} executions" if args.min_execs else ""
+        print(f"fuzz: {name}: {args.seconds} s{more} ...", flush=True)
+        r = fuzz_one(name, args.seconds, log_dir, args.min_execs)
         half = r["elapsed"] / 2
         print(f"fuzz: {name}: {r['execs']} executions in {r['elapsed']:.0f} s, "
               f"coverage {r['cov']} edges / {r['ft']} features "
@@ -201,7 +218,8 @@ def replay_expectations(name, failed):
     n = 0
     for case in inputs(os.path.join(FUZZ, "regress", name)):
         expect = os.path.splitext(case)[0] + ".expect"
-        r = subprocess.run([binary(name), case], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        r = subprocess.run([binary(name), "-timeout=20", case], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT,
                            text=True, errors="replace", env=dict(os.environ, FUZZ_VERBOSE="1"))
         missing = []
         if os.path.exists(expect):
@@ -226,7 +244,7 @@ def cmd_replay(args):
         # Batches keep the argument list short; libFuzzer runs each file once.
         for i in range(0, len(files), 200):
             batch = files[i:i + 200]
-            r = subprocess.run([binary(name)] + batch, stdout=subprocess.PIPE,
+            r = subprocess.run([binary(name), "-timeout=20"] + batch, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True, errors="replace")
             if r.returncode != 0:
                 failed.append(f"{name}: a seed or past crash fails:\n" +
@@ -258,10 +276,13 @@ def cmd_merge(args):
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="cmd", required=True)
-    sub.add_parser("build")
+    b = sub.add_parser("build")
+    b.add_argument("targets", nargs="*", metavar="TARGET")
     r = sub.add_parser("run")
     r.add_argument("-t", "--seconds", type=int,
                    default=int(os.environ.get("FUZZ_SECONDS", "60") or 60))
+    r.add_argument("--min-execs", type=int, default=0,
+                   help="keep going after the time until this many inputs ran")
     r.add_argument("targets", nargs="*", metavar="TARGET")
     for c in ("replay", "merge"):
         s = sub.add_parser(c)
@@ -271,7 +292,7 @@ def main():
     if unknown:
         p.error(f"unknown target {unknown[0]!r} (known: {', '.join(TARGETS)})")
     if args.cmd == "build":
-        return 0 if build(list(TARGETS)) else 1
+        return 0 if build(args.targets or list(TARGETS)) else 1
     return {"run": cmd_run, "replay": cmd_replay, "merge": cmd_merge}[args.cmd](args)
 
 

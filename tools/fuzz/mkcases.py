@@ -295,6 +295,20 @@ case("fdt", "memory-wraps-around", virt(mem=(0xffffffff00000000, 0x200000000)).b
      "is not a memory range: ignored")
 case("fdt", "strings-without-nul-at-the-end", virt(extra=unterminated_strings).blob(),
      "harness: 2 CPUs kept of 2 found")
+def value_at_the_very_end():
+    """A device_type value without its NUL as the blob's last bytes (the
+    strings block comes first): a strcmp() on it reads past the blob."""
+    strings = b"device_type\0"
+    s = struct.pack(">I", 1) + b"\0\0\0\0" + struct.pack(">III", 3, 6, 0) + b"memory"
+    off_strings = 40 + 16
+    off_struct = off_strings + len(strings)
+    head = struct.pack(">10I", 0xd00dfeed, off_struct + len(s), off_struct, off_strings, 40,
+                       17, 16, 0, len(strings), len(s))
+    return head + bytes(16) + strings + s
+
+
+case("fdt", "unterminated-value-at-the-end-of-the-blob", value_at_the_very_end(),
+     "fdt: the structure block ends without its end token")
 case("fdt", "unknown-token", fdt(struct.pack(">II", 1, 0) + struct.pack(">I", 7), b""),
      "fdt: an unknown token at offset 8")
 

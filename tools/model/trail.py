@@ -15,9 +15,10 @@ import subprocess
 CYCLE = "<<<<<START OF CYCLE>>>>>"
 
 
-def replay(workdir, pml, trail):
-    """Runs spin -t; returns the model's own lines, plus CYCLE markers."""
-    p = subprocess.run(["spin", "-t", "-k", trail, pml], cwd=workdir,
+def replay(workdir, pml, trail, defines=()):
+    """Runs spin -t (with the -D options the verifier was built with);
+    returns the model's own lines, plus CYCLE markers."""
+    p = subprocess.run(["spin", "-t", "-k", trail] + list(defines) + [pml], cwd=workdir,
                        capture_output=True, text=True)
     lines = []
     for raw in p.stdout.splitlines():
@@ -33,8 +34,10 @@ def replay(workdir, pml, trail):
 
 def render_pml(lines):
     out, n = [], 0
-    for s in lines:
-        if s == CYCLE:
+    for k, s in enumerate(lines):
+        if s == CYCLE and not any(x != CYCLE and not x.startswith("!! ") for x in lines[k + 1:]):
+            out.append("    --- from here on nothing happens any more: every CPU waits for ever ---")
+        elif s == CYCLE:
             out.append("    --- from here on the run repeats for ever (the steps below, then again) ---")
         elif s.startswith("!! "):
             out.append("    " + s[3:])

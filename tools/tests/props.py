@@ -14,6 +14,9 @@ SYSTEM_PYTHON = "/usr/bin/python3"	# Debian's, which python3-hypothesis serves
 for d in (TOOLS, os.path.join(TOOLS, "lib")):
     if d not in sys.path:
         sys.path.insert(0, d)
+# Hypothesis's caches go under build/, not into the tree.
+os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY",
+                      os.path.join(os.path.dirname(TOOLS), "build", "hypothesis"))
 
 try:
     import hypothesis  # noqa: F401
@@ -27,8 +30,9 @@ except ImportError:
 
 from hypothesis import HealthCheck, settings, strategies as st  # noqa: E402
 
-# CI runs these on two shared cores: no per-example deadline, a fixed budget.
-settings.register_profile("ci", deadline=None, max_examples=100,
+# CI runs these on two shared cores: no per-example deadline, a fixed budget,
+# and no example database left in the tree.
+settings.register_profile("ci", deadline=None, max_examples=60, database=None,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("ci")
 

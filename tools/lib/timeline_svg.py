@@ -1,7 +1,7 @@
 """The timeline picture of an RCU trace (tools/timeline.py draws with it).
 
 choose_window() picks the part of the trace to draw; draw() turns a model
-(tools/trace_parse.py) into a Canvas: a list of shapes with one lane per
+(tools/lib/trace_parse.py) into a Canvas: a list of shapes with one lane per
 CPU, the read-side critical sections as bars coloured by their class, the
 grace periods as spans with their hops and quiescent states, context
 switches as ticks and marks as labels.  A Canvas is written as SVG by hand

@@ -2,7 +2,7 @@
 lines the kernel prints (tests/bench/), parsed into samples, then grouped
 per measurement with the median, extremes and quartiles over the
 repetitions and the ratios against the no-lock floor and against RCU.
-tools/bench.py drives it; tools/bench_report.py draws the rows.
+tools/bench.py drives it; tools/lib/bench_report.py draws the rows.
 """
 
 RESULT_PREFIX = "# BENCH "

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Offline tests for tools/ktap.py and tools/run.py (no kernel needed).
+"""Offline tests for tools/lib/ktap.py and tools/run.py (no kernel needed).
 
-    python3 tools/test_run.py        (or: python3 -m unittest discover -s tools)
+    python3 tools/tests/test_run.py        (or: python3 tools/host_tests.py)
 """
 
 import contextlib
@@ -13,7 +13,8 @@ import tempfile
 import textwrap
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path[:0] = [TOOLS, os.path.join(TOOLS, "lib")]
 import ktap  # noqa: E402
 import run  # noqa: E402
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Tests of tools/timeline.py on small synthetic traces:
-python3 -m unittest tools/test_timeline.py (or run this file)."""
+"""Tests of tools/timeline.py and tools/lib/{trace_parse,timeline_svg}.py on
+small synthetic traces: python3 tools/host_tests.py (or run this file)."""
 import io
 import os
 import sys
@@ -9,8 +9,11 @@ import unittest
 import xml.etree.ElementTree as ET
 from contextlib import redirect_stderr, redirect_stdout
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path[:0] = [TOOLS, os.path.join(TOOLS, "lib")]
 import timeline  # noqa: E402
+import timeline_svg  # noqa: E402
+import trace_parse  # noqa: E402
 
 MS = 1_000_000
 
@@ -60,12 +63,12 @@ GOOD = [
 
 
 def model_of(lines, **kw):
-    return timeline.build(timeline.parse(dump(*lines, **kw)))
+    return trace_parse.build(trace_parse.parse(dump(*lines, **kw)))
 
 
 class Parse(unittest.TestCase):
     def test_lines_and_fields(self):
-        t = timeline.parse(dump(*GOOD))
+        t = trace_parse.parse(dump(*GOOD))
         self.assertEqual(t.cpus, 4)
         self.assertEqual(t.lost, 0)
         self.assertTrue(t.complete)
@@ -80,24 +83,24 @@ class Parse(unittest.TestCase):
         self.assertEqual(sb.args, {"tour": 1})
 
     def test_marks_keep_spaces_and_unknown_events_are_counted(self):
-        t = timeline.parse(dump("1 0 5 mark list_del_rcu(5,6,7) done", "2 1 0 frobnicate x=1"))
+        t = trace_parse.parse(dump("1 0 5 mark list_del_rcu(5,6,7) done", "2 1 0 frobnicate x=1"))
         self.assertEqual(t.events[0].text, "list_del_rcu(5,6,7) done")
         self.assertEqual(len(t.events), 1)
         self.assertEqual(t.unknown, 1)
 
     def test_the_last_dump_wins_and_outside_lines_are_ignored(self):
         lines = dump("1 0 5 mark first") + ["T 99 0 0 hop\n"] + dump("2 0 5 mark second", cpus=2)
-        t = timeline.parse(lines)
+        t = trace_parse.parse(lines)
         self.assertEqual([e.text for e in t.events], ["second"])
         self.assertEqual(t.cpus, 2)
 
     def test_no_dump(self):
-        self.assertIsNone(timeline.parse(["hello\n", "T 1 0 0 hop\n"]))
+        self.assertIsNone(trace_parse.parse(["hello\n", "T 1 0 0 hop\n"]))
 
     def test_incomplete_dump_and_carriage_returns(self):
         lines = [s.replace("\n", "\r\n") for s in dump(*GOOD)]
         lines = [s for s in lines if "trace: end" not in s]
-        t = timeline.parse(lines)
+        t = trace_parse.parse(lines)
         self.assertFalse(t.complete)
         self.assertEqual(len(t.events), len(GOOD))
 
@@ -144,7 +147,7 @@ class Model(unittest.TestCase):
         self.assertEqual(kinds, ["removal", "tour"])	# seen by both checks
         for _, r in m.violations:
             self.assertEqual((r.cpu, r.start // MS, r.end // MS), (2, 8, 35))
-        self.assertIn("VIOLATIONS: 2", timeline.summary(m, "log"))
+        self.assertIn("VIOLATIONS: 2", trace_parse.summary(m, "log"))
 
     def test_violation_reader_still_running_at_the_end_of_the_trace(self):
         # CPU2's reader from 8 ms never ends (its CPU's other events go too).
@@ -181,6 +184,38 @@ class Model(unittest.TestCase):
         cb = [w for w in m.waits if w.kind == "callback"][0]
         self.assertEqual(cb.end, 6 * MS)
         self.assertEqual(len(cb.pre), 1)
+
+    def test_hop_that_waited_for_a_later_reader(self):
+        # Tour from 10 ms.  CPU1's reader 5..12 is pre-existing: the hop
+        # there (queued at 10.2) waits for it, as it must.  CPU2's reader
+        # began at 11, after the tour started, and was running when the
+        # tour was queued on CPU2 (12.7): that hop waited for a later reader.
+        m = model_of([
+            "5 1 7 read_lock",
+            "10 0 5 sync_begin tour=1",
+            "10.1 0 5 hop",
+            "10.2 0 0 hop_queue cpu=1 pid=5",
+            "11 2 8 read_lock",
+            "12 1 7 read_unlock",
+            "12.6 1 5 hop",
+            "12.7 1 7 hop_queue cpu=2 pid=5",
+            "20 2 8 read_unlock",
+            "20.5 2 5 hop",
+            "20.6 2 8 hop_queue cpu=0 pid=5",
+            "21 0 5 hop",
+            "21.5 0 5 sync_end tour=1",
+        ])
+        tour = m.gps[0]
+        self.assertEqual([(ns // MS, cpu) for ns, cpu, _ in tour.late_hops], [(20, 2)])
+        self.assertEqual(tour.late_hops[0][2].pid, 8)
+        self.assertIn("CPU2*", timeline.summary(m, "log"))
+        self.assertIn("tour hops that waited for a later reader: 1", timeline.summary(m, "log"))
+        svg = timeline.draw(m, "log", timeline.choose_window(m, "all", 5)).svg()
+        self.assertIn("waited for a later reader", svg)
+
+    def test_no_hop_queue_events_no_late_hops(self):
+        m = model_of(GOOD)
+        self.assertEqual(m.gps[0].late_hops, [])
 
     def test_reader_from_before_the_recording(self):
         # CPU1's first event is a read_unlock: its reader began earlier.
@@ -221,7 +256,7 @@ class Picture(unittest.TestCase):
         root = ET.fromstring(svg)
         self.assertTrue(root.tag.endswith("svg"))
         for s in ("CPU0", "CPU3", "synchronize_rcu() #1", "kfree", "pre-existing reader",
-                  "later reader", "time (ms since boot)", timeline.C_PRE, timeline.C_LATER):
+                  "later reader", "time (ms since boot)", timeline_svg.C_PRE, timeline_svg.C_LATER):
             self.assertIn(s, svg)
 
     def test_exit_status_on_violation(self):
@@ -233,7 +268,7 @@ class Picture(unittest.TestCase):
         self.assertEqual(rc, 1)
         self.assertIn("VIOLATION: reader pid 7 on CPU1", out)
         self.assertIn("VIOLATION", svg)
-        self.assertIn(timeline.C_BAD, svg)
+        self.assertIn(timeline_svg.C_BAD, svg)
 
     def test_no_trace(self):
         rc, out, _ = self.run_main(["nothing here\n"])
@@ -242,13 +277,13 @@ class Picture(unittest.TestCase):
 
     def test_windows(self):
         m = model_of(GOOD)
-        self.assertEqual(timeline.choose_window(m, "all", 3), (1 * MS, 55 * MS))
-        self.assertEqual(timeline.choose_window(m, "20:30", 3), (20 * MS, 30 * MS))
-        t0, t1 = timeline.choose_window(m, "auto", 3)
+        self.assertEqual(timeline_svg.choose_window(m, "all", 3), (1 * MS, 55 * MS))
+        self.assertEqual(timeline_svg.choose_window(m, "20:30", 3), (20 * MS, 30 * MS))
+        t0, t1 = timeline_svg.choose_window(m, "auto", 3)
         self.assertLessEqual(t0, 5 * MS)		# the pre-existing readers, whole
         self.assertGreaterEqual(t1, 40 * MS)		# and the later one beyond the end
         with self.assertRaises(ValueError):
-            timeline.choose_window(m, "30:20", 3)
+            timeline_svg.choose_window(m, "30:20", 3)
         rc, _, svg = self.run_main(dump(*GOOD), "--window", "11:20")
         self.assertEqual(rc, 0)
         ET.fromstring(svg)
@@ -259,7 +294,7 @@ class Picture(unittest.TestCase):
             t = 100 * k
             lines += [f"{t + 10} 0 5 sync_begin tour={k + 1}", f"{t + 30} 0 5 sync_end tour={k + 1}"]
         m = model_of(lines)
-        t0, t1 = timeline.choose_window(m, "auto", 5)
+        t0, t1 = timeline_svg.choose_window(m, "auto", 5)
         self.assertLess(t1 - t0, 400 * MS)
         self.assertLess(t0, 10 * MS + 1)
 

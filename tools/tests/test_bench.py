@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Unit tests for tools/bench.py: result lines, statistics, tables, and the
-zero-instruction check on canned objdump/nm output.
+"""Unit tests for tools/bench.py and tools/lib/bench_*.py: result lines,
+statistics, tables, and the zero-instruction check on canned objdump/nm
+output.
 
-    python3 tools/test_bench.py
+    python3 tools/host_tests.py (all host tests), or python3 tools/tests/test_bench.py
 """
 
 import csv
@@ -11,8 +12,11 @@ import sys
 import tempfile
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path[:0] = [TOOLS, os.path.join(TOOLS, "lib")]
 import bench  # noqa: E402
+import bench_objdump  # noqa: E402
+import bench_parse  # noqa: E402
 import bench_report  # noqa: E402
 
 
@@ -21,7 +25,7 @@ def line(**kw):
 
 
 def read_samples(struct, method, writers, cpus, values, metric="lookups_per_cpu"):
-    return [bench.parse_line(line(bench="read", struct=struct, method=method, writers=writers,
+    return [bench_parse.parse_line(line(bench="read", struct=struct, method=method, writers=writers,
                                   cpus=cpus, rep=i, metric=metric, value=f"{v:.3f}",
                                   unit="1/s"))
             for i, v in enumerate(values)]
@@ -154,7 +158,7 @@ NM_ARM = """\
 
 class ParseTest(unittest.TestCase):
     def test_result_line(self):
-        s = bench.parse_line("# BENCH bench=read struct=list method=rcu writers=1 cpus=4 "
+        s = bench_parse.parse_line("# BENCH bench=read struct=list method=rcu writers=1 cpus=4 "
                              "rep=2 metric=lookups_per_cpu value=123456.789 unit=1/s")
         self.assertEqual(s["bench"], "read")
         self.assertEqual(s["method"], "rcu")
@@ -165,7 +169,7 @@ class ParseTest(unittest.TestCase):
         self.assertEqual(s["unit"], "1/s")
 
     def test_line_with_trailing_carriage_return_and_spaces(self):
-        s = bench.parse_line("  # BENCH bench=call_rcu cpus=1 rep=0 metric=cbs_per_gp "
+        s = bench_parse.parse_line("  # BENCH bench=call_rcu cpus=1 rep=0 metric=cbs_per_gp "
                              "value=7.951 unit=count\r\n")
         self.assertEqual(s["metric"], "cbs_per_gp")
         self.assertAlmostEqual(s["value"], 7.951)
@@ -176,14 +180,14 @@ class ParseTest(unittest.TestCase):
                      "# BENCH bench=read cpus=2 rep=0 metric=x",          # no value
                      "# BENCH bench=read cpus=two rep=0 metric=x value=1",  # not a number
                      "# BENCH bench=read cpus=2 rep=0 metric=x value=1 junk", ""]:
-            self.assertIsNone(bench.parse_line(text), text)
+            self.assertIsNone(bench_parse.parse_line(text), text)
 
     def test_meta_and_log(self):
         lines = ["KTAP version 1", "# BENCH-META checking=0 cpus=2 reps=5 window_ms=100",
                  line(bench="readside", method="rcu", cpus=2, rep=0, metric="cycles_per_cs",
                       value="2.000", unit="cycles"),
                  "ok 1 bench_readside"]
-        samples, metas = bench.parse_log(lines)
+        samples, metas = bench_parse.parse_log(lines)
         self.assertEqual(len(samples), 1)
         self.assertEqual(metas, [{"checking": "0", "cpus": "2", "reps": "5",
                                   "window_ms": "100"}])
@@ -191,35 +195,35 @@ class ParseTest(unittest.TestCase):
 
 class StatsTest(unittest.TestCase):
     def test_median_odd_and_even(self):
-        self.assertEqual(bench.median([5, 1, 3]), 3)
-        self.assertEqual(bench.median([4, 1, 3, 2]), 2.5)
-        self.assertEqual(bench.median([7]), 7)
+        self.assertEqual(bench_parse.median([5, 1, 3]), 3)
+        self.assertEqual(bench_parse.median([4, 1, 3, 2]), 2.5)
+        self.assertEqual(bench_parse.median([7]), 7)
 
     def test_quartiles_like_numpy(self):
         xs = [1, 2, 3, 4, 5]
-        self.assertEqual(bench.quantile(xs, 0.25), 2)
-        self.assertEqual(bench.quantile(xs, 0.75), 4)
-        self.assertEqual(bench.quantile([1, 2, 3, 4], 0.25), 1.75)
-        self.assertEqual(bench.quantile([10, 0], 0.0), 0)
-        self.assertEqual(bench.quantile([10, 0], 1.0), 10)
+        self.assertEqual(bench_parse.quantile(xs, 0.25), 2)
+        self.assertEqual(bench_parse.quantile(xs, 0.75), 4)
+        self.assertEqual(bench_parse.quantile([1, 2, 3, 4], 0.25), 1.75)
+        self.assertEqual(bench_parse.quantile([10, 0], 0.0), 0)
+        self.assertEqual(bench_parse.quantile([10, 0], 1.0), 10)
 
     def test_quantile_of_nothing(self):
         with self.assertRaises(ValueError):
-            bench.quantile([], 0.5)
+            bench_parse.quantile([], 0.5)
 
     def test_summarize(self):
-        s = bench.summarize([3.0, 100.0, 1.0, 2.0, 4.0])
+        s = bench_parse.summarize([3.0, 100.0, 1.0, 2.0, 4.0])
         self.assertEqual(s, {"n": 5, "median": 3.0, "min": 1.0, "max": 100.0,
                              "q1": 2.0, "q3": 4.0})
 
     def test_aggregate_groups_repetitions_and_cpu_counts(self):
         samples = read_samples("list", "rcu", 0, 2, [10, 30, 20, 50, 40]) + \
             read_samples("list", "rcu", 0, 4, [1, 2, 3, 4, 5])
-        rows = bench.aggregate(samples)
+        rows = bench_parse.aggregate(samples)
         self.assertEqual(len(rows), 2)
-        r2 = bench.find_row(rows, cpus=2)
+        r2 = bench_parse.find_row(rows, cpus=2)
         self.assertEqual((r2["n"], r2["median"], r2["min"], r2["max"]), (5, 30, 10, 50))
-        self.assertEqual(bench.find_row(rows, cpus=4)["median"], 3)
+        self.assertEqual(bench_parse.find_row(rows, cpus=4)["median"], 3)
 
     def test_ratios(self):
         samples = (read_samples("hash", "none", 0, 2, [100] * 5)
@@ -227,13 +231,13 @@ class StatsTest(unittest.TestCase):
                    + read_samples("hash", "rwlock", 0, 2, [30] * 5)
                    + read_samples("hash", "rcu", 1, 2, [60] * 5)
                    + read_samples("hash", "spinlock", 1, 2, [6] * 5))
-        rows = bench.aggregate(samples)
-        rw = bench.find_row(rows, method="rwlock")
+        rows = bench_parse.aggregate(samples)
+        rw = bench_parse.find_row(rows, method="rwlock")
         self.assertAlmostEqual(rw["vs_floor"], 0.3)
         self.assertAlmostEqual(rw["rcu_ratio"], 3.0)
-        self.assertAlmostEqual(bench.find_row(rows, method="rcu", writers="0")["rcu_ratio"], 1)
+        self.assertAlmostEqual(bench_parse.find_row(rows, method="rcu", writers="0")["rcu_ratio"], 1)
         # with a writer: floor from the readers-only run, RCU from the same writer setting
-        sp = bench.find_row(rows, method="spinlock")
+        sp = bench_parse.find_row(rows, method="spinlock")
         self.assertAlmostEqual(sp["vs_floor"], 0.06)
         self.assertAlmostEqual(sp["rcu_ratio"], 10.0)
 
@@ -243,35 +247,35 @@ def full_rows():
     for n in (1, 2):
         for st in ("list", "hash"):
             for w in (0, 1):
-                for i, m in enumerate(bench.METHODS):
+                for i, m in enumerate(bench_report.METHODS):
                     if w and m == "none":
                         continue
                     samples += read_samples(st, m, w, n, [1000.0 * n / (i + 1)] * 5)
                     if w:
                         samples += read_samples(st, m, w, n, [77.0] * 5, metric="updates")
-        for m in bench.METHODS:
-            samples += [bench.parse_line(line(bench="readside", method=m, cpus=n, rep=r,
+        for m in bench_report.METHODS:
+            samples += [bench_parse.parse_line(line(bench="readside", method=m, cpus=n, rep=r,
                                               metric="cycles_per_cs", value="2.5",
                                               unit="cycles")) for r in range(5)]
-        for op in bench.UPDATE_OPS:
+        for op in bench_report.UPDATE_OPS:
             for load in ("idle", "busy"):
                 if n == 1 and (load == "busy" or op == "ipi_round_trip"):
                     continue
-                samples += [bench.parse_line(line(bench="update", op=op, load=load, cpus=n,
+                samples += [bench_parse.parse_line(line(bench="update", op=op, load=load, cpus=n,
                                                   rep=r, metric="ns_per_op",
                                                   value=f"{1000 * (r + 1)}.000", unit="ns"))
                             for r in range(5)]
         for metric in ("calls_per_s", "cbs_per_gp", "gps_per_s"):
-            samples += [bench.parse_line(line(bench="call_rcu", cpus=n, rep=r, metric=metric,
+            samples += [bench_parse.parse_line(line(bench="call_rcu", cpus=n, rep=r, metric=metric,
                                               value="10.000", unit="1/s")) for r in range(5)]
-    return bench.aggregate(samples)
+    return bench_parse.aggregate(samples)
 
 
 class TableTest(unittest.TestCase):
     def setUp(self):
         self.rows = full_rows()
-        self.check = bench.compare_readers(OBJDUMP_X86_SAME, NM_X86)
-        self.md = bench.markdown(self.rows, CTX, self.check)
+        self.check = bench_objdump.compare_readers(OBJDUMP_X86_SAME, NM_X86)
+        self.md = bench_report.markdown(self.rows, CTX, self.check)
 
     def test_header_names_machine_and_warns_about_tcg(self):
         self.assertIn("Test CPU 9000", self.md)
@@ -285,7 +289,7 @@ class TableTest(unittest.TestCase):
 
     def test_read_tables_have_every_method_and_cpu_count(self):
         self.assertIn("| method | 1 CPU | ×floor | RCU÷ | 2 CPUs | ×floor | RCU÷ |", self.md)
-        for title in bench.METHOD_TITLES.values():
+        for title in bench_report.METHOD_TITLES.values():
             self.assertIn(f"| {title} |", self.md)
         # rwlock is method 2: 1000 * n / 3 per CPU; RCU (method 1) 1000 * n / 2
         self.assertIn("| reader-writer lock | 333 [333–333] | 0.33× | 1.50× | 667 [667–667] "
@@ -309,22 +313,22 @@ class TableTest(unittest.TestCase):
     def test_csv_round_trip(self):
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "results.csv")
-            bench.write_csv(self.rows, path, CTX)
+            bench_report.write_csv(self.rows, path, CTX)
             with open(path, newline="", encoding="utf-8") as f:
                 got = list(csv.DictReader(f))
             self.assertEqual(len(got), len(self.rows))
             self.assertTrue(all(r["host_cpu"] == "Test CPU 9000" and r["accel"] == "tcg"
                                 and r["cpus"] in ("1", "2") for r in got))
-            back = bench.read_csv(path)
-            self.assertEqual(bench.markdown(back, CTX, self.check), self.md)
+            back = bench_report.read_csv(path)
+            self.assertEqual(bench_report.markdown(back, CTX, self.check), self.md)
 
     def test_number_format(self):
-        self.assertEqual(bench.fmt_num(1234567), "1.23M")
-        self.assertEqual(bench.fmt_num(999), "999")
-        self.assertEqual(bench.fmt_num(2.345), "2.35")
-        self.assertEqual(bench.fmt_num(0), "0")
-        self.assertEqual(bench.fmt_num(None), "-")
-        self.assertEqual(bench.fmt_ratio(1.5), "1.50×")
+        self.assertEqual(bench_report.fmt_num(1234567), "1.23M")
+        self.assertEqual(bench_report.fmt_num(999), "999")
+        self.assertEqual(bench_report.fmt_num(2.345), "2.35")
+        self.assertEqual(bench_report.fmt_num(0), "0")
+        self.assertEqual(bench_report.fmt_num(None), "-")
+        self.assertEqual(bench_report.fmt_ratio(1.5), "1.50×")
 
 
 class FastestTest(unittest.TestCase):
@@ -347,8 +351,7 @@ class FastestTest(unittest.TestCase):
                          bench_report.fastest_lines(full_rows()))
 
     def test_docs_benchmarks_md_agrees_with_its_tables(self):
-        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs",
-                            "benchmarks.md")
+        path = os.path.join(TOOLS, "..", "docs", "benchmarks.md")
         with open(path, encoding="utf-8") as f:
             text = f.read()
         br = bench_report
@@ -359,7 +362,7 @@ class FastestTest(unittest.TestCase):
 
 class ObjdumpTest(unittest.TestCase):
     def test_production_build_same_code(self):
-        r = bench.compare_readers(OBJDUMP_X86_SAME, NM_X86)
+        r = bench_objdump.compare_readers(OBJDUMP_X86_SAME, NM_X86)
         self.assertEqual(r["with_count"], 17)	# bounded by the symbol size: no tail padding
         self.assertEqual(r["without_count"], 17)
         self.assertEqual(r["with_real"], 15)	# the two alignment nops inside
@@ -368,14 +371,14 @@ class ObjdumpTest(unittest.TestCase):
         self.assertIn("jne <SELF+0x1d>", r["with_insns"])
 
     def test_checking_build_differs(self):
-        r = bench.compare_readers(OBJDUMP_X86_CHECKING, NM_X86_CHECKING)
+        r = bench_objdump.compare_readers(OBJDUMP_X86_CHECKING, NM_X86_CHECKING)
         self.assertEqual(r["with_count"], 13)
         self.assertEqual(r["without_count"], 9)
         self.assertEqual(r["diff"], 4)
         self.assertFalse(r["identical"])
 
     def test_aarch64_immediates_survive_comment_stripping(self):
-        r = bench.compare_readers(OBJDUMP_ARM, NM_ARM)
+        r = bench_objdump.compare_readers(OBJDUMP_ARM, NM_ARM)
         self.assertEqual(r["diff"], 0)
         # same count, but -1 and -2 differ: not identical
         self.assertFalse(r["identical"])
@@ -384,19 +387,19 @@ class ObjdumpTest(unittest.TestCase):
 
     def test_missing_symbol(self):
         with self.assertRaises(ValueError):
-            bench.compare_readers(OBJDUMP_X86_SAME, "0000000000111760 2e T other\n")
+            bench_objdump.compare_readers(OBJDUMP_X86_SAME, "0000000000111760 2e T other\n")
 
     def test_rip_relative_operands_compare_by_symbol(self):
-        a = bench.normalize_insn("mov    0x1234(%rip),%rax        # 112000 <jiffies>", "f")
-        b = bench.normalize_insn("mov    0x1204(%rip),%rax        # 112000 <jiffies>", "g")
+        a = bench_objdump.normalize_insn("mov    0x1234(%rip),%rax        # 112000 <jiffies>", "f")
+        b = bench_objdump.normalize_insn("mov    0x1204(%rip),%rax        # 112000 <jiffies>", "g")
         self.assertEqual(a, b)
         self.assertEqual(a, "mov <jiffies>(%rip),%rax")
 
     def test_calls_keep_their_callee(self):
-        self.assertEqual(bench.normalize_insn("call   10f000 <printk>", "f"), "call <printk>")
+        self.assertEqual(bench_objdump.normalize_insn("call   10f000 <printk>", "f"), "call <printk>")
 
     def test_nm_parse(self):
-        self.assertEqual(bench.parse_nm(NM_X86),
+        self.assertEqual(bench_objdump.parse_nm(NM_X86),
                          {"bench_reader_plain": (0x111760, 0x2e),
                           "bench_reader_rcu": (0x111730, 0x2e)})
 

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Tests of tools/check_docs.py on a small tree of its own:
-python3 tools/test_check_docs.py."""
+python3 tools/tests/test_check_docs.py."""
 import os
 import sys
 import tempfile
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, TOOLS)
 import check_docs  # noqa: E402
 
 SOURCE = """\
@@ -114,7 +115,7 @@ class CheckDocsTest(unittest.TestCase):
         self.assertEqual(len(self.problems(text)), 1)
 
     def test_the_real_docs_pass(self):
-        root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+        root = os.path.join(TOOLS, "..")
         self.assertEqual(check_docs.main(["--root", root]), 0)
 
 

@@ -1,4 +1,4 @@
-"""make bench, the output: the aggregated rows (tools/bench_parse.py) as
+"""make bench, the output: the aggregated rows (tools/lib/bench_parse.py) as
 results.csv (written and read back), the results.md Markdown tables, and
 the PNG plots with matplotlib, re-running `tools/bench.py plot` under
 Debian's /usr/bin/python3 when this interpreter has no matplotlib.
@@ -11,7 +11,7 @@ import sys
 
 from bench_parse import find_row
 
-BENCH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench.py")
+BENCH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench.py")
 SYSTEM_PYTHON = "/usr/bin/python3"	# Debian's, which python3-matplotlib serves
 
 METHODS = ["none", "rcu", "rwlock", "spinlock", "seqlock", "refcount"]
