@@ -6,7 +6,9 @@
 Reads README.md and docs/*.md (or the files given) and checks:
 
   - every path into the tree (kernel/..., tools/..., docs/..., tests/...,
-    lib/..., boot/..., arch/..., .ci/..., Makefile) exists;
+    lib/..., boot/..., arch/..., .ci/..., Makefile) exists, or names the
+    stem of files that do (a regression case "x" for x.bin and x.expect);
+    a path with a placeholder (TARGET, NAME, ...) is not checked;
   - every bare file name with a line (`20_versions.c:532`) names exactly one
     file of the tree;
   - every `path:line` (and gdb's "file path, line N") lands inside the function the text names beside it:
@@ -31,6 +33,8 @@ import sys
 TOP_DIRS = (".ci", "arch", "boot", "docs", "kernel", "lib", "tests", "tools")
 PATH_RE = re.compile(r"(?<![\w/.-])((?:" + "|".join(re.escape(d) for d in TOP_DIRS) +
                      r")/[\w./-]*|Makefile|README\.md)(?::(\d+))?")
+# A placeholder in a path (tools/fuzz/corpus/TARGET/, fuzz_TARGET.c), not a file.
+PLACEHOLDER_RE = re.compile(r"(?<![A-Za-z])(TARGET|NAME|ARCH|GLOB|FILE|DIR|N)(?![a-z])")
 BARE_LINE_RE = re.compile(r"(?<![\w/.-])([\w-]+\.(?:c|h|S|py|sh)):(\d+)")
 GDB_FILE_LINE_RE = re.compile(r"file ([\w./-]+), line (\d+)")
 CALL_RE = re.compile(r"\b([A-Za-z_]\w*) ?\(")
@@ -208,9 +212,10 @@ class Checker:
             following = lines[lineno:lineno + 4]
             for m in PATH_RE.finditer(line):
                 rel = m.group(1).rstrip(".,;:")
-                if "*" in rel or rel.endswith("-"):
+                if "*" in rel or rel.endswith("-") or PLACEHOLDER_RE.search(rel):
                     continue
-                if not os.path.exists(os.path.join(self.root, rel)):
+                if not os.path.exists(os.path.join(self.root, rel)) and \
+                        not glob.glob(os.path.join(self.root, glob.escape(rel)) + ".*"):
                     self.problem(where, f"{rel} does not exist")
                     continue
                 if m.group(2):

@@ -454,8 +454,8 @@ def draw_axis(c, f):
 LEGEND = [
     ("bar", C_PRE, "pre-existing reader: running when the grace period started; "
                    "it must end before the grace period ends"),
-    ("bar", C_LATER, "later reader: began after the grace period started; it can and "
-                     "will extend beyond its end"),
+    ("bar", C_LATER, "later reader: began after the grace period started; nothing has to "
+                     "wait for it, and it may extend beyond its end"),
     ("bar", C_OTHER, "reader that no drawn grace period concerns"),
     ("bar", C_BAD, "VIOLATION: a pre-existing reader still running when the grace "
                    "period ended"),

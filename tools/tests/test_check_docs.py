@@ -87,6 +87,13 @@ class CheckDocsTest(unittest.TestCase):
         self.assertEqual(len(out), 2)
         self.assertIn("kernel/no_such.c does not exist", out[0])
 
+    def test_placeholders_and_case_stems(self):
+        with open(os.path.join(self.tmp.name, "tools", "case.bin"), "w") as f:
+            f.write("x")
+        self.assertEqual(self.problems("`tools/fuzz_TARGET.c`, `tools/corpus/TARGET/`, "
+                                       "`tools/case`\n"), [])
+        self.assertEqual(len(self.problems("`tools/cas`\n")), 1)
+
     def test_line_outside_the_named_function(self):
         out = self.problems("run_on (cpu=1) at kernel/sched.c:5\n")
         self.assertEqual(len(out), 1)
