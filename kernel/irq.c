@@ -24,9 +24,9 @@ bool irq_work_queue_on(struct irq_work *work, int cpu)
 		panic("BUG: irq_work_queue_on(CPU%d) from CPU%d: offline, or an IPI to itself",
 		      cpu, smp_processor_id());
 	/*
-	 * Release: the caller's stores (what func reads) are visible before
-	 * the slot holds work.  Pairs with the acquire exchange in
-	 * irq_work_run(), which takes it on `cpu`.
+	 * [irq_work_release] pairs [irq_work_acquire]: the caller's stores
+	 * (what func reads) are visible before the slot holds work, or func
+	 * could run on `cpu` with what they replaced.
 	 */
 	if (!__atomic_compare_exchange_n(&irq_work_slot[cpu][work->lazy], &none, work, false,
 					 __ATOMIC_RELEASE, __ATOMIC_RELAXED))
@@ -44,7 +44,7 @@ static void irq_work_run(bool lazy)
 
 	if (!READ_ONCE(*slot))
 		return;		/* the common case: one load per interrupt */
-	/* Acquire: pairs with the release in irq_work_queue_on(); frees the slot. */
+	/* [irq_work_acquire] pairs [irq_work_release]: taking the work, we see what func reads. */
 	work = __atomic_exchange_n(slot, NULL, __ATOMIC_ACQUIRE);
 	if (work)
 		work->func(work);

@@ -89,8 +89,9 @@ static enum monitor_result cmd_rcu(int argc, char **argv)
 	for_each_online_cpu(cpu)
 		if (s.qs_mask & (1UL << cpu))
 			demo_fmt(owe, sizeof(owe), &len, "%sCPU%d", len ? " " : "", cpu);
-	printk("call_rcu() grace period %lu: %s (gp_seq %lu)\n", s.gp_seq >> 1,
-	       (s.gp_seq & 1) ? "in progress" : "none in progress", s.gp_seq);
+	/* gp_seq starts 300 grace periods below the wrap: read signed, -600 at boot. */
+	printk("call_rcu() grace period %ld: %s (gp_seq %ld)\n", (long)s.gp_seq >> 1,
+	       (s.gp_seq & 1) ? "in progress" : "none in progress", (long)s.gp_seq);
 	/* Tours do not touch gp_seq: each updater visits the CPUs itself. */
 	printk("synchronize_rcu() tours in progress: %lu (started %lu, completed %lu)\n",
 	       s.tours_started - s.tours_completed, s.tours_started, s.tours_completed);

@@ -94,13 +94,13 @@ static void panic_enter(void)
 	arch_irq_disable();
 	me = smp_processor_id();
 	/*
-	 * Only the CPU that changes panic_cpu from -1 (nobody) reports.
-	 * Fully ordered, as is every other CPU's attempt: of two CPUs that
-	 * panic at once exactly one wins, and the loser learns who did.  It
-	 * then stops as the winner's stop request would stop it (irq_nmi()),
-	 * so the first report is the one that comes out whole
-	 * (tests/panic.c).  Only a panic inside this CPU's own report finds
-	 * itself the owner.
+	 * [panic_claim] pairs [panic_claim]: only the CPU that changes
+	 * panic_cpu from -1 (nobody) reports.  Fully ordered, as is every
+	 * other CPU's attempt: of two CPUs that panic at once exactly one
+	 * wins, and the loser learns who did.  It then stops as the winner's
+	 * stop request would stop it (irq_nmi()), so the first report is the
+	 * one that comes out whole (tests/panic.c).  Only a panic inside this
+	 * CPU's own report finds itself the owner.
 	 */
 	if (!__atomic_compare_exchange_n(&panic_cpu, &owner, me, false,
 					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
@@ -173,7 +173,12 @@ bool trigger_cpu_backtrace(int cpu)
 	u64 end = ktime_get_ns() + NSEC_PER_SEC;
 
 	WRITE_ONCE(backtrace_wanted[cpu], true);
-	smp_mb();	/* the request is visible before the NMI arrives */
+	/*
+	 * [backtrace_req_mb] pairs [hw_irq_entry]: the request is visible
+	 * before the NMI arrives, or the target would take it for a stop
+	 * request's leftover and print nothing.
+	 */
+	smp_mb();
 	if (!arch_send_nmi(cpu))
 		return false;
 	while (READ_ONCE(backtrace_wanted[cpu]) && ktime_get_ns() < end)

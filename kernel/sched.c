@@ -23,6 +23,8 @@ struct rq {
 	struct list_head sleepers;	/* msleep() */
 	u64 nr_switches;
 	u64 last_switch_ns;
+	bool unannounced;		/* queued by this CPU while idle: no IPI says so */
+	unsigned long halts_with_work;	/* checking build: halted with `unannounced` set */
 };
 
 static struct rq runqueues[NR_CPUS];
@@ -89,6 +91,8 @@ void might_sleep_check(const char *what)
 
 	if (unlikely(c->irq_depth))
 		panic("BUG: %s() called from an interrupt handler", what);
+	if (unlikely(current->rcu_callback))
+		rcu_callback_might_sleep(what);
 	if (unlikely(current->rcu_read_lock_nesting > 0))
 		panic("BUG: Illegal context switch in RCU read-side critical section: "
 		      "%s() inside rcu_read_lock() (nesting depth %d)",
@@ -108,8 +112,18 @@ static bool enqueue_locked(struct rq *rq, struct task_struct *t, int cpu)
 	t->enqueued_ns = ktime_get_ns();
 	list_add_tail(&t->run_node, &rq->queue);
 	rq->nr_queued++;
-	/* An idle CPU is halted: it needs an IPI to look at its queue again. */
-	return rq->curr == rq->idle && cpu != smp_processor_id();
+	if (rq->curr != rq->idle)
+		return false;	/* the running task will switch to it in time */
+	/*
+	 * An idle CPU may be halted: another CPU sends it an IPI to look at
+	 * its queue again.  Its own idle loop (or an interrupt it took) gets
+	 * none, so the loop must look again before halting (cpu_idle_loop()).
+	 */
+	if (cpu == smp_processor_id()) {
+		rq->unannounced = true;
+		return false;
+	}
+	return true;
 }
 
 static void enqueue_on(struct task_struct *t, int cpu)
@@ -155,6 +169,7 @@ static struct task_struct *pick_next(struct rq *rq)
 {
 	struct task_struct *next;
 
+	rq->unannounced = false;	/* the queue is being served */
 	if (list_empty(&rq->queue))
 		return rq->idle;
 	next = list_first_entry(&rq->queue, struct task_struct, run_node);
@@ -180,14 +195,17 @@ static void __schedule(void)
 	rq = this_rq();
 	spin_lock(&rq->lock);
 	/*
-	 * Full barrier, as Linux has after taking the run-queue lock: every
+	 * [schedule_mb] pairs [schedule_mb]: a full barrier, as Linux has
+	 * after taking the run-queue lock (smp_mb__after_spinlock()).  Every
 	 * access of the code that ran here before (an RCU reader's loads
 	 * included) is ordered before whatever the next task does, on this
 	 * CPU or -- through the lock hand-over in finish_task_switch() and
-	 * enqueue_on() -- on the CPU a migrating task moves to.  Pairs with
-	 * the updater's smp_mb() in synchronize_rcu() and with this same
-	 * barrier on the CPUs the updater visits.  Lock plus unlock alone is
-	 * not a full barrier on AArch64.
+	 * enqueue_on() -- on the CPU a migrating task moves to.  A
+	 * synchronize_rcu() tour passes through this barrier on every CPU it
+	 * visits, each pairing with the one on the CPU it came from; without
+	 * them the updater's kfree() could overtake a reader's loads on a
+	 * CPU it visited.  Lock plus unlock alone is not a full barrier on
+	 * AArch64.
 	 */
 	smp_mb();
 	if (prev != rq->idle && prev->state == TASK_RUNNING && prev->migrate_to < 0) {
@@ -243,6 +261,18 @@ bool wake_up_process(struct task_struct *t)
 		cpu = READ_ONCE(t->cpu);
 		rq = &runqueues[cpu];
 		spin_lock_irqsave(&rq->lock, flags);
+		/*
+		 * [wake_up_mb] pairs [rcuc_sleep_mb]: the waker's condition
+		 * store (made before calling us) is visible before we read the
+		 * task's state, as a sleeper sets its state before reading the
+		 * condition: one of us sees the other, never neither (a
+		 * wake-up lost while the task sleeps on work that is there).
+		 * Taking a lock is only an acquire: Linux's
+		 * smp_mb__after_spinlock() makes it a full barrier.  (A
+		 * store-then-load reordering TCG on an x86-64 host cannot show
+		 * for an AArch64 guest: no test fails without it.)
+		 */
+		smp_mb__after_spinlock();
 		if (READ_ONCE(t->cpu) == cpu)
 			break;
 		spin_unlock_irqrestore(&rq->lock, flags);
@@ -318,6 +348,17 @@ void sched_tick(void)
 	spin_unlock(&rq->lock);
 }
 
+/*
+ * Checking build: just before halting, counts the halts with a task that
+ * this CPU queued for itself while idle and that no IPI will announce:
+ * it would wait for the next interrupt (a tick, 10 ms).
+ */
+static void note_halt(struct rq *rq)
+{
+	if (CONFIG_RCU_CHECKING && rq->unannounced)
+		WRITE_ONCE(rq->halts_with_work, rq->halts_with_work + 1);
+}
+
 /* The idle task: run what is queued, else halt until an interrupt. */
 void cpu_idle_loop(void)
 {
@@ -331,6 +372,18 @@ void cpu_idle_loop(void)
 			continue;
 		}
 		rcu_idle_enter();
+		/*
+		 * rcu_idle_enter() may have ended a grace period and woken this
+		 * CPU's rcuc, and an enqueue on one's own CPU sends no IPI: look
+		 * again, interrupts still off, before halting (Linux's idle loop
+		 * checks need_resched with interrupts off for the same reason).
+		 */
+		if (READ_ONCE(rq->nr_queued)) {
+			rcu_idle_exit();
+			local_irq_enable();
+			continue;
+		}
+		note_halt(rq);
 		/* sti;hlt: an IPI sent after the check above still wakes us. */
 		arch_wait_for_interrupt();
 		local_irq_disable();
@@ -381,7 +434,7 @@ struct task_struct *kthread_run_on_cpu(int (*fn)(void *data), void *data,
 	}
 	t->threadfn = fn;
 	t->data = data;
-	t->pid = atomic_inc_return(&next_pid);
+	t->pid = atomic_inc_return_relaxed(&next_pid);	/* a name, orders nothing */
 	t->migrate_to = -1;
 	t->cpu = cpu;
 	t->state = TASK_BLOCKED;
@@ -470,6 +523,17 @@ u64 sched_oldest_waiter_ns(int cpu)
 }
 
 bool sched_cpu_idle(int cpu) { return READ_ONCE(runqueues[cpu].curr) == &idle_tasks[cpu]; }
+
+/* Checking build: halts with a task queued that no IPI announced (note_halt()). */
+unsigned long sched_idle_halts_with_work(void)
+{
+	unsigned long n = 0;
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		n += READ_ONCE(runqueues[cpu].halts_with_work);
+	return n;
+}
 
 void for_each_task(void (*fn)(struct task_struct *t, void *arg), void *arg)
 {

@@ -47,6 +47,7 @@ struct task_struct {
 	u64 hung_reported_ns;		/* last hung-task report about it */
 	int migrate_to;			/* run_on() target, or -1 */
 	int rcu_read_lock_nesting;	/* checking build: read-side depth */
+	void *rcu_callback;		/* checking build: the RCU callback running, or NULL */
 	int srcu_nesting;		/* checking build: entries in srcu_held */
 	struct srcu_held srcu_held[SRCU_MAX_NESTING];
 	u64 switches;			/* times it was switched in */
@@ -104,6 +105,8 @@ u64 sched_nr_switches(int cpu);
 u64 sched_last_switch_ns(int cpu);
 void sched_show_cpu(int cpu);
 bool sched_cpu_idle(int cpu);
+/* Checking build: idle halts with a task queued that no IPI announced (0 when right). */
+unsigned long sched_idle_halts_with_work(void);
 u64 sched_oldest_waiter_ns(int cpu);
 void sched_tick(void);
 

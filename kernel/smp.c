@@ -34,8 +34,9 @@ int cpu_next_online(int cpu)
 static void set_cpu_online(int cpu)
 {
 	/*
-	 * Release: everything the CPU set up before this store is visible to
-	 * whoever sees it online (pairs with the acquire in start_one()).
+	 * [cpu_online_release] pairs [cpu_online_acquire]: everything the CPU
+	 * set up (its idle task, its run queue) is visible to whoever sees it
+	 * online, or the boot CPU could queue work on a half-built run queue.
 	 */
 	__atomic_fetch_or(&online_mask, 1UL << cpu, __ATOMIC_RELEASE);
 }
@@ -73,15 +74,16 @@ static bool set_inject(const struct kparam *p, const char *val)
 KPARAM_CALL("smp.inject", set_inject,
 	    "'start_error' or 'late' (a CPU the boot CPU gives up on arrives anyway)");
 
-/*
- * Fully ordered compare-and-exchange, from either side: the winner's
- * decision is the one both act on (the arriving CPU's loss is paired with
- * the boot CPU's give-up, and the reverse).
- */
 static bool claim_start_state(int cpu, int to)
 {
 	int from = CPU_STARTING;
 
+	/*
+	 * [start_state_claim] pairs [start_state_claim]: one fully ordered
+	 * compare-and-exchange from each side (the arriving CPU, the boot CPU
+	 * giving up) decides which acts; without one winner a CPU could come
+	 * online after the boot CPU went on without it, with no rcuc thread.
+	 */
 	return __atomic_compare_exchange_n(&start_state[cpu], &from, to, false,
 					   __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 }
@@ -115,6 +117,12 @@ static bool wait_for_arrival(int cpu, u64 end)
 	return true;
 }
 
+/*
+ * [hw_cpu_start] pairs [psci_boot_dsb], [sipi_boot_mb]: the hardware side
+ * of arch_start_cpu(): a CPU that starts reads the stack and number the
+ * boot CPU stored for it, with no barrier of its own (it has barely begun
+ * executing), so the boot CPU must make them visible before starting it.
+ */
 static bool start_one(int cpu)
 {
 	void *stack = kernel_stack_alloc(BOOT_STACK_PAGES);
@@ -141,6 +149,7 @@ static bool start_one(int cpu)
 	}
 	/* It arrived: its own set-up is short, so a second deadline is generous. */
 	end = ktime_get_ns() + timeout;
+	/* [cpu_online_acquire] pairs [cpu_online_release]: or we might see it online and not its setup. */
 	while (!(__atomic_load_n(&online_mask, __ATOMIC_ACQUIRE) & (1UL << cpu))) {
 		if (ktime_get_ns() > end)
 			panic("smp: CPU%d arrived but did not finish its set-up within %d ms",
@@ -184,19 +193,26 @@ void smp_handle_call_ipi(void)
 	void *info;
 	bool wait;
 
-	/* Pairs with the smp_mb() in smp_call_mask(): func, info and wait are set. */
-	if (!__atomic_exchange_n(&call_for_cpu[me], false, __ATOMIC_ACQUIRE))
+	/*
+	 * [call_ipi_acquire] pairs [call_setup_mb]: consuming our request we
+	 * read the func, info and wait it came with, not the previous call's.
+	 */
+	if (!xchg_acquire(&call_for_cpu[me], false))
 		return;
 	func = call_func;
 	info = call_info;
 	wait = call_wait;
 	/*
-	 * Fully ordered: our copy is made before the caller, past the smp_mb()
-	 * after its wait in smp_call_mask() (which this pairs with), reuses the slot.
+	 * [call_taken_dec] pairs [call_wait_mb]: fully ordered, so our copy
+	 * is made before the caller, seeing the count drop, reuses the slot
+	 * for its next call (we would run that call's func instead).
 	 */
 	atomic_dec_return(&call_taken);
 	func(info);
-	/* Fully ordered: our work is visible before the caller sees the count drop (same pair). */
+	/*
+	 * [call_done_dec] pairs [call_wait_mb]: fully ordered, so our work is
+	 * visible before a caller that waits sees the count drop and goes on.
+	 */
 	if (wait)
 		atomic_dec_return(&call_pending);
 }
@@ -224,7 +240,12 @@ static void smp_call_mask(unsigned long mask, void (*func)(void *), void *info, 
 	for_each_online_cpu(cpu)
 		if (cpu != me && (mask & (1UL << cpu)))
 			WRITE_ONCE(call_for_cpu[cpu], true);
-	smp_mb();	/* the call is fully set up before any IPI can arrive */
+	/*
+	 * [call_setup_mb] pairs [call_ipi_acquire]: the call (func, info,
+	 * wait and the request flags) is visible before any IPI is sent, or a
+	 * target could run the previous call's function.
+	 */
+	smp_mb();
 	for_each_online_cpu(cpu)
 		if (cpu != me && (mask & (1UL << cpu)))
 			arch_send_ipi(cpu, IPI_CALL_FUNC);
@@ -235,7 +256,12 @@ static void smp_call_mask(unsigned long mask, void (*func)(void *), void *info, 
 	}
 	while (atomic_read(&call_taken) > 0 || (wait && atomic_read(&call_pending) > 0))
 		cpu_relax();
-	smp_mb();	/* pairs with the atomic_dec_return()s in the handlers */
+	/*
+	 * [call_wait_mb] pairs [call_taken_dec], [call_done_dec]: after the
+	 * counts dropped, our caller sees what the targets did, and we reuse
+	 * the slot only after they copied it.
+	 */
+	smp_mb();
 	spin_unlock(&call_lock);
 }
 

@@ -25,11 +25,12 @@ void spin_lock(spinlock_t *lock)
 	unsigned int ticket;
 
 	check_recursion(lock);
-	/*
-	 * Acquire: pairs with the release in spin_unlock(), so everything the
-	 * previous holder did inside the lock is visible to us.
-	 */
 	ticket = __atomic_fetch_add(&lock->next, 1, __ATOMIC_RELAXED);
+	/*
+	 * [lock_acquire] pairs [unlock_release]: the load that sees our
+	 * ticket served reads the previous holder's unlock, so everything it
+	 * did inside the lock is visible to our critical section.
+	 */
 	while (__atomic_load_n(&lock->owner, __ATOMIC_ACQUIRE) != ticket) {
 		if (unlikely(inject_broken))
 			break;
@@ -41,11 +42,24 @@ void spin_lock(spinlock_t *lock)
 
 bool spin_trylock(spinlock_t *lock)
 {
-	unsigned int owner = __atomic_load_n(&lock->owner, __ATOMIC_RELAXED);
+	/*
+	 * [trylock_acquire] pairs [unlock_release]: the acquire belongs on
+	 * the load that sees the last unlock's store to `owner`; an acquire
+	 * on `next`, which only lockers write, would synchronise with no
+	 * unlock, and the critical section could read what the previous
+	 * holder wrote before it was visible here (AArch64; TCG cannot show it).
+	 */
+	unsigned int owner = __atomic_load_n(&lock->owner, __ATOMIC_ACQUIRE);
 
-	/* Take the ticket only if it would be served at once (acquire as above). */
+	/*
+	 * Take the ticket only if it would be served at once: `next` still
+	 * equal to the `owner` we saw means nobody holds or waits for the
+	 * lock, so that unlock was the last one.  Relaxed: the acquire above
+	 * already orders the critical section, and the compare-and-swap
+	 * alone decides which of two trylockers gets the ticket.
+	 */
 	if (!__atomic_compare_exchange_n(&lock->next, &owner, owner + 1, false,
-					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+					 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		return false;
 	WRITE_ONCE(lock->holder, smp_processor_id());
 	this_cpu()->locks_held++;
@@ -60,7 +74,12 @@ void spin_unlock(spinlock_t *lock)
 		      READ_ONCE(lock->holder));
 	this_cpu()->locks_held--;
 	WRITE_ONCE(lock->holder, -1);
-	/* Release: pairs with the acquire in spin_lock(); publishes our critical section. */
+	/*
+	 * [unlock_release] pairs [lock_acquire], [trylock_acquire]: our
+	 * critical section's accesses are visible before the next ticket is
+	 * served, so the next holder cannot read stale data or have its
+	 * stores overwritten by ours.
+	 */
 	__atomic_store_n(&lock->owner, lock->owner + 1, __ATOMIC_RELEASE);
 }
 

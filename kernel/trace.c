@@ -40,7 +40,14 @@ static const char *const names[TR_NR_TYPES] = {
 void __trace_record(enum trace_type type, u64 a, u64 b)
 {
 	unsigned long flags = arch_irq_save();
-	struct trace_ring *r = rings[smp_processor_id()];
+	/*
+	 * [trace_ring_dep] pairs [trace_on_mb], [trace_off_mb]: no barrier
+	 * after the test of trace_enabled (trace_record()): a recorder that
+	 * loads a ring's pointer before trace_start() published it sees
+	 * NULL and records nothing; one that loads it writes through it, and
+	 * the address dependency orders those writes after the zeroing.
+	 */
+	struct trace_ring *r = READ_ONCE(rings[smp_processor_id()]);
 	struct task_struct *t = current;
 
 	if (r) {
@@ -64,22 +71,35 @@ void trace_start(void)
 	for_each_online_cpu(cpu) {
 		/* Kept for good once made: pages, outside kmalloc's leak accounting. */
 		if (!rings[cpu]) {
-			rings[cpu] = page_alloc(RING_PAGES);
-			if (rings[cpu])
-				memset(rings[cpu], 0, sizeof(*rings[cpu]));
+			struct trace_ring *r = page_alloc(RING_PAGES);
+
+			if (r)
+				memset(r, 0, sizeof(*r));	/* before it is published */
+			WRITE_ONCE(rings[cpu], r);
 		}
 		if (!rings[cpu]) {
 			printk("trace: no memory for CPU%d's ring: tracing stays off\n", cpu);
 			return;
 		}
 	}
-	smp_mb();	/* the rings exist before any CPU sees tracing on */
+	/*
+	 * [trace_on_mb] pairs [trace_ring_dep]: the rings exist, zeroed,
+	 * before any CPU sees tracing on; otherwise a recorder could write
+	 * into a ring that the zeroing then wipes.
+	 */
+	smp_mb();
 	WRITE_ONCE(trace_enabled, true);
 }
 
 void trace_stop(void)
 {
 	WRITE_ONCE(trace_enabled, false);
+	/*
+	 * [trace_off_mb] pairs [trace_ring_dep]: recorders that test the
+	 * flag after this see tracing off before trace_dump() reads the
+	 * rings.  One already past the test may still add an event, which
+	 * the dump may miss: the dump is of a stopped trace, not a snapshot.
+	 */
 	smp_mb();
 }
 
@@ -101,11 +121,14 @@ static void print_event(int cpu, const struct trace_event *e)
 		printk("T %llu %d %u %s prev=%u next=%llu\n", (unsigned long long)e->ns, cpu,
 		       e->pid, n, e->a, (unsigned long long)e->b);
 		break;
+	/* gp_seq and wait numbers start below the wrap: signed, they read -600 and -300 at boot. */
 	case TR_QS: case TR_GP_START: case TR_GP_END:
-		printk("T %llu %d %u %s gp=%u\n", (unsigned long long)e->ns, cpu, e->pid, n, e->a);
+		printk("T %llu %d %u %s gp=%d\n", (unsigned long long)e->ns, cpu, e->pid, n,
+		       (int)e->a);
 		break;
 	case TR_SYNC_BEGIN: case TR_SYNC_END:
-		printk("T %llu %d %u %s tour=%u\n", (unsigned long long)e->ns, cpu, e->pid, n, e->a);
+		printk("T %llu %d %u %s tour=%d\n", (unsigned long long)e->ns, cpu, e->pid, n,
+		       (int)e->a);
 		break;
 	case TR_CB_QUEUE: case TR_CB_INVOKE: case TR_PUBLISH: case TR_UNPUBLISH:
 		printk("T %llu %d %u %s ptr=%#llx\n", (unsigned long long)e->ns, cpu, e->pid, n,

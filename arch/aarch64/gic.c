@@ -120,11 +120,11 @@ static void gic_send_sgi(int cpu, int sgi)
 		((aff0 >> 4) << 44) | (((aff >> 32) & 0xff) << 48);
 
 	/*
-	 * A system-register write is not ordered after earlier stores by a
-	 * dmb: the dsb makes the stores that the IPI announces (a queued
-	 * task, a call request) visible before the target can take it.
-	 * Pairs with the target's acquire of the run-queue lock or of
-	 * call_for_cpu[] in its handler.
+	 * [sgi_dsb] pairs [hw_irq_entry]: a system-register write is not
+	 * ordered after earlier stores by a dmb, so without the dsb the
+	 * target could take the IPI before the stores it announces (a queued
+	 * task, a call request) are visible, find nothing, and halt again
+	 * with the work pending.
 	 */
 	__asm__ __volatile__("dsb ishst" ::: "memory");
 	write_sysreg(S3_0_C12_C11_5, v);		/* ICC_SGI1R_EL1 */
@@ -151,6 +151,13 @@ bool arch_send_nmi(int cpu)
 	return true;
 }
 
+/*
+ * [hw_irq_entry] pairs [sgi_dsb], [backtrace_req_mb]: the hardware side.
+ * We acknowledge an SGI only after the sender's dsb completed the stores
+ * it announces, so the handler's loads see them with no barrier here.
+ * (On x86-64 the LAPIC's uncached ICR write is ordered after earlier
+ * stores by the architecture: no dsb there.)
+ */
 void gic_handle_irq(struct trap_frame *tf)
 {
 	u32 intid = read_sysreg(S3_0_C12_C12_0) & 0xffffff;	/* ICC_IAR1_EL1: acknowledge */

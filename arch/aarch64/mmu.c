@@ -84,14 +84,23 @@ static u64 *pte_of(uintptr_t a)
 	return l3 ? &l3[(a >> 12) & 511] : NULL;
 }
 
+/*
+ * [hw_table_walk] pairs [mmu_tables_dsb], [local_tlbi_dsb], [guard_tlbi_dsb]: the hardware
+ * side: the MMU's table walker reads the page tables with no barrier of
+ * its own and caches what it read in the TLB, so a table written without
+ * a dsb, or a stale TLB entry, gives a CPU an old or half-written mapping.
+ */
+
 /* Switches this CPU to the kernel's tables (same mappings: no break needed). */
 void mmu_cpu_init(void)
 {
 	if (!kernel_l1)
 		return;
-	__asm__ __volatile__("dsb ishst" ::: "memory");	/* tables written before the walk */
+	/* [mmu_tables_dsb] pairs [hw_table_walk]: or the walker could read a table before it is written. */
+	__asm__ __volatile__("dsb ishst" ::: "memory");
 	write_sysreg(ttbr0_el1, kernel_l1);
 	isb();
+	/* [local_tlbi_dsb] pairs [hw_table_walk]: or a translation cached from the boot tables could survive. */
 	__asm__ __volatile__("tlbi vmalle1\n\tdsb nsh\n\tisb" ::: "memory");
 }
 
@@ -138,6 +147,12 @@ void arch_stack_guard(void *page, bool guard)
 	if (!pte)
 		return;
 	WRITE_ONCE(*pte, guard ? 0 : page_desc((uintptr_t)page));
+	/*
+	 * [guard_tlbi_dsb] pairs [hw_table_walk]: the new entry is visible
+	 * to the walkers before the invalidation, and the invalidation is
+	 * complete on every CPU before we go on: otherwise a CPU could keep
+	 * using the old translation and write through a guard page.
+	 */
 	__asm__ __volatile__("dsb ishst\n\t"
 			     "tlbi vaae1is, %0\n\t"
 			     "dsb ish\n\t"

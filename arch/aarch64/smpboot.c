@@ -56,8 +56,10 @@ bool arch_start_cpu(int cpu, void *stack_top)
 	secondary_boot[cpu].self = &cpus[cpu];
 	secondary_boot[cpu].exception_stack_top = exception_stack_top(cpu);
 	/*
-	 * The new CPU reads this with its MMU (and caches) on, coherent with
-	 * ours; the barrier orders our stores before the PSCI call starts it.
+	 * [psci_boot_dsb] pairs [hw_cpu_start]: the new CPU reads this with
+	 * its MMU (and caches) on, coherent with ours; without the dsb the
+	 * PSCI call could start it before our stores are visible, and it
+	 * would run on a garbage stack.
 	 */
 	__asm__ __volatile__("dsb ish" ::: "memory");
 	ret = psci_call(PSCI_CPU_ON, dt.cpu_mpidr[cpu], (uintptr_t)secondary_entry, cpu);

@@ -30,7 +30,11 @@ bool arch_start_cpu(int cpu, void *stack_top)
 	}
 	*TRAMPOLINE_VAR(trampoline_stack) = (uintptr_t)stack_top;
 	*TRAMPOLINE_VAR(trampoline_cpu) = cpu;
-	/* The stores above must be visible before the CPU can start reading them. */
+	/*
+	 * [sipi_boot_mb] pairs [hw_cpu_start]: the stores above are visible
+	 * before the INIT/STARTUP IPIs start the CPU, or it could read a
+	 * stale stack pointer or number from the trampoline.
+	 */
 	smp_mb();
 	lapic_send_init(apic);
 	mdelay(10);

@@ -53,6 +53,11 @@ static int ps_reader_fn(void *arg)
 				WRITE_ONCE(r->saw_full, r->saw_full + 1);
 				if (!r->seen_full) {
 					r->null_before = r->saw_null;
+					/*
+					 * [ps_seen_release] pairs [ps_all_seen_acquire],
+					 * [ps_seen_report_acquire]: null_before is written
+					 * before the flag, so the report prints our count.
+					 */
 					smp_store_release(&r->seen_full, true);
 				}
 			} else {
@@ -83,6 +88,7 @@ static void ps_stop(void)
 static bool ps_all_seen_full(void)
 {
 	for (int i = 0; i < ps_workers.nr; i++)
+		/* [ps_all_seen_acquire] pairs [ps_seen_release]: or we might see the flag and an old null_before. */
 		if (ps_workers.task[i] && !smp_load_acquire(&ps_readers[i].seen_full))
 			return false;
 	return true;
@@ -131,6 +137,7 @@ DEMO(publish, "Publish-subscribe: rcu_assign_pointer(gp, p) and rcu_dereference(
 	for (int i = 0; i < ps_workers.nr; i++) {
 		struct ps_reader *r = &ps_readers[i];
 
+		/* [ps_seen_report_acquire] pairs [ps_seen_release]: or the report could print an old null_before. */
 		if (!smp_load_acquire(&r->seen_full)) {
 			demo_fail("reader on CPU%d never saw the published foo", ps_workers.cpu[i]);
 			continue;
@@ -254,6 +261,11 @@ static int lp_reader_fn(void *arg)
 		WRITE_ONCE(r->by_len[n], r->by_len[n] + 1);
 		if (!r->seen[n]) {
 			memcpy(r->snap[n], as, n * sizeof(int));
+			/*
+			 * [lp_seen_release] pairs [lp_seen_wait_acquire],
+			 * [lp_seen_report_acquire]: the snapshot is copied before
+			 * the flag, so the demo never prints a half-copied list.
+			 */
 			smp_store_release(&r->seen[n], true);
 		}
 		WRITE_ONCE(r->passes, r->passes + 1);
@@ -338,9 +350,11 @@ DEMO(list_publish, "Publish-subscribe on a list: list_add_rcu() while readers wa
 		list_add_rcu(&p->list, &lp_head);
 		spin_unlock(&lp_lock);
 		t0 = ktime_get_ns();
+		/* [lp_seen_wait_acquire] pairs [lp_seen_release]: or we might see the flag and a half-copied snapshot. */
 		while (!smp_load_acquire(&lp_readers[0].seen[k + 1]) &&
 		       ktime_get_ns() - t0 < WAIT_MS * NSEC_PER_MSEC)
 			msleep(1);
+		/* [lp_seen_report_acquire] pairs [lp_seen_release]: or the report could print a half-copied snapshot. */
 		if (!smp_load_acquire(&lp_readers[0].seen[k + 1])) {
 			demo_fail("the reader on CPU%d never saw %d elements", lp_workers.cpu[0],
 				  (int)k + 1);

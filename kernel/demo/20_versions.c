@@ -77,10 +77,16 @@ static int holder_fn(void *arg)
 			}
 		}
 		if (found) {
+			/*
+			 * [holding_release] pairs [demo_wait_acquire]: the walk
+			 * that found p is done before the demo, seeing the flag,
+			 * removes p: the narration's "pre-existing reader" is one.
+			 */
 			smp_store_release(&h->holding, true);
 			/* Waits for the update, holding p: a reader delayed here. */
 			t0 = ktime_get_ns();
-			while (!READ_ONCE(h->updated) &&
+			/* [updated_acquire] pairs [updated_release]: or we might see the flag and the list before the update. */
+			while (!smp_load_acquire(&h->updated) &&
 			       ktime_get_ns() - t0 < MAX_HOLD_MS * NSEC_PER_MSEC)
 				udelay(20);
 			/* Look again: p is intact and its ->next still leads on. */
@@ -91,8 +97,9 @@ static int holder_fn(void *arg)
 					h->view[h->nview++] = (struct triple){ READ_ONCE(pos->a),
 						READ_ONCE(pos->b), READ_ONCE(pos->c) };
 			}
+			/* [view_ready_release] pairs [demo_wait_acquire]: or the demo could print a half-filled view[]. */
 			smp_store_release(&h->view_ready, true);
-			while (!READ_ONCE(h->gp_started) &&
+			while (!READ_ONCE(h->gp_started) &&	/* a signal: it publishes nothing */
 			       ktime_get_ns() - t0 < MAX_HOLD_MS * NSEC_PER_MSEC)
 				udelay(20);
 			mdelay(LINGER_MS);	/* a busy wait: legal in a reader */
@@ -100,6 +107,12 @@ static int holder_fn(void *arg)
 		rcu_read_unlock();
 		h->unlock_ns = ktime_get_ns();
 		WRITE_ONCE(h->go, false);
+		/*
+		 * [released_release] pairs [released_narrated_acquire],
+		 * [released_sync_acquire]: unlock_ns is written before the flag,
+		 * so the demo compares the grace period's end with our real
+		 * unlock time, not a stale one.
+		 */
 		smp_store_release(&h->released, true);
 		if (found)
 			demo_say("reader on CPU%d: rcu_read_unlock(): it no longer holds 5,6,7",
@@ -133,6 +146,11 @@ static int walker_fn(void *arg)
 		struct vfoo *p;
 		int n = 0;
 		u64 start = ktime_get_ns();
+		/*
+		 * [gp_end_acquire] pairs [gp_end_narrated_release],
+		 * [gp_end_sync_release]: seeing the grace period's end, we see
+		 * the list as it was then, with the old element gone.
+		 */
 		u64 end_of_gp = smp_load_acquire(&gp_end_ns);
 		bool old, new, ok;
 
@@ -321,6 +339,7 @@ static void holder_view(void)
 
 	if (!holder.task)
 		return;
+	/* [updated_release] pairs [updated_acquire]: or the reader could see the flag before the update. */
 	smp_store_release(&holder.updated, true);
 	if (!demo_wait_for(&holder.view_ready, WAIT_MS)) {
 		demo_fail("the reader on CPU%d did not report its view", holder.cpu);
@@ -354,7 +373,7 @@ static void narrated_grace_period(void)
 	demo_say("so cpu has switched away from whatever it was running (on its own CPU,");
 	demo_say("what was running is the updater, which is in no reader):");
 	demo_code("for_each_online_cpu(cpu)\n        run_on(cpu);");
-	smp_store_release(&holder.gp_started, true);
+	WRITE_ONCE(holder.gp_started, true);	/* a signal: it publishes nothing */
 	for_each_online_cpu(cpu) {
 		u64 t0 = ktime_get_ns(), us;
 		u64 switches = current->switches;
@@ -378,7 +397,9 @@ static void narrated_grace_period(void)
 				 "(%llu us)", cpu, (unsigned long long)us);
 	}
 	run_on(home);
+	/* [gp_end_narrated_release] pairs [gp_end_acquire]: or a walker could see the end and the old list. */
 	smp_store_release(&gp_end_ns, ktime_get_ns());
+	/* [released_narrated_acquire] pairs [released_release]: or we might compare with an old unlock_ns. */
 	if (holder.task && (!smp_load_acquire(&holder.released) ||
 			    holder.unlock_ns > gp_end_ns))
 		demo_fail("the grace period ended before the reader on CPU%d left", holder.cpu);
@@ -543,18 +564,20 @@ DEMO(replacement, "Example 2: maintaining multiple versions during replacement")
 	 * period began, which would then wait for nobody.
 	 */
 	demo_step_nopause("Line 6: synchronize_rcu()");
-	if (holder.task && !smp_load_acquire(&holder.released))
+	if (holder.task && !READ_ONCE(holder.released))	/* for the narration only */
 		demo_say("the reader on CPU%d still holds 5,6,7; the real synchronize_rcu() "
 			 "must wait for it", holder.cpu);
 	else if (holder.task)
 		demo_fail("the reader on CPU%d left before synchronize_rcu() began: the grace "
 			  "period has nobody to wait for", holder.cpu);
-	smp_store_release(&holder.gp_started, true);
+	WRITE_ONCE(holder.gp_started, true);	/* a signal: it publishes nothing */
 	t0 = ktime_get_ns();
 	synchronize_rcu();
+	/* [gp_end_sync_release] pairs [gp_end_acquire]: or a walker could see the end and the old list. */
 	smp_store_release(&gp_end_ns, ktime_get_ns());
 	demo_say("synchronize_rcu() returned after %llu ms",
 		 (unsigned long long)((gp_end_ns - t0) / NSEC_PER_MSEC));
+	/* [released_sync_acquire] pairs [released_release]: or we might compare with an old unlock_ns. */
 	if (holder.task && (!smp_load_acquire(&holder.released) ||
 			    holder.unlock_ns > gp_end_ns))
 		demo_fail("synchronize_rcu() returned before the reader on CPU%d left",

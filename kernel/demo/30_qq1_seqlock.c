@@ -28,12 +28,22 @@ static unsigned int sq_read_begin(void)
 
 	while ((s = READ_ONCE(sq_seq)) & 1)	/* a writer is in: wait */
 		cpu_relax();
+	/*
+	 * [sq_read_begin_rmb] pairs [sq_write_end_wmb]: having seen the even
+	 * count a writer left, we read that writer's data, not older data
+	 * the retry check would then wrongly accept.
+	 */
 	smp_rmb();
 	return s;
 }
 
 static bool sq_read_retry(unsigned int s)
 {
+	/*
+	 * [sq_read_retry_rmb] pairs [sq_write_begin_wmb]: if our reads saw
+	 * anything of a new write, the count we read again is odd or newer,
+	 * and we retry instead of returning torn data.
+	 */
 	smp_rmb();
 	return READ_ONCE(sq_seq) != s;
 }
@@ -145,12 +155,14 @@ DEMO(qq1_seqlock, "Quick Quiz 1: seqlock readers retry, RCU readers get work don
 		/* seqlock writer: odd count, rewrite a slot, point at it, even count */
 		spin_lock(&sq_lock);
 		WRITE_ONCE(sq_seq, sq_seq + 1);
+		/* [sq_write_begin_wmb] pairs [sq_read_retry_rmb]: or a reader could see new data and no odd count. */
 		smp_wmb();
 		WRITE_ONCE(next->a, v);
 		udelay(QQ1_WRITE_US);
 		WRITE_ONCE(next->b, 2 * v);
 		WRITE_ONCE(next->c, 3 * v);
 		WRITE_ONCE(sq_ptr, next);
+		/* [sq_write_end_wmb] pairs [sq_read_begin_rmb]: or a reader could see the even count and old data. */
 		smp_wmb();
 		WRITE_ONCE(sq_seq, sq_seq + 1);
 		spin_unlock(&sq_lock);

@@ -28,16 +28,18 @@ static atomic_t qq4_done;
 
 static void qq4_note_in_flight(void)
 {
-	int now = atomic_inc_return(&qq4_in_flight), seen = atomic_read(&qq4_max);
+	/* Statistics: the counts order nothing. */
+	int now = atomic_inc_return_relaxed(&qq4_in_flight), seen = atomic_read(&qq4_max);
 
-	while (now > seen && !atomic_try_cmpxchg(&qq4_max, &seen, now))
+	while (now > seen && !atomic_try_cmpxchg_relaxed(&qq4_max, &seen, now))
 		;
 }
 
 static int qq4_deleter_fn(void *arg)
 {
 	(void)arg;
-	while (!READ_ONCE(qq4_go))	/* spin, so that all start together */
+	/* [qq4_go_acquire] pairs [qq4_go_release]: spin, so that all start together, on the built list. */
+	while (!smp_load_acquire(&qq4_go))
 		cond_resched();
 	for (int i = 0; i < QQ4_EACH; i++) {
 		struct afoo *p;
@@ -117,6 +119,7 @@ static int qq4_round(bool hold_across)
 	workers_start_spread(&deleters, QQ4_DELETERS, 0, qq4_deleter_fn, NULL, 0, "deleter");
 	workers_start_others(&reader, 1, qq4_reader_fn, NULL, 0, "qq4_reader");
 	msleep(5);
+	/* [qq4_go_release] pairs [qq4_go_acquire]: the list is built before the deleters start. */
 	smp_store_release(&qq4_go, true);
 	t0 = ktime_get_ns();
 	while (atomic_read(&qq4_done) < QQ4_DELETERS &&

@@ -93,10 +93,12 @@ static int nest_reader_fn(void *arg)
 	rcu_read_lock();		/* inner: a function that reads too */
 	p = rcu_dereference(api_gp);
 	t0 = ktime_get_ns();
+	/* [nest_holding_release] pairs [demo_wait_acquire]: p is loaded before the updater retracts it. */
 	smp_store_release(&nest.holding, true);
 	wait_flag(&nest.retracted, t0);
 	rcu_read_unlock();		/* inner: ends nothing */
 	nest.nesting_after_inner = current->rcu_read_lock_nesting;
+	/* [nest_inner_done_release] pairs [demo_wait_acquire]: or the demo could print an old nesting. */
 	smp_store_release(&nest.inner_done, true);
 	wait_flag(&nest.gp_started, t0);
 	mdelay(LINGER_MS);
@@ -104,6 +106,7 @@ static int nest_reader_fn(void *arg)
 		   READ_ONCE(p->c) == 3);
 	rcu_read_unlock();		/* outer: the critical section ends here */
 	nest.outer_ns = ktime_get_ns();
+	/* [nest_released_release] pairs [nest_released_acquire]: outer_ns is written before the flag. */
 	smp_store_release(&nest.released, true);
 	demo_say("reader on CPU%d: outer rcu_read_unlock(): now it no longer holds 1,2,3",
 		 nest.cpu);
@@ -149,7 +152,7 @@ static void nesting_live(void)
 		 nest.cpu);
 	demo_say("  it holds 1,2,3 inside two nested critical sections");
 	rcu_assign_pointer(api_gp, NULL);
-	smp_store_release(&nest.retracted, true);
+	WRITE_ONCE(nest.retracted, true);	/* a signal: it publishes nothing the reader reads */
 	demo_say("updater: rcu_assign_pointer(gp, NULL): new readers find nothing");
 	if (!demo_wait_for(&nest.inner_done, WAIT_MS)) {
 		demo_fail("the reader did not leave its inner critical section");
@@ -162,12 +165,13 @@ static void nesting_live(void)
 		demo_say("reader on CPU%d: inner rcu_read_unlock() (the production build keeps "
 			 "no count: nesting costs nothing)", nest.cpu);
 	demo_say("updater: synchronize_rcu() must wait for the outer rcu_read_unlock()");
-	smp_store_release(&nest.gp_started, true);
+	WRITE_ONCE(nest.gp_started, true);	/* a signal: it publishes nothing */
 	t0 = ktime_get_ns();
 	synchronize_rcu();
 	t1 = ktime_get_ns();
 	demo_say("synchronize_rcu() returned after %llu ms",
 		 (unsigned long long)((t1 - t0) / NSEC_PER_MSEC));
+	/* [nest_released_acquire] pairs [nest_released_release]: or we might compare an old outer_ns. */
 	if (!smp_load_acquire(&nest.released) || nest.outer_ns > t1)
 		demo_fail("synchronize_rcu() returned before the outer rcu_read_unlock()");
 	else
@@ -211,6 +215,7 @@ static void irq_reader(struct irq_work *work)
 	rcu_read_lock();
 	p = rcu_dereference(api_gp);
 	WRITE_ONCE(irqr.in_irq, in_interrupt());
+	/* [irqr_holding_release] pairs [demo_wait_acquire]: or the demo could print an old in_irq. */
 	smp_store_release(&irqr.holding, true);
 	wait_flag(&irqr.gp_started, t0);
 	mdelay(LINGER_MS);
@@ -218,6 +223,11 @@ static void irq_reader(struct irq_work *work)
 		   READ_ONCE(p->c) == 3);
 	rcu_read_unlock();
 	irqr.unlock_ns = ktime_get_ns();
+	/*
+	 * [irqr_released_release] pairs [irqr_released_acquire],
+	 * [demo_wait_acquire]: unlock_ns is written before the flag, so the
+	 * demo compares the grace period's end with our real unlock time.
+	 */
 	smp_store_release(&irqr.released, true);
 }
 
@@ -250,10 +260,11 @@ static void irq_reader_live(void)
 	demo_say("updater: rcu_assign_pointer(gp, NULL); synchronize_rcu() must wait: CPU%d",
 		 irqr.cpu);
 	demo_say("  cannot switch tasks until its handler returns");
-	smp_store_release(&irqr.gp_started, true);
+	WRITE_ONCE(irqr.gp_started, true);	/* a signal: it publishes nothing */
 	t0 = ktime_get_ns();
 	synchronize_rcu();
 	t1 = ktime_get_ns();
+	/* [irqr_released_acquire] pairs [irqr_released_release]: or we might compare an old unlock_ns. */
 	if (!smp_load_acquire(&irqr.released) || irqr.unlock_ns > t1)
 		demo_fail("synchronize_rcu() returned before the handler's rcu_read_unlock()");
 	else
@@ -263,7 +274,7 @@ static void irq_reader_live(void)
 	if (!READ_ONCE(irqr.intact))
 		demo_fail("the handler's 1,2,3 changed under it");
 out:
-	if (!smp_load_acquire(&irqr.released))
+	if (!READ_ONCE(irqr.released))		/* only whether to wait */
 		demo_wait_for(&irqr.released, WAIT_MS);	/* it ends within MAX_HOLD_MS */
 	rcu_assign_pointer(api_gp, NULL);
 	synchronize_rcu();

@@ -259,7 +259,14 @@ bool demo_wait_for(const bool *flag, unsigned int ms)
 
 	while (!READ_ONCE(*flag) && ktime_get_ns() < end)
 		msleep(1);
-	return READ_ONCE(*flag);
+	/*
+	 * [demo_wait_acquire] pairs [holding_release], [view_ready_release],
+	 * [nest_holding_release], [nest_inner_done_release],
+	 * [irqr_holding_release], [irqr_released_release]:
+	 * the flag's setter wrote what it announces (a reader's view of the
+	 * list) before it; without the acquire we could print an old view.
+	 */
+	return smp_load_acquire(flag);
 }
 
 /* ------------------------------------------------------------------ */

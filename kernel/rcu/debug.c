@@ -19,6 +19,43 @@ void rcu_warn_suspicious(const char *file, int line, const char *what)
 	printk("---[ end trace ]---\n");
 }
 
+/*
+ * Callbacks run one after another in rcuc/N, outside every lock but in a
+ * context that must not block, as in Linux (there, softirq context).  The
+ * checking build marks the task while a callback runs (invoke_callback()
+ * in gp.c), and might_sleep_check() reports a callback that would sleep
+ * instead of leaving it to delay or deadlock what queues behind it.
+ */
+void *rcu_debug_callback_enter(rcu_callback_t func)
+{
+	void *outer = current->rcu_callback;
+
+	if (CONFIG_RCU_CHECKING)
+		current->rcu_callback = (void *)func;
+	return outer;
+}
+
+void rcu_debug_callback_exit(void *outer)
+{
+	if (CONFIG_RCU_CHECKING)
+		current->rcu_callback = outer;
+}
+
+void rcu_callback_might_sleep(const char *what)
+{
+	uintptr_t off, size;
+	const char *name = ksym_lookup((uintptr_t)current->rcu_callback, &off, &size);
+	const char *why = "callbacks must not sleep: the callbacks queued behind it wait";
+
+	if (!strcmp(what, "rcu_barrier"))
+		why = "rcu_barrier() waits for every queued callback, this one included: "
+		      "it would wait for itself";
+	else if (!strcmp(what, "run_on"))
+		why = "it would move rcuc off the CPU whose callback lists it works on";
+	panic("BUG: %s() called from RCU callback %s (%p) in %s: %s", what,
+	      name ? name : "?", current->rcu_callback, current->comm, why);
+}
+
 void rcu_read_unlock_underflow(void)
 {
 	current->rcu_read_lock_nesting = 0;

@@ -34,13 +34,21 @@ struct rcu_data {
 	long ncbs;			/* callbacks queued here, all segments */
 	bool idle;			/* in the idle extended quiescent state */
 	bool irq_from_idle;		/* an interrupt took us out of idle */
-	bool cb_work;			/* rcuc has work: set before waking it */
+	bool cb_work;			/* rcuc has work: set (release) before waking it */
 	struct task_struct *cb_thread;
 	unsigned long long cbs_invoked;
 };
 
+/*
+ * gp_seq starts 300 grace periods below the wrap, as Linux's does, so
+ * that every boot crosses it and a comparison that is not wrap-safe
+ * fails early; the wait numbers of the polled API likewise (sync.c).
+ */
 struct rcu_state rcu_state = {
 	.lock = __SPIN_LOCK_UNLOCKED(rcu_state.lock),
+	.gp_seq = RCU_SEQ_INIT,
+	.waits_started = ATOMIC_LONG_INIT(RCU_WAITS_INIT),
+	.waits_done = RCU_WAITS_INIT,
 };
 static struct rcu_data rcu_data[NR_CPUS];
 static void seg_init(struct rcu_segment *s)
@@ -74,7 +82,12 @@ static void seg_splice(struct rcu_segment *dst, struct rcu_segment *src)
 /* Moves finished segments forward; this CPU, interrupts off. */
 static void advance_callbacks(struct rcu_data *rdp)
 {
-	/* Acquire: pairs with the release in rcu_gp_end(); the readers are done. */
+	/*
+	 * [advance_cbs_acquire] pairs [gp_end_release]: a callback is moved
+	 * to `done` only on seeing its grace period's end, and everything the
+	 * grace period waited for (the readers' loads, ordered before each
+	 * CPU's report) happens before the callback frees anything.
+	 */
 	unsigned long cur = smp_load_acquire(&rcu_state.gp_seq);
 
 	for (int pass = 0; pass < ADVANCE_PASSES; pass++) {
@@ -99,8 +112,15 @@ static void wake_cb_thread(int cpu)
 
 	if (!rdp->cb_thread)
 		return;
-	WRITE_ONCE(rdp->cb_work, true);
-	smp_mb();	/* pairs with the barrier in rcu_cb_thread(): no lost wake-up */
+	/*
+	 * [cb_work_release] pairs [cb_work_acquire]: the flag says "there is
+	 * work" and gp_seq says what the work is; without the release, rcuc
+	 * could see the flag, read the old gp_seq, find nothing ready and
+	 * sleep with ready callbacks.  The store is ordered before the
+	 * sleeper's state by the full barrier in wake_up_process().  (AArch64
+	 * only; TCG on an x86-64 host cannot show it, so no test fails here.)
+	 */
+	smp_store_release(&rdp->cb_work, true);
 	wake_up_process(rdp->cb_thread);
 }
 
@@ -119,8 +139,14 @@ static bool rcu_gp_start(void);
 /* Ends the running grace period; rcu_state.lock held. */
 static void rcu_gp_end(void)
 {
-	/* Release: every quiescent-state report is ordered before the new number. */
+	/*
+	 * [gp_end_release] pairs [advance_cbs_acquire], [cs_qs_mb]: every
+	 * quiescent-state report (each after its CPU's readers, by
+	 * [cs_qs_mb]) is ordered before the new number, so a callback that
+	 * sees the grace period ended cannot free what a reader still reads.
+	 */
 	smp_store_release(&rcu_state.gp_seq, rcu_state.gp_seq + 1);
+	rcu_wait_end(rcu_state.gp_wait);	/* the polled API's view (sync.c) */
 	rcu_state.gps_completed++;
 	trace_record(TR_GP_END, rcu_state.gp_seq, 0);
 	if (rcu_state.gp_needed) {
@@ -145,31 +171,42 @@ static bool report_qs_locked(int cpu, unsigned long gp)
 
 /*
  * Starts a grace period; rcu_state.lock held.  Returns true if it ended
- * at once (every CPU idle).  The mask is written before the number
- * (smp_wmb, pairing with the smp_rmb in rcu_note_context_switch()), so a
- * CPU that sees the new number sees its bit.
+ * at once (every CPU idle).
  */
 static bool rcu_gp_start(void)
 {
 	int cpu;
 	unsigned long mask = 0;
 
+	/* Numbered for the polled API before it looks at any CPU (sync.c). */
+	rcu_state.gp_wait = rcu_wait_begin();
+	if (rcu_injected(RCU_INJECT_POLL_GP_EARLY))
+		rcu_wait_end(rcu_state.gp_wait);	/* fault injection: "ended" as it starts */
 	for_each_online_cpu(cpu)
 		mask |= 1UL << cpu;
 	if (rcu_injected(RCU_INJECT_MASK_SKIP_CPU) && num_online_cpus() > 1)
 		mask &= ~(1UL << (63 - __builtin_clzl(mask)));	/* fault injection: the last CPU */
 	WRITE_ONCE(rcu_state.qs_mask, mask);
+	/*
+	 * [gp_start_wmb] pairs [note_qs_rmb]: the mask is visible before the
+	 * number, so a CPU that sees the new grace period also sees its bit
+	 * set, instead of an old mask without it (and skipping its report).
+	 */
 	smp_wmb();
 	WRITE_ONCE(rcu_state.gp_seq, rcu_state.gp_seq + 1);
 	rcu_state.gp_start_ns = ktime_get_ns();
 	trace_record(TR_GP_START, rcu_state.gp_seq, 0);
 	/*
-	 * Full barrier between publishing the grace period and reading the
-	 * idle flags.  Pairs with the smp_mb() in rcu_idle_enter(), which
+	 * [gp_start_mb] pairs [idle_enter_mb_after], [idle_enter_mb_before],
+	 * [idle_exit_mb], [call_rcu_mb]: a full barrier between publishing
+	 * the grace period and reading the idle flags.  rcu_idle_enter()
 	 * writes its flag and then reads the grace period: either we see the
 	 * CPU idle and report for it, or it sees the new grace period and
-	 * reports itself; never neither.  It also orders the updater's
-	 * removal (before call_rcu()) before any idle CPU wakes and reads.
+	 * reports itself; never neither.  A CPU we see idle finished its
+	 * readers before its flag (by [idle_enter_mb_before]).  A CPU that
+	 * leaves idle after we read its flag reads only what the updater
+	 * removed before call_rcu() ([call_rcu_mb], then this barrier, then
+	 * [idle_exit_mb]).
 	 */
 	smp_mb();
 	for_each_online_cpu(cpu) {
@@ -215,7 +252,8 @@ static void note_qs(void)
 
 	if (!(gp & 1))
 		return;
-	smp_rmb();	/* pairs with the smp_wmb() in rcu_gp_start(): the mask is gp's */
+	/* [note_qs_rmb] pairs [gp_start_wmb]: or an older mask could hide our bit and delay the grace period. */
+	smp_rmb();
 	if (READ_ONCE(rcu_state.qs_mask) & (1UL << cpu)) {
 		trace_record(TR_QS, gp, 0);
 		rcu_report_qs(cpu, gp);
@@ -230,21 +268,41 @@ static void note_qs(void)
 void rcu_note_context_switch(void)
 {
 	/*
-	 * Full barrier: the accesses of the readers this CPU ran before the
-	 * switch are ordered before our report, and so before the end of the
-	 * grace period and every callback after it.  Pairs with the barrier
-	 * in rcu_gp_start() and the acquire in advance_callbacks().
+	 * [cs_qs_mb] pairs [gp_end_release]: the loads of the readers this
+	 * CPU ran before the switch are complete before our report, and so
+	 * before the end of the grace period and every callback after it;
+	 * without it a callback could free an element a reader here is still
+	 * loading from.
 	 */
 	smp_mb();
 	note_qs();
 }
 
+/*
+ * Entering the idle extended quiescent state: from the idle loop, and
+ * from rcu_irq_exit() when an interrupt taken on an idle CPU returns.
+ */
 void rcu_idle_enter(void)
 {
 	struct rcu_data *rdp = &rcu_data[smp_processor_id()];
 
+	/*
+	 * [idle_enter_mb_before] pairs [gp_start_mb]: entering idle releases
+	 * everything before it.  Coming from rcu_irq_exit(), the handler's
+	 * loads of RCU-protected data must be complete before `idle` is
+	 * visible; otherwise (AArch64) another CPU's rcu_gp_start() sees us
+	 * idle, reports for us, and a callback frees what the handler is
+	 * still reading.  TCG cannot show it (nearly in-order on x86 hosts).
+	 */
+	smp_mb();
 	WRITE_ONCE(rdp->idle, true);
-	smp_mb();	/* pairs with the smp_mb() in rcu_gp_start() */
+	/*
+	 * [idle_enter_mb_after] pairs [gp_start_mb]: our flag is visible
+	 * before we read gp_seq, as rcu_gp_start() publishes gp_seq before
+	 * reading the flags: one of us sees the other, never neither (a
+	 * grace period that waits for an idle CPU that never reports).
+	 */
+	smp_mb();
 	note_qs();
 }
 
@@ -255,9 +313,11 @@ void rcu_idle_exit(void)
 	if (!rcu_injected(RCU_INJECT_IDLE_EXIT_FORGETS))	/* fault injection: stays "idle" */
 		WRITE_ONCE(rdp->idle, false);
 	/*
-	 * Leaving the extended quiescent state: from here on a grace period
-	 * that starts waits for us; and one that saw us idle ordered its
-	 * updater's removal before our flag's write (pairs with rcu_gp_start()).
+	 * [idle_exit_mb] pairs [gp_start_mb]: leaving the extended quiescent
+	 * state.  Our flag is visible before any RCU-protected load after it,
+	 * so a grace period that starts from here on waits for us; and one
+	 * that saw us idle ordered its updater's removal before its reading
+	 * of our flag, so what we read now cannot be what it frees.
 	 */
 	smp_mb();
 }
@@ -299,13 +359,17 @@ bool rcu_cpu_owes_qs(int cpu)
 static void invoke_callback(struct rcu_head *head)
 {
 	uintptr_t f = (uintptr_t)head->func;
+	void *outer;
 
 	rcu_debug_dequeue(head);
 	trace_record(TR_CB_INVOKE, 0, (uintptr_t)head);
-	if (f < KFREE_RCU_MAX_OFFSET)
+	if (f < KFREE_RCU_MAX_OFFSET) {
 		kfree((char *)head - f);	/* kfree_rcu(): f is the offset */
-	else
-		head->func(head);
+		return;
+	}
+	outer = rcu_debug_callback_enter(head->func);	/* checking build: must not sleep */
+	head->func(head);
+	rcu_debug_callback_exit(outer);
 }
 
 void call_rcu(struct rcu_head *head, rcu_callback_t func)
@@ -325,9 +389,11 @@ void call_rcu(struct rcu_head *head, rcu_callback_t func)
 	local_irq_save(flags);
 	rdp = &rcu_data[smp_processor_id()];
 	/*
-	 * The caller's removal is ordered before we read the grace-period
-	 * number: a grace period we see as not yet started will wait for
-	 * every reader that could still see the element.  Pairs with rcu_gp_start().
+	 * [call_rcu_mb] pairs [gp_start_mb]: the caller's removal is ordered
+	 * before we read the grace-period number, so a grace period we see
+	 * as not yet started will wait for every reader that could still see
+	 * the element (and an idle CPU that wakes after it started reads the
+	 * list without it).
 	 */
 	smp_mb();
 	snap = rcu_seq_snap(READ_ONCE(rcu_state.gp_seq));
@@ -369,13 +435,26 @@ static int rcu_cb_thread(void *arg)
 
 		/* Blocked first, then check: a waker after the check finds us blocked. */
 		current->state = TASK_BLOCKED;
-		smp_mb();	/* pairs with wake_cb_thread() */
+		/*
+		 * [rcuc_sleep_mb] pairs [wake_up_mb]: our state is visible
+		 * before we read the flag, as the waker's flag is before it
+		 * reads our state: either it sees us blocked and wakes us, or
+		 * we see its flag; never neither (a lost wake-up).
+		 */
+		smp_mb();
 		if (!READ_ONCE(rdp->cb_work)) {
 			schedule();
 			continue;
 		}
 		current->state = TASK_RUNNING;
-		WRITE_ONCE(rdp->cb_work, false);
+		/*
+		 * [cb_work_acquire] pairs [cb_work_release]: consume the flag
+		 * with an exchange, so we read the latest waker's store (a plain
+		 * clear could overwrite a newer one unseen) and, by the acquire,
+		 * the gp_seq that waker saw, not an older one.
+		 */
+		if (!xchg_acquire(&rdp->cb_work, false))
+			continue;
 
 		local_irq_save(flags);
 		advance_callbacks(rdp);
@@ -436,8 +515,8 @@ void rcu_get_stats(struct rcu_stats *s)
 	s->gp_seq = READ_ONCE(rcu_state.gp_seq);
 	s->qs_mask = READ_ONCE(rcu_state.qs_mask);
 	s->gps_completed = READ_ONCE(rcu_state.gps_completed);
-	s->tours_started = (unsigned int)atomic_read(&rcu_state.tours_started);
-	s->tours_completed = READ_ONCE(rcu_state.tours_completed);
+	s->tours_started = atomic_long_read(&rcu_state.tours_started);
+	s->tours_completed = atomic_long_read(&rcu_state.tours_completed);
 	s->stall_reports = READ_ONCE(rcu_stall_reports);
 	s->cbs_queued = 0;
 	s->cbs_invoked = 0;

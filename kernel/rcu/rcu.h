@@ -10,8 +10,12 @@
 /*
  * Grace-period numbers as Linux's rcu_seq: the low bit is the state
  * (1: a grace period is running), so "started" and "completed" are two
- * values of one counter.
+ * values of one counter.  It starts 300 grace periods below the wrap, as
+ * Linux's does, so every boot crosses it: compare only with
+ * rcu_seq_done(), never with < or >.
  */
+#define RCU_SEQ_INIT	((0UL - 300UL) << 1)
+
 static inline unsigned long rcu_seq_snap(unsigned long s)
 {
 	if (rcu_injected(RCU_INJECT_SNAP_SHORT))
@@ -20,10 +24,19 @@ static inline unsigned long rcu_seq_snap(unsigned long s)
 	return (s + 3) & ~1UL;
 }
 
+/* Has cur reached target?  Wrap-safe while they are less than 2^63 apart. */
 static inline bool rcu_seq_done(unsigned long cur, unsigned long target)
 {
 	return (long)(cur - target) >= 0;
 }
+
+/*
+ * The polled API counts "waits": every synchronize_rcu() tour and every
+ * asynchronous grace period takes the next number as it starts
+ * (rcu_wait_begin()) and, when it ends, raises the highest number ended
+ * (rcu_wait_end()).  Full-width, starting below the wrap like gp_seq.
+ */
+#define RCU_WAITS_INIT	(0UL - 300UL)
 
 struct rcu_state {
 	spinlock_t lock;
@@ -31,22 +44,27 @@ struct rcu_state {
 	unsigned long qs_mask;		/* CPUs that still owe it a quiescent state */
 	bool gp_needed;			/* start another when this one ends */
 	u64 gp_start_ns;
+	unsigned long gp_wait;		/* the running grace period's wait number */
 	unsigned long gps_completed;
-	atomic_t tours_started;		/* synchronize_rcu() tours */
-	unsigned int tours_max_done;	/* highest tour number that has ended */
-	unsigned long tours_completed;
+	atomic_long_t waits_started;	/* last wait number handed out */
+	unsigned long waits_done;	/* highest wait number that has ended */
+	atomic_long_t tours_started;	/* synchronize_rcu() tours, for reports */
+	atomic_long_t tours_completed;
 };
 
 extern struct rcu_state rcu_state;
 
 void rcu_request_gp(void);
-unsigned int rcu_tour_begin(void);
-void rcu_tour_end(unsigned int tour);
+unsigned long rcu_wait_begin(void);
+void rcu_wait_end(unsigned long wait);
 extern int rcu_stall_timeout_s;
 extern unsigned long rcu_stall_reports;
 /* Checking build: catch call_rcu() on an rcu_head already queued. */
 void rcu_debug_queue(const struct rcu_head *head);
 void rcu_debug_dequeue(const struct rcu_head *head);
+/* Checking build: marks the task as running callback func (it must not sleep). */
+void *rcu_debug_callback_enter(rcu_callback_t func);
+void rcu_debug_callback_exit(void *outer);
 /* Prints a line for each fault injection that is on (inject.c). */
 void rcu_inject_announce(void);
 

@@ -33,15 +33,12 @@
 #include "rcupdate.h"
 
 /*
- * Hook for checking that an RCU list walk is legal: it is, inside
- * rcu_read_lock(), or where cond (e.g. lockdep_is_held(&lock)) says the
- * updaters' lock is held so the list cannot change.  rcupdate.h may define
- * rcu_list_check(cond) to warn when neither is true; until then it does
- * nothing at run time.
+ * A walk of an RCU list is legal inside rcu_read_lock(), or where cond
+ * (e.g. lockdep_is_held(&lock)) says the updaters' lock is held so the
+ * list cannot change.  rcu_list_check(cond), from rcupdate.h, warns when
+ * neither is true (checking build; in the production build it does
+ * nothing at run time).
  */
-#ifndef rcu_list_check
-#define rcu_list_check(cond)	((void)0)
-#endif
 
 /* Takes no argument or exactly one: a second condition is a compile error. */
 #define __list_check_one_arg(dummy)

@@ -35,6 +35,8 @@ typedef void (*rcu_callback_t)(struct rcu_head *head);
 
 void rcu_warn_suspicious(const char *file, int line, const char *what);
 void rcu_read_unlock_underflow(void) __noreturn;
+/* might_sleep_check() in an RCU callback (checking build): reports it. */
+void rcu_callback_might_sleep(const char *what) __noreturn;
 
 #if CONFIG_RCU_CHECKING
 
@@ -82,9 +84,10 @@ static inline bool rcu_read_lock_held(void) { return true; }
 #endif
 
 /*
- * Publish: the initialising stores to *v are ordered before the store that
- * makes v reachable (a release store: plain mov on x86-64, stlr on
- * AArch64).  Pairs with the address dependency in rcu_dereference().
+ * Publish: a release store (plain mov on x86-64, stlr on AArch64).
+ * [rcu_assign_pointer_release] pairs [rcu_dereference_dep]: the stores
+ * that initialised *v are visible before the store that makes v
+ * reachable, so a reader that finds v never sees its fields unset.
  */
 #define rcu_assign_pointer(p, v)					\
 	do {								\
@@ -95,9 +98,11 @@ static inline bool rcu_read_lock_held(void) { return true; }
 #define RCU_INIT_POINTER(p, v)		WRITE_ONCE((p), (v))
 
 /*
- * Subscribe: one untorn load (READ_ONCE).  Every later access through the
- * loaded pointer depends on its address, which orders it after the load
- * on every CPU Linux runs on except DEC Alpha -- and on both of ours.
+ * Subscribe: one untorn load (READ_ONCE), no barrier instruction.
+ * [rcu_dereference_dep] pairs [rcu_assign_pointer_release]: every later
+ * access through the loaded pointer depends on its address, which orders
+ * it after the load on every CPU Linux runs on except DEC Alpha -- and on
+ * both of ours -- so it reads the initialised fields, not older memory.
  */
 #define rcu_dereference_raw(p)		READ_ONCE(p)
 #define rcu_dereference_check(p, c)					\
@@ -142,11 +147,20 @@ void rcu_barrier(void);
  * kfree_rcu(ptr, member): kfree(ptr) after a grace period, with no
  * callback to write.  As Linux once did, the member's offset travels in
  * place of the function pointer: page 0 is unmapped, so no function lives
- * below KFREE_RCU_MAX_OFFSET, and a smaller "function" is an offset.
+ * below KFREE_RCU_MAX_OFFSET, and a smaller "function" is an offset.  So
+ * the rcu_head must lie in the first 4096 bytes of its structure, or its
+ * offset would be taken for a function and called: the static assertion
+ * refuses such a structure at compile time.
  */
 #define KFREE_RCU_MAX_OFFSET	4096
 #define kfree_rcu(ptr, rhf)						\
-	call_rcu(&(ptr)->rhf, (rcu_callback_t)(uintptr_t)offsetof(__typeof__(*(ptr)), rhf))
+	do {								\
+		_Static_assert(offsetof(__typeof__(*(ptr)), rhf) < KFREE_RCU_MAX_OFFSET, \
+			       "kfree_rcu(): the rcu_head must lie in the first 4096 " \
+			       "bytes of its structure (its offset stands for a function)"); \
+		call_rcu(&(ptr)->rhf,					\
+			 (rcu_callback_t)(uintptr_t)offsetof(__typeof__(*(ptr)), rhf)); \
+	} while (0)
 
 /* Polled grace periods. */
 unsigned long get_state_synchronize_rcu(void);
@@ -191,7 +205,7 @@ bool rcu_cpu_owes_qs(int cpu);
 #define RCU_INJECTIONS(X)						\
 	X(RCU_INJECT_NO_WAIT, "no_wait", "grace periods wait for nothing")	\
 	X(RCU_INJECT_SNAP_SHORT, "snap_short",				\
-	  "a callback or cookie waits only for the grace period already running") \
+	  "a callback waits only for the grace period already running") \
 	X(RCU_INJECT_SEG_MERGE, "seg_merge",				\
 	  "the next segment joins a non-empty wait segment and takes its earlier grace period") \
 	X(RCU_INJECT_SEG_DONE_EARLY, "seg_done_early",			\
@@ -207,9 +221,9 @@ bool rcu_cpu_owes_qs(int cpu);
 	X(RCU_INJECT_BARRIER_SKIP_CPU, "barrier_skip_cpu",		\
 	  "rcu_barrier() queues no marker on the CPU after its own")	\
 	X(RCU_INJECT_POLL_GP_EARLY, "poll_gp_early",			\
-	  "a cookie's grace-period half reads done once its grace period has started") \
+	  "a cookie reads done once a grace period numbered above it has started") \
 	X(RCU_INJECT_POLL_TOUR_EARLY, "poll_tour_early",		\
-	  "a cookie's tour half reads done after a tour that started before the cookie")
+	  "a cookie reads done after a tour that started before the cookie")
 
 #define __RCU_INJECTION_ENUM(id, name, what)	id,
 enum rcu_injection {

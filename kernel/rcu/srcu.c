@@ -176,7 +176,7 @@ static bool srcu_readers_gone(struct srcu_struct *ssp, int idx)
 	for_each_possible_cpu(cpu)
 		unlocks += READ_ONCE(ssp->sda[cpu].unlock_count[idx]);
 	/*
-	 * [srcu_check_mb] pairs [srcu_lock_mb,srcu_unlock_mb,call_srcu_mb]:
+	 * [srcu_check_mb] pairs [srcu_lock_mb], [srcu_unlock_mb], [call_srcu_mb]:
 	 * unlocks before locks, so every unlock counted has its lock counted
 	 * (message passing with srcu_unlock_mb) and equal sums mean no
 	 * counted reader is left; the lock loads come after the removal, so
@@ -389,7 +389,7 @@ void call_srcu(struct srcu_struct *ssp, struct rcu_head *head, rcu_callback_t fu
 	head->func = func;
 	head->next = NULL;
 	/*
-	 * [call_srcu_mb] pairs [srcu_lock_mb]: the caller's removal is
+	 * [call_srcu_mb] pairs [srcu_lock_mb], [srcu_check_mb]: the caller's removal is
 	 * ordered before everything the grace period for this callback does
 	 * after it, its loads of the lock counts included: a reader it does
 	 * not count sees the removal.

@@ -108,7 +108,7 @@ static __always_inline int srcu_read_lock(struct srcu_struct *ssp)
 
 	srcu_count(&ssp->sda[smp_processor_id()].lock_count[idx]);
 	/*
-	 * [srcu_lock_mb] pairs [srcu_check_mb]: the critical section's loads
+	 * [srcu_lock_mb] pairs [srcu_check_mb], [call_srcu_mb]: the critical section's loads
 	 * come after our lock count is visible.  Store buffering with the
 	 * grace period, which stores the removal and then loads the lock
 	 * counts: either it counts us and waits, or we see the removal.

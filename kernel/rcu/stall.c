@@ -29,8 +29,8 @@ static void report_cpu(int cpu, u64 stalled_ns, const char *waiter)
 	printk("rcu: \t%d-...: (task %s pid %d) no quiescent state for %llu ms; %s waits\n",
 	       cpu, t ? t->comm : "?", t ? t->pid : -1,
 	       (unsigned long long)(stalled_ns / NSEC_PER_MSEC), waiter);
-	printk("rcu: \t(detected by %d, g=%lu, q=%lu, timeout %d s)\n",
-	       smp_processor_id(), READ_ONCE(rcu_state.gp_seq),
+	printk("rcu: \t(detected by %d, g=%ld, q=%lu, timeout %d s)\n",
+	       smp_processor_id(), (long)READ_ONCE(rcu_state.gp_seq),
 	       READ_ONCE(rcu_state.qs_mask), rcu_stall_timeout_s);
 	if (cpu == smp_processor_id())
 		dump_stack();

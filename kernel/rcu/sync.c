@@ -6,29 +6,37 @@
 #include "rcu.h"
 
 /*
- * Tour accounting, for the polled API and the stall warnings: tours are
- * numbered as they start, and the highest number that has ended is kept.
+ * Wait numbers, for the polled API.  Every grace-period wait, a
+ * synchronize_rcu() tour or an asynchronous grace period (gp.c), takes
+ * the next number before it looks at any CPU, and when it ends raises
+ * waits_done to its number.  A wait numbered above a cookie began after
+ * the cookie was taken, so once it ends every reader the cookie's taker
+ * could have overlapped has ended.  Full-width and wrap-safe: cookies
+ * compare with (long)(a - b), and the count starts below the wrap
+ * (RCU_WAITS_INIT) so every boot crosses it.
  */
-unsigned int rcu_tour_begin(void)
+unsigned long rcu_wait_begin(void)
 {
-	/* Fully ordered: the caller's removal comes before the tour starts. */
-	unsigned int tour = atomic_inc_return(&rcu_state.tours_started);
-
-	trace_record(TR_SYNC_BEGIN, tour, 0);
-	return tour;
+	/*
+	 * [wait_begin_mb] pairs [get_state_mb]: fully ordered, so the wait
+	 * looks at the CPUs only after taking its number: a cookie that read
+	 * the number before ours overlapped only readers our wait covers.
+	 */
+	return atomic_long_inc_return(&rcu_state.waits_started);
 }
 
-void rcu_tour_end(unsigned int tour)
+void rcu_wait_end(unsigned long wait)
 {
-	unsigned int old = READ_ONCE(rcu_state.tours_max_done);
+	unsigned long old = READ_ONCE(rcu_state.waits_done);
 
-	/* The highest tour number that has ended (release: after the tour's readers). */
-	while ((int)(tour - old) > 0 &&
-	       !__atomic_compare_exchange_n(&rcu_state.tours_max_done, &old, tour, false,
-					    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+	/*
+	 * [wait_end_release] pairs [poll_acquire]: the wait's readers ended
+	 * before the new highest number is visible, so a poller that sees
+	 * it may free.  A loop, not a store: tours end in any order.
+	 */
+	while ((long)(wait - old) > 0 &&
+	       !try_cmpxchg_release(&rcu_state.waits_done, &old, wait))
 		;
-	__atomic_fetch_add(&rcu_state.tours_completed, 1, __ATOMIC_RELAXED);
-	trace_record(TR_SYNC_END, tour, 0);
 }
 
 /*
@@ -52,56 +60,54 @@ void rcu_tour_end(unsigned int tour)
 void synchronize_rcu(void)
 {
 	int cpu, home = smp_processor_id();
-	unsigned int tour;
+	unsigned long tour;
 
 	might_sleep_check("synchronize_rcu");
 	if (rcu_injected(RCU_INJECT_NO_WAIT))
 		return;		/* fault injection: a grace period that waits for nothing */
-	tour = rcu_tour_begin();
+	tour = rcu_wait_begin();
+	atomic_long_inc(&rcu_state.tours_started);
+	trace_record(TR_SYNC_BEGIN, tour, 0);
 
 	for_each_online_cpu(cpu)
 		if (!rcu_injected(RCU_INJECT_TOUR_SKIP_CPU) || cpu != rcu_inject_victim(home))
 			run_on(cpu);
 
 	run_on(home);
-	rcu_tour_end(tour);
+	/* (fault injection poll_tour_early: also the next number, taken after we began) */
+	rcu_wait_end(tour + rcu_injected(RCU_INJECT_POLL_TOUR_EARLY));
+	atomic_long_inc(&rcu_state.tours_completed);
+	trace_record(TR_SYNC_END, tour, 0);
 }
 
 /*
- * Polled grace periods.  A cookie holds two snapshots: (high half) the
- * grace-period number the asynchronous machinery must reach, as Linux's
- * rcu_seq_snap(), and (low half) how many synchronize_rcu() tours had
- * started.  Either suffices: an asynchronous grace period that started
- * after the cookie, or a tour that started after it, has waited for every
- * reader the cookie's taker could have overlapped.  Each half keeps the
- * low 32 bits of its counter, compared modulo 2^32 as rcu_seq_done() does.
+ * Polled grace periods.  A cookie is the last wait number handed out: a
+ * synchronize_rcu() tour or an asynchronous grace period numbered above
+ * it began after the cookie, and once either has ended, so has every
+ * reader the cookie's taker could have overlapped.
  */
-#define COOKIE_GP_SHIFT		32		/* the grace-period half */
-#define COOKIE_HALF_MASK	0xffffffffUL	/* what each half keeps */
 unsigned long get_state_synchronize_rcu(void)
 {
-	unsigned long snap;
-	unsigned int tours;
-
-	/* The caller's removal happens before we read the counters (pairs with rcu_gp_start()). */
+	/*
+	 * [get_state_mb] pairs [wait_begin_mb]: the caller's removal is
+	 * ordered before we read the count, so a wait numbered above our
+	 * cookie starts looking at the CPUs only after the removal: no
+	 * reader it lets pass can still reach the removed element.
+	 */
 	smp_mb();
-	snap = rcu_seq_snap(READ_ONCE(rcu_state.gp_seq));
-	tours = atomic_read(&rcu_state.tours_started);
-	return ((snap & COOKIE_HALF_MASK) << COOKIE_GP_SHIFT) | tours;
+	return atomic_long_read(&rcu_state.waits_started);
 }
 
 bool poll_state_synchronize_rcu(unsigned long cookie)
 {
-	unsigned int snap = cookie >> COOKIE_GP_SHIFT, tours = (unsigned int)cookie;
-	unsigned int seq = (unsigned int)smp_load_acquire(&rcu_state.gp_seq);
-	unsigned int tours_done = smp_load_acquire(&rcu_state.tours_max_done);
-	/* (fault injections: the grace period's start; a tour that began before) */
-	bool done = (int)(seq - snap + rcu_injected(RCU_INJECT_POLL_GP_EARLY)) >= 0 ||
-		    (int)(tours_done - tours + rcu_injected(RCU_INJECT_POLL_TOUR_EARLY)) > 0;
+	/*
+	 * [poll_acquire] pairs [wait_end_release]: seeing a wait above the
+	 * cookie ended, we also see the end of every reader it waited for:
+	 * the caller's kfree() and every access after it come after them.
+	 */
+	unsigned long done = smp_load_acquire(&rcu_state.waits_done);
 
-	if (done)
-		smp_mb();	/* the caller's kfree() comes after the readers ended */
-	return done;
+	return (long)(done - cookie) > 0;
 }
 
 unsigned long start_poll_synchronize_rcu(void)
@@ -133,6 +139,12 @@ static struct rcu_head barrier_heads[NR_CPUS];
 static void barrier_callback(struct rcu_head *head)
 {
 	(void)head;
+	/*
+	 * [barrier_cb_dec] pairs [barrier_cb_dec], [barrier_own_dec]: fully
+	 * ordered, so whichever decrement reaches zero sees every callback
+	 * that ran before a marker (and their frees) done before it wakes
+	 * rcu_barrier()'s caller, who may then free what they used.
+	 */
 	if (atomic_dec_and_test(&barrier_pending))
 		complete(&barrier_done);
 }
@@ -153,6 +165,7 @@ void rcu_barrier(void)
 		call_rcu(&barrier_heads[cpu], barrier_callback);
 	}
 	run_on(home);
+	/* [barrier_own_dec] pairs [barrier_cb_dec]: our own count: if it is the last, we see every marker's work. */
 	if (atomic_dec_and_test(&barrier_pending))
 		complete(&barrier_done);
 	wait_for_completion(&barrier_done);

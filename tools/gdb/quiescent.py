@@ -303,11 +303,19 @@ def seg_count(seg):
     return n
 
 
+def signed_long(v):
+    """A 64-bit unsigned long read as the kernel's (long) casts it."""
+    x = int(v) & (2**64 - 1)
+    return x - 2**64 if x >= 2**63 else x
+
+
 class QRcu(gdb.Command):
     """RCU's state: the grace-period number and whether one is running, the
 CPUs that still owe it a quiescent state (qs_mask), each CPU's queued
 callbacks by segment (done / wait / next, with the grace period each
-waits for), synchronize_rcu() tours started and ended, the stall timeout."""
+waits for), synchronize_rcu() tours and the polled API's wait numbers,
+the stall timeout.  gp_seq and the wait numbers start below the wrap, so
+they are shown signed, as (long) in the kernel reads them."""
 
     def __init__(self):
         super().__init__("qrcu", gdb.COMMAND_STATUS)
@@ -315,7 +323,7 @@ waits for), synchronize_rcu() tours started and ended, the stall timeout."""
     def invoke(self, arg, from_tty):
         require_kernel()
         s = var("rcu_state")
-        seq = int(s["gp_seq"])
+        seq = signed_long(s["gp_seq"])		# starts below the wrap: -600 at boot
         mask = int(s["qs_mask"])
         running = seq & 1
         print(f"call_rcu() grace period {seq >> 1}: "
@@ -327,11 +335,10 @@ waits for), synchronize_rcu() tours started and ended, the stall timeout."""
         print(f"another grace period needed when this one ends: "
               f"{'yes' if int(s['gp_needed']) else 'no'}; "
               f"grace periods completed: {int(s['gps_completed'])}")
-        started = int(s["tours_started"]["counter"])
-        ended = int(s["tours_completed"])
-        print(f"synchronize_rcu() tours: started {started}, ended {ended}"
-              f"{f', {started - ended} in progress' if started > ended else ''} "
-              f"(highest tour ended: #{int(s['tours_max_done'])})")
+        print(f"synchronize_rcu() tours completed: {int(s['tours_completed']['counter'])}; "
+              f"waits (tours and grace periods) for the polled API: last started "
+              f"#{signed_long(s['waits_started']['counter'])}, highest ended "
+              f"#{signed_long(s['waits_done'])}")
         timeout = int(var("rcu_stall_timeout_s"))
         try:
             reports = int(var("rcu_stall_reports"))
@@ -358,7 +365,7 @@ waits for), synchronize_rcu() tours started and ended, the stall timeout."""
                 if name == "done" or n == 0:
                     segs.append(f"{name} {n}")
                 else:
-                    gp = int(seg["gp"])
+                    gp = signed_long(seg["gp"])
                     segs.append(f"{name} {n} ready at gp_seq {gp}")
             th = d["cb_thread"]
             rcuc = task_label(th) if int(th) else "no rcuc thread"

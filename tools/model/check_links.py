@@ -31,7 +31,9 @@ sys.path.insert(0, HERE)
 
 import armv8  # noqa: E402
 
-TAG = re.compile(r"/\*\s*\[(\w+)\]\s+pairs\b([^*]*)")
+# A tag opens a comment or a line of one ("/* [id] pairs ..." or " * [id] pairs ..."),
+# and its partners run to the colon, over lines if need be (tools/barriers.py).
+TAG = re.compile(r"(?:/\*|^[ \t]*\*)[ \t]*\[(\w+)\]\s+pairs\b([^:]*)", re.M)
 
 
 def read_table(path):

@@ -36,6 +36,17 @@
 #define smp_wmb()	__asm__ __volatile__("dmb ishst" ::: "memory")
 
 /*
+ * Around a read-modify-write atomic (lib/atomic.h): an ldxr/stxr loop
+ * orders nothing by itself, so a fully ordered atomic is a dmb on each
+ * side.  After taking a spinlock: the lock's load-acquire keeps later
+ * accesses after it, but an earlier store may still become visible after
+ * a later load (acquire is one-way), so a full barrier is a real dmb.
+ */
+#define smp_mb__before_atomic()	smp_mb()
+#define smp_mb__after_atomic()	smp_mb()
+#define smp_mb__after_spinlock()	smp_mb()
+
+/*
  * The body of every wait loop.  Only a compiler barrier, not `yield`: as
  * with x86's `pause` (see arch/x86_64/include/asm/barrier.h), under TCG
  * with more vCPUs than host cores a hint that ends the vCPU's time slice

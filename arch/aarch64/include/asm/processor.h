@@ -55,9 +55,18 @@ static inline bool arch_irqs_disabled(void)
  * check and the wfi is pending, wfi returns at once, and the interrupt is
  * taken right after the daifclr.  Nothing can be lost in between.
  */
+/*
+ * [hw_sleep] pairs [wfi_dsb]: the hardware side: a CPU in wfi executes
+ * nothing, so only what it made visible before sleeping reaches the others.
+ */
 static inline void arch_wait_for_interrupt(void)
 {
-	/* dsb: our earlier stores complete before the CPU sleeps (as Linux's cpu_do_idle). */
+	/*
+	 * [wfi_dsb] pairs [hw_sleep]: our earlier stores (the idle flag, a
+	 * lock's release) complete before the CPU sleeps, as in Linux's
+	 * cpu_do_idle(); a store left in the write buffer of a sleeping CPU
+	 * could keep another CPU waiting for it until the next interrupt.
+	 */
 	__asm__ __volatile__("dsb sy\n\twfi\n\tmsr daifclr, #3" ::: "memory");
 }
 

@@ -13,6 +13,15 @@
 #define smp_wmb()	barrier()
 
 /*
+ * Around a read-modify-write atomic (lib/atomic.h) and after taking a
+ * spinlock (whose ticket is a `lock xadd`): every locked instruction is
+ * already a full barrier on x86, so only the compiler needs stopping.
+ */
+#define smp_mb__before_atomic()	barrier()
+#define smp_mb__after_atomic()	barrier()
+#define smp_mb__after_spinlock()	barrier()
+
+/*
  * The body of every wait loop.  Only a compiler barrier, not `pause`:
  * under QEMU's TCG, `pause` takes the emulator's global lock, and with
  * more vCPUs than host cores a contended ticket lock then slowed ~400x

@@ -1,0 +1,87 @@
+/*
+ * RCU's counters cross their wrap in every boot, and nothing notices.
+ *
+ * gp_seq starts 300 grace periods below the wrap and the polled API's
+ * wait numbers 300 below theirs (kernel/rcu/rcu.h), as Linux's gp_seq
+ * does, so a comparison that is not wrap-safe (a plain < or >, or 32-bit
+ * halves) breaks in the first seconds of every run instead of after 2^63
+ * grace periods.  This test drives grace periods one at a time across both
+ * wraps; at each it checks that a fresh cookie is not done, that it is
+ * done once its grace period ended, that a cookie from before the wrap
+ * stays done, and that a callback queued just before each grace period
+ * runs.  It runs early (the file name sorts before most tests): once other
+ * tests have crossed the wraps it has nothing left to cross and skips.
+ */
+#include "ktest.h"
+
+#define WRAP_TIMEOUT_NS	(10ULL * NSEC_PER_SEC)
+
+static atomic_t wrap_cbs;
+
+static void wrap_cb(struct rcu_head *rh)
+{
+	(void)rh;
+	atomic_inc(&wrap_cbs);
+}
+
+static long gp_seq_now(void)
+{
+	struct rcu_stats s;
+
+	rcu_get_stats(&s);
+	return (long)s.gp_seq;
+}
+
+/* One asynchronous grace period, checked from both ends; false on a timeout. */
+static bool one_grace_period(unsigned long before_wrap)
+{
+	static struct rcu_head rh;
+	int cbs = atomic_read(&wrap_cbs);
+	u64 end = ktime_get_ns() + WRAP_TIMEOUT_NS;
+	unsigned long cookie;
+
+	call_rcu(&rh, wrap_cb);
+	cookie = start_poll_synchronize_rcu();
+	/* This CPU has not passed a quiescent state since: nothing it waits for has ended. */
+	KEXPECT(!poll_state_synchronize_rcu(cookie));
+	while (!poll_state_synchronize_rcu(cookie) || atomic_read(&wrap_cbs) == cbs) {
+		if (ktime_get_ns() > end) {
+			ktest_info("stuck at gp_seq %ld, cookie %ld: poll %d, callback %s",
+				   gp_seq_now(), (long)cookie, poll_state_synchronize_rcu(cookie),
+				   atomic_read(&wrap_cbs) == cbs ? "not run" : "run");
+			return false;
+		}
+		cond_resched();		/* our quiescent state */
+	}
+	KEXPECT(poll_state_synchronize_rcu(before_wrap));
+	return true;
+}
+
+KTEST(counters_cross_the_wrap)
+{
+	unsigned long first = get_state_synchronize_rcu();
+	long start_seq = gp_seq_now();
+	int n = 0;
+
+	if (start_seq >= 0 && (long)first >= 0)
+		KTEST_SKIP("both counters crossed the wrap before this test ran: "
+			   "run it first (TESTS=counters_cross_the_wrap)");
+	atomic_set(&wrap_cbs, 0);
+	/* Until both counters are past zero, and a few grace periods beyond. */
+	while ((gp_seq_now() < 4 || (long)get_state_synchronize_rcu() < 2) && n < 1000) {
+		KASSERT(one_grace_period(first));
+		n++;
+	}
+	ktest_info("%d grace periods: gp_seq %ld -> %ld, wait number %ld -> %ld", n,
+		   start_seq, gp_seq_now(), (long)first, (long)get_state_synchronize_rcu());
+	KEXPECT(gp_seq_now() >= 4);
+	KEXPECT((long)get_state_synchronize_rcu() >= 2);
+	KEXPECT(poll_state_synchronize_rcu(first));
+	/* The tour half too: a cookie taken now is done once synchronize_rcu() returns. */
+	first = get_state_synchronize_rcu();
+	KEXPECT(!poll_state_synchronize_rcu(first));
+	synchronize_rcu();
+	KEXPECT(poll_state_synchronize_rcu(first));
+	rcu_barrier();
+	KEXPECT_EQ(atomic_read(&wrap_cbs), n);
+}
