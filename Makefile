@@ -47,9 +47,12 @@ LD       := $(CROSS_COMPILE)ld
 NM       := $(CROSS_COMPILE)nm
 OBJDUMP  := $(CROSS_COMPILE)objdump
 
-# Flags newlib is built with too (a change rebuilds it).
+# Flags newlib is built with too (a change rebuilds it).  __DYNAMIC_REENT__:
+# newlib asks __getreent() for the current reentrancy structure instead of
+# using one global one (lib/newlib_glue.c gives each CPU's contexts their own).
 BASE_CFLAGS := -O2 -g -ffreestanding -fno-pic -fno-pie -fno-stack-protector \
-               -fno-omit-frame-pointer -fno-optimize-sibling-calls $(ARCH_CFLAGS)
+               -fno-omit-frame-pointer -fno-optimize-sibling-calls -D__DYNAMIC_REENT__ \
+               $(ARCH_CFLAGS)
 CFLAGS := $(BASE_CFLAGS) -std=gnu11 -Wall -Wextra -Werror -fno-strict-aliasing \
           -fno-common -nostdinc -isystem $(NEWLIB)/$(NEWLIB_TARGET)/include \
           -isystem $(shell $(CC) -print-file-name=include) \
@@ -79,7 +82,11 @@ deps:
 	@bash tools/deps.sh
 
 newlib: $(LIBC)
-$(LIBC): tools/build-newlib.sh | deps
+# The flags newlib was built with, rewritten only when they change.
+$(NEWLIB).flags: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(BASE_CFLAGS)' | cmp -s - $@ || echo '$(BASE_CFLAGS)' > $@
+$(LIBC): tools/build-newlib.sh $(NEWLIB).flags | deps
 	@bash tools/build-newlib.sh $(ARCH) $(NEWLIB) "$(CROSS_COMPILE)" -- $(BASE_CFLAGS)
 
 # Rebuild everything when the flags change (a CHECKING or NR_CPUS switch, a new -f...).

@@ -30,8 +30,9 @@ bool arch_start_cpu(int cpu, void *stack_top);
 void arch_cpu_init(int cpu);
 /*
  * True when this CPU's control registers hold what the kernel loads
- * (x86-64 CR0; AArch64 SCTLR_EL1): caches and MMU on, nothing left over
- * from firmware.  Otherwise false, with the difference described in why.
+ * (x86-64 CR0 and CR3; AArch64 SCTLR_EL1 and TTBR0_EL1): caches and MMU
+ * on, the kernel's page tables, nothing left over from firmware or a boot
+ * map.  Otherwise false, with the difference described in why.
  */
 bool arch_cpu_control_ok(char *why, size_t size);
 
@@ -72,6 +73,12 @@ void arch_fp_callee_saved_call(const u64 *set, u64 *got, void (*fn)(void *), voi
 
 /* Makes page (4 KiB) a not-present guard page below a stack, or undoes it. */
 void arch_stack_guard(void *page, bool guard);
+/*
+ * For tests: how the kernel's page tables map addr -- not at all, as
+ * RAM (normal write-back memory) or as a device (uncached).
+ */
+enum arch_mapping { ARCH_MAP_NONE, ARCH_MAP_RAM, ARCH_MAP_DEVICE };
+enum arch_mapping arch_mapping_of(uintptr_t addr);
 
 /* Monotonic clock since boot. */
 u64 arch_clock_ns(void);

@@ -1,10 +1,15 @@
 /*
- * The few system calls newlib's libc.a needs, backed by the kernel:
- * write() goes to the console, the heap (sbrk) is a fixed static arena
- * (newlib only mallocs for number conversion), and exit or abort panics.
- * On aarch64-elf newlib calls the underscored names; both are provided.
+ * What newlib's libc.a needs from the kernel: its system calls, its
+ * reentrancy structures and its locks.
+ *
+ * System calls: write() goes to the console, the heap (sbrk) is a fixed
+ * static arena (newlib only mallocs for number conversion), and exit or
+ * abort panics.  On aarch64-elf newlib calls the underscored names; both
+ * are provided.
  */
 #include <sys/stat.h>
+#include <sys/lock.h>
+#include <reent.h>
 #include <errno.h>
 #include "kernel.h"
 
@@ -30,10 +35,11 @@ void *sbrk(ptrdiff_t incr)
 	return p;
 }
 
+/* All of it, in one piece on the console (printk would cut it at 1 KiB). */
 int write(int fd, const void *buf, size_t n)
 {
 	(void)fd;
-	printk("%.*s", (int)n, (const char *)buf);
+	console_write(buf, n);
 	return n;
 }
 
@@ -72,3 +78,134 @@ int _isatty(int fd) { return isatty(fd); }
 int _getpid(void) { return getpid(); }
 int _fstat(int fd, struct stat *st) { return fstat(fd, st); }
 int _kill(int pid, int sig) { return kill(pid, sig); }
+
+/*
+ * Reentrancy structures.  newlib keeps errno, the scratch of its number
+ * conversions (dtoa's big integers and their free lists) and more in a
+ * struct _reent.  Built with __DYNAMIC_REENT__ (Makefile), it asks
+ * __getreent() for the current one each time.  Each CPU has one for each
+ * context that can run there: task code, an interrupt handler, an NMI.
+ * Neither another CPU nor an interrupt of the code using one can touch
+ * it: interrupt handlers do not nest, and a task never switches inside
+ * newlib (nothing there sleeps).
+ */
+enum newlib_context { CTX_TASK, CTX_IRQ, CTX_NMI, NR_CONTEXTS };
+
+static struct _reent reents[NR_CPUS][NR_CONTEXTS];
+static bool reent_ready[NR_CPUS][NR_CONTEXTS];
+
+struct _reent *__getreent(void)
+{
+	struct cpu *c = this_cpu();
+	enum newlib_context ctx = c->in_nmi ? CTX_NMI : c->irq_depth ? CTX_IRQ : CTX_TASK;
+	struct _reent *r = &reents[c->id][ctx];
+
+	if (unlikely(!reent_ready[c->id][ctx])) {
+		_REENT_INIT_PTR(r);
+		reent_ready[c->id][ctx] = true;
+	}
+	return r;
+}
+
+/*
+ * newlib's locks (its malloc's among them), built with retargetable
+ * locking: newlib declares them and we define them all, static and
+ * dynamic.  Each is a lock with an owner and a depth, because newlib
+ * takes its malloc lock recursively (the kernel's spinlock panics on
+ * recursion).  Interrupts stay off while a CPU holds one, so an interrupt
+ * handler on that CPU cannot ask for it and spin forever.  An NMI cannot
+ * be held off that way: NMI context must never take one (printk's
+ * integer and string formats in a backtrace do not).
+ */
+struct __lock {
+	int owner;		/* the CPU holding it, or -1 */
+	int depth;		/* how many times the owner took it */
+	bool recursive;		/* may the owner take it again? */
+	unsigned long flags;	/* the owner's interrupt state before it took it */
+};
+
+#define NEWLIB_LOCK(name, rec) struct __lock __lock___##name = { .owner = -1, .recursive = rec }
+NEWLIB_LOCK(sinit_recursive_mutex, true);
+NEWLIB_LOCK(sfp_recursive_mutex, true);
+NEWLIB_LOCK(atexit_recursive_mutex, true);
+NEWLIB_LOCK(at_quick_exit_mutex, false);
+NEWLIB_LOCK(malloc_recursive_mutex, true);
+NEWLIB_LOCK(env_recursive_mutex, true);
+NEWLIB_LOCK(tz_mutex, false);
+NEWLIB_LOCK(dd_hash_mutex, false);
+NEWLIB_LOCK(arc4random_mutex, false);
+
+static void lock_init(_LOCK_T *lock, bool recursive)
+{
+	struct __lock *l = kzalloc(sizeof(*l), GFP_KERNEL);
+
+	if (!l)
+		panic("newlib: no memory for a lock");
+	l->owner = -1;
+	l->recursive = recursive;
+	*lock = l;
+}
+
+void __retarget_lock_init(_LOCK_T *lock) { lock_init(lock, false); }
+void __retarget_lock_init_recursive(_LOCK_T *lock) { lock_init(lock, true); }
+void __retarget_lock_close(_LOCK_T lock) { kfree(lock); }
+void __retarget_lock_close_recursive(_LOCK_T lock) { kfree(lock); }
+
+/* Takes l if it is free or ours (then one level deeper); false if another CPU holds it. */
+static bool lock_try(struct __lock *l)
+{
+	unsigned long flags;
+	int me, nobody = -1;
+
+	if (this_cpu()->in_nmi)
+		panic("BUG: newlib lock taken in NMI context: it may be held by the code the NMI interrupted");
+	flags = arch_irq_save();
+	me = smp_processor_id();
+	if (READ_ONCE(l->owner) == me) {	/* only this CPU sets it to us */
+		if (!l->recursive)
+			panic("BUG: newlib lock recursion on CPU%d (a non-recursive lock)", me);
+		l->depth++;
+		return true;			/* interrupts were off already */
+	}
+	/*
+	 * [newlib_lock_acquire] pairs [newlib_lock_release]: what the
+	 * previous owner did under the lock is visible to us, or newlib's
+	 * malloc could read a free list half-updated by another CPU.
+	 */
+	if (!__atomic_compare_exchange_n(&l->owner, &nobody, me, false,
+					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		arch_irq_restore(flags);
+		return false;
+	}
+	l->depth = 1;
+	l->flags = flags;
+	return true;
+}
+
+static void lock_acquire(struct __lock *l)
+{
+	while (!lock_try(l))
+		cpu_relax();
+}
+
+static void lock_release(struct __lock *l)
+{
+	unsigned long flags;
+
+	if (READ_ONCE(l->owner) != smp_processor_id())
+		panic("BUG: newlib lock released by CPU%d, which does not hold it (owner %d)",
+		      smp_processor_id(), READ_ONCE(l->owner));
+	if (--l->depth)
+		return;
+	flags = l->flags;
+	/* [newlib_lock_release] pairs [newlib_lock_acquire]: publishes our critical section to the next owner. */
+	__atomic_store_n(&l->owner, -1, __ATOMIC_RELEASE);
+	arch_irq_restore(flags);
+}
+
+void __retarget_lock_acquire(_LOCK_T lock) { lock_acquire(lock); }
+void __retarget_lock_acquire_recursive(_LOCK_T lock) { lock_acquire(lock); }
+int __retarget_lock_try_acquire(_LOCK_T lock) { return lock_try(lock); }
+int __retarget_lock_try_acquire_recursive(_LOCK_T lock) { return lock_try(lock); }
+void __retarget_lock_release(_LOCK_T lock) { lock_release(lock); }
+void __retarget_lock_release_recursive(_LOCK_T lock) { lock_release(lock); }

@@ -38,6 +38,15 @@
 #define RCU_STALL_TIMEOUT_MIN_S	3
 #define RCU_STALL_TIMEOUT_MAX_S	300
 
+/*
+ * SRCU: the read-side sections of different srcu_structs one task may be
+ * in at once (the checking build records each: kernel/rcu/srcu.c), and how
+ * long the grace-period thread sleeps before it looks again at a rank that
+ * still holds readers (one tick: a sleeping reader is slow anyway).
+ */
+#define SRCU_MAX_NESTING	8
+#define SRCU_POLL_MS		1
+
 /* hung_task_timeout_secs=: seconds in wait_for_completion() before a report (Linux's 120). */
 #define HUNG_TASK_TIMEOUT_S	120
 

@@ -1,16 +1,16 @@
 /*
  * printk: newlib's vsnprintf formats into a buffer, then the whole message
  * goes out under the console lock, so lines from different CPUs never
- * interleave.  Each CPU formats with its own newlib reentrancy structure
- * (newlib keeps errno and its number-conversion scratch there) and with
- * interrupts off, so no interrupt handler can use that buffer meanwhile.
+ * interleave.  Each CPU formats into its own buffer with interrupts off,
+ * so no interrupt handler can use that buffer meanwhile, and with newlib's
+ * reentrancy structure of the context it runs in (lib/newlib_glue.c).
  *
  * An NMI can still arrive inside printk (x86-64: a backtrace request for
- * a stall report), so NMI context has a buffer and a reentrancy structure
- * of its own, and never waits for the console lock when its own CPU is
- * inside printk -- it would wait for the code it interrupted, forever.
- * Its message is then held back and written by the interrupted printk
- * right after its own line, so both come out whole.
+ * a stall report), so NMI context has a buffer of its own, and never
+ * waits for the console lock when its own CPU is inside printk -- it
+ * would wait for the code it interrupted, forever.  Its message is then
+ * held back and written by the interrupted printk right after its own
+ * line, so both come out whole.
  */
 #include <stdio.h>
 #include <reent.h>
@@ -20,8 +20,6 @@
 #define NMI_HELD_BUF	4096
 
 static DEFINE_SPINLOCK(console_lock);
-static struct _reent printk_reent[NR_CPUS], nmi_reent[NR_CPUS];
-static bool reent_ready[NR_CPUS], nmi_reent_ready[NR_CPUS];
 static char printk_buf[NR_CPUS][PRINTK_BUF], nmi_buf[NR_CPUS][PRINTK_BUF];
 
 /* > 0 while this CPU runs vprintk() outside NMI context. */
@@ -85,21 +83,20 @@ void console_write_unlocked(const char *s, size_t n)
 	console_emit(s, n);
 }
 
-/* Formats into buf with newlib; the length written, a cut message ending its line. */
-static int format(struct _reent *r, bool *ready, char *buf, const char *fmt, va_list ap)
+/*
+ * Formats into buf with newlib, in this context's reentrancy structure
+ * (_REENT: lib/newlib_glue.c); returns the length, a cut message still
+ * ending its line.
+ */
+static int format(char *buf, const char *fmt, va_list ap)
 {
-	int n;
+	int n = _vsnprintf_r(_REENT, buf, PRINTK_BUF, fmt, ap);
 
-	if (!*ready) {
-		_REENT_INIT_PTR(r);
-		*ready = true;
-	}
-	n = _vsnprintf_r(r, buf, PRINTK_BUF, fmt, ap);
 	if (n < 0)
 		n = 0;
 	if (n >= PRINTK_BUF) {
 		n = PRINTK_BUF - 1;
-		buf[n - 1] = '\n';	/* a cut message still ends its line */
+		buf[n - 1] = '\n';
 	}
 	return n;
 }
@@ -152,7 +149,7 @@ static void hold_nmi_message(int cpu, const char *s, size_t n)
 static int vprintk_nmi(int cpu, const char *fmt, va_list ap)
 {
 	char *buf = nmi_buf[cpu];
-	int n = format(&nmi_reent[cpu], &nmi_reent_ready[cpu], buf, fmt, ap);
+	int n = format(buf, fmt, ap);
 
 	if (panic_in_progress()) {
 		console_emit(buf, n);
@@ -167,31 +164,30 @@ static int vprintk_nmi(int cpu, const char *fmt, va_list ap)
 	return n;
 }
 
-int vprintk(const char *fmt, va_list ap)
+/* Emits s under the console lock, then what NMIs held back meanwhile. */
+static void emit_locked(int cpu, const char *s, size_t n)
 {
-	unsigned long flags = arch_irq_save();
-	int cpu = smp_processor_id();
-	char *buf = printk_buf[cpu];
-	int n;
-
-	if (this_cpu()->in_nmi) {
-		n = vprintk_nmi(cpu, fmt, ap);
-		arch_irq_restore(flags);
-		return n;
-	}
-	/* Our NMI reads in_printk between any two of our instructions: compiler barriers. */
-	WRITE_ONCE(in_printk[cpu], in_printk[cpu] + 1);
-	barrier();
-	n = format(&printk_reent[cpu], &reent_ready[cpu], buf, fmt, ap);
 	if (panic_in_progress()) {
 		/* The other CPUs are stopped and one may hold the lock forever. */
-		console_emit(buf, n);
-	} else {
-		spin_lock(&console_lock);
-		console_emit(buf, n);
-		flush_nmi_held(cpu);
-		spin_unlock(&console_lock);
+		console_emit(s, n);
+		return;
 	}
+	spin_lock(&console_lock);
+	console_emit(s, n);
+	flush_nmi_held(cpu);
+	spin_unlock(&console_lock);
+}
+
+/*
+ * Writes s to the console in one piece; interrupts are off.  Our NMI
+ * reads in_printk between any two of our instructions: compiler barriers
+ * keep the accesses where they are.
+ */
+static void console_output(int cpu, const char *s, size_t n)
+{
+	WRITE_ONCE(in_printk[cpu], in_printk[cpu] + 1);
+	barrier();
+	emit_locked(cpu, s, n);
 	barrier();
 	WRITE_ONCE(in_printk[cpu], in_printk[cpu] - 1);
 	barrier();
@@ -199,15 +195,36 @@ int vprintk(const char *fmt, va_list ap)
 	while (READ_ONCE(nmi_held[cpu].len) && !panic_in_progress()) {
 		WRITE_ONCE(in_printk[cpu], in_printk[cpu] + 1);
 		barrier();
-		spin_lock(&console_lock);
-		flush_nmi_held(cpu);
-		spin_unlock(&console_lock);
+		emit_locked(cpu, "", 0);
 		barrier();
 		WRITE_ONCE(in_printk[cpu], in_printk[cpu] - 1);
 		barrier();
 	}
+}
+
+int vprintk(const char *fmt, va_list ap)
+{
+	unsigned long flags = arch_irq_save();
+	int cpu = smp_processor_id();
+	int n;
+
+	if (this_cpu()->in_nmi)
+		n = vprintk_nmi(cpu, fmt, ap);
+	else {
+		/* An NMI while we format uses its own buffer: no need to tell it. */
+		n = format(printk_buf[cpu], fmt, ap);
+		console_output(cpu, printk_buf[cpu], n);
+	}
 	arch_irq_restore(flags);
 	return n;
+}
+
+void console_write(const char *s, size_t n)
+{
+	unsigned long flags = arch_irq_save();
+
+	console_output(smp_processor_id(), s, n);
+	arch_irq_restore(flags);
 }
 
 int printk(const char *fmt, ...)

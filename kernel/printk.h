@@ -29,6 +29,9 @@ extern atomic_t printk_nmi_held;
 /* Console input, for the monitor; -1 when nothing is waiting. */
 int console_getc(void);
 
+/* Writes n bytes to the console as they are, in one piece (newlib's write()). */
+void console_write(const char *s, size_t n);
+
 /* Used by panic: writes without the console lock a stopped CPU may hold. */
 void console_write_unlocked(const char *s, size_t n);
 

@@ -18,7 +18,6 @@
 #include "completion.h"
 
 #define TASK_COMM_LEN	16
-#define SRCU_MAX_NESTING	8	/* SRCU read-side sections one task may be in */
 
 enum task_state {
 	TASK_RUNNING,			/* running, or on a run queue */

@@ -118,7 +118,7 @@ static bool wait_for_arrival(int cpu, u64 end)
 }
 
 /*
- * [hw_cpu_start] pairs [psci_boot_dsb], [sipi_boot_mb]: the hardware side
+ * [hw_cpu_start] pairs [poc_clean_dsb], [sipi_boot_mb]: the hardware side
  * of arch_start_cpu(): a CPU that starts reads the stack and number the
  * boot CPU stored for it, with no barrier of its own (it has barely begun
  * executing), so the boot CPU must make them visible before starting it.

@@ -80,6 +80,23 @@ KTEST_EXPECT_PANIC(fault_stack_overflow_hits_the_guard_page, "BUG: kernel stack 
 	on_other_cpu(overflow_stack);
 }
 
+/*
+ * The same in an interrupt handler (an IPI to the last CPU): on AArch64
+ * handlers run on the CPU's exception stack, which has a guard page of
+ * its own (an overflow once ran silently into the next CPU's stack); on
+ * x86-64 on the interrupted task's stack, with its guard page.
+ */
+static void overflow_in_handler(void *arg)
+{
+	(void)arg;
+	recurse(0);
+}
+
+KTEST_EXPECT_PANIC(fault_stack_overflow_in_an_interrupt_handler, "BUG: kernel stack overflow")
+{
+	smp_call_function_single(num_online_cpus() - 1, overflow_in_handler, NULL, true);
+}
+
 static int write_text(void *arg)
 {
 	(void)arg;

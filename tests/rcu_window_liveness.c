@@ -6,7 +6,8 @@
  * a lost wake-up of rcuc (the callback would wait for some unrelated
  * event, for ever on a quiet system) runs past the bound, and so does any
  * path that leaves a woken thread waiting for the next tick more than
- * twice.  The callbacks are queued from a task and from an interrupt on
+ * twice (the checking build also counts the idle loop's halts with a
+ * task queued, sched_idle_halts_with_work(): none may happen here).  The callbacks are queued from a task and from an interrupt on
  * an idle CPU (whose rcuc needs an IPI), on every CPU.
  */
 #include "rcu_window.h"
@@ -66,9 +67,11 @@ KTEST(rcu_window_callback_runs_within_ticks_when_idle)
 {
 	int cpu, slow = 0;
 	long worst = 0;
+	unsigned long halts;
 
 	run_on(0);
 	msleep(20);	/* let the previous test's threads finish */
+	halts = sched_idle_halts_with_work();
 	for_each_online_cpu(cpu)
 		for (int r = 0; r < LIVE_ROUNDS; r++) {
 			long t;
@@ -85,4 +88,5 @@ KTEST(rcu_window_callback_runs_within_ticks_when_idle)
 		}
 	ktest_info("worst: %ld ticks of the callback's CPU", worst);
 	KEXPECT_EQ(slow, 0);
+	KEXPECT_EQ(sched_idle_halts_with_work() - halts, 0);
 }

@@ -133,7 +133,8 @@ static void check_control(void *info)
  * register the kernel loads (x86-64 CR0, AArch64 SCTLR_EL1): a CPU that
  * kept what firmware or INIT left could run with its caches off (CR0.CD
  * and NW are set at power-on and after INIT; TCG ignores them, hardware
- * does not).
+ * does not).  And on the kernel's page tables (CR3, TTBR0_EL1), not on a
+ * boot map.
  */
 KTEST(smp_every_cpu_runs_with_the_kernels_control_register)
 {

@@ -4,6 +4,7 @@
 
 #include "kernel.h"
 #include "trap_frame.h"
+#include "exception_stack.h"
 
 #define read_sysreg(r) ({						\
 	u64 __v;							\
@@ -58,15 +59,18 @@ struct dt_info {
 };
 extern struct dt_info dt;
 
-#define EXCEPTION_STACK_SIZE	(16 * 1024)
 #define BOOT_STACK_SIZE		(16 * 1024)
 extern const uintptr_t boot_stack_guard;
 void *exception_stack_top(int cpu);
+bool exception_stack_guard(uintptr_t page);
 
 /* Fills *dt from the device tree blob; what the blob does not say stays as it was. */
 void fdt_parse(struct dt_info *dt, const void *blob);
 void mmu_init(void);
-void mmu_cpu_init(void);
+void boot_map_ram(void);
+uintptr_t mmu_kernel_tables(void);
+void mmu_switch_ttbr0(uintptr_t tables);	/* entry.S */
+void dcache_clean_poc(const void *addr, size_t size);
 void uart_init(uintptr_t base);
 void clock_init(void);
 void gic_init(void);

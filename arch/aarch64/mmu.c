@@ -1,6 +1,6 @@
 /*
  * The kernel's page tables, built once the page allocator works, replacing
- * the boot map (boot/aarch64/entry.S: 1 GiB blocks, RAM executable and
+ * the boot map (boot/aarch64/entry.S: 2 MiB blocks of RAM, executable and
  * writable).  The same identity map, with RAM in 4 KiB pages so each can
  * carry its own protection, as on x86-64 (arch/x86_64/mmu.c):
  *
@@ -9,12 +9,18 @@
  *	kernel text		read-only, executable
  *	rodata, .ksyms		read-only, not executable
  *	data, bss, free RAM	writable, not executable
- *	stack guard pages	not mapped: a stack overflow faults
+ *	stack guard pages	not mapped: a stack overflow faults (exception
+ *				stacks' too: exception_stack.h)
+ *	beyond RAM		not mapped
  *
  * 4 KiB granule, 32-bit addresses: the walk starts at level 1 (four 1 GiB
  * entries), then level 2 (2 MiB), then level 3 (4 KiB).  RAM is normal
  * write-back memory, inner shareable: the exclusive loads and stores of
  * spinlocks and atomics need it.
+ *
+ * The boot CPU moves from the boot map to these tables with a break (the
+ * MMU off) in between: mmu_switch_ttbr0() in entry.S.  The other CPUs start
+ * on these tables (secondary_entry).
  */
 #include "aarch64.h"
 
@@ -22,6 +28,7 @@
 #define PTE_TABLE	(1ULL << 1)	/* levels 1-2: next-level table; level 3: page */
 #define PTE_ATTR_DEVICE	(0ULL << 2)	/* MAIR_EL1 attribute 0 (entry.S) */
 #define PTE_ATTR_NORMAL	(1ULL << 2)	/* MAIR_EL1 attribute 1 */
+#define PTE_ATTR_MASK	(7ULL << 2)
 #define PTE_RDONLY	(1ULL << 7)	/* AP[2] */
 #define PTE_INNER_SH	(3ULL << 8)
 #define PTE_AF		(1ULL << 10)
@@ -40,7 +47,7 @@
 #define MAP_LIMIT	(1ULL << 32)
 #define DEVICE_END	0x40000000UL	/* virt: devices below 1 GiB, RAM above */
 
-extern char __kernel_start[], __text_end[], __data_start[];
+extern char __kernel_start[], __text_end[], __data_start[], __kernel_end[];
 static u64 *kernel_l1;
 
 static u64 *zeroed_page(void)
@@ -56,7 +63,7 @@ static u64 *zeroed_page(void)
 /* The descriptor of one 4 KiB page of RAM. */
 static u64 page_desc(uintptr_t a)
 {
-	if (a == boot_stack_guard)
+	if (a == boot_stack_guard || exception_stack_guard(a))
 		return 0;
 	if (a >= (uintptr_t)__kernel_start && a < (uintptr_t)__text_end)
 		return a | PAGE_TEXT;
@@ -85,23 +92,79 @@ static u64 *pte_of(uintptr_t a)
 }
 
 /*
- * [hw_table_walk] pairs [mmu_tables_dsb], [local_tlbi_dsb], [guard_tlbi_dsb]: the hardware
+ * [hw_table_walk] pairs [boot_map_dsb], [guard_tlbi_dsb]: the hardware
  * side: the MMU's table walker reads the page tables with no barrier of
  * its own and caches what it read in the TLB, so a table written without
  * a dsb, or a stale TLB entry, gives a CPU an old or half-written mapping.
+ * (The switch to the kernel's tables, with its own dsb and TLB
+ * invalidation, is mmu_switch_ttbr0() in boot/aarch64/entry.S.)
  */
 
-/* Switches this CPU to the kernel's tables (same mappings: no break needed). */
-void mmu_cpu_init(void)
+/*
+ * The boot map's tables (entry.S) and a level-3 table for a last 2 MiB
+ * block that RAM only partly fills.
+ */
+extern u64 boot_l1[4], boot_l2[3][512];
+static u64 boot_l3_tail[512] __aligned(PAGE_SIZE);
+
+#define BLOCK_NORMAL	(PTE_VALID | PTE_ATTR_NORMAL | PTE_INNER_SH | PTE_AF)
+#define RAM_BASE	DEVICE_END
+
+/*
+ * Adds the rest of RAM to the boot map once the device tree has said
+ * where it ends: entry.S mapped only the image's 2 MiB blocks, but the
+ * page allocator hands out pages above the image before mmu_init() runs.
+ * Only invalid entries become valid, which needs no break-before-make: a
+ * dsb makes the table writes visible to the walker, an isb to this CPU.
+ */
+void boot_map_ram(void)
 {
-	if (!kernel_l1)
-		return;
-	/* [mmu_tables_dsb] pairs [hw_table_walk]: or the walker could read a table before it is written. */
+	uintptr_t image_end = ALIGN_UP((uintptr_t)__kernel_end, SZ_2M);
+	uintptr_t ram_end = min(dt.ram_start + dt.ram_size, (u64)MAP_LIMIT);
+
+	for (uintptr_t a = max(image_end, (uintptr_t)dt.ram_start); a < ram_end; a += SZ_2M) {
+		u64 *l2 = boot_l2[(a - RAM_BASE) >> 30];
+
+		boot_l1[a >> 30] = (uintptr_t)l2 | PTE_VALID | PTE_TABLE;
+		if (a + SZ_2M <= ram_end) {
+			l2[(a >> 21) & 511] = a | BLOCK_NORMAL;
+			continue;
+		}
+		for (int k = 0; k < 512; k++) {	/* the last block, partly RAM */
+			uintptr_t p = a + ((uintptr_t)k << 12);
+
+			boot_l3_tail[k] = p < ram_end ? p | PTE_NORMAL : 0;
+		}
+		l2[(a >> 21) & 511] = (uintptr_t)boot_l3_tail | PTE_VALID | PTE_TABLE;
+	}
+	/* [boot_map_dsb] pairs [hw_table_walk]: or the walker could read an entry before it is written. */
 	__asm__ __volatile__("dsb ishst" ::: "memory");
-	write_sysreg(ttbr0_el1, kernel_l1);
 	isb();
-	/* [local_tlbi_dsb] pairs [hw_table_walk]: or a translation cached from the boot tables could survive. */
-	__asm__ __volatile__("tlbi vmalle1\n\tdsb nsh\n\tisb" ::: "memory");
+}
+
+/*
+ * Writes the cache lines of [addr, addr + size) back to memory (the point
+ * of coherency), for a CPU that reads it with its MMU and caches off.
+ */
+void dcache_clean_poc(const void *addr, size_t size)
+{
+	uintptr_t line = 4UL << ((read_sysreg(ctr_el0) >> 16) & 0xf);	/* DminLine: words */
+	uintptr_t a = ALIGN_DOWN((uintptr_t)addr, line);
+
+	for (; a < (uintptr_t)addr + size; a += line)
+		__asm__ __volatile__("dc cvac, %0" : : "r"(a) : "memory");
+	/*
+	 * [poc_clean_dsb] pairs [hw_cpu_start]: the cleaning (and every store
+	 * before it) is complete before what follows, the PSCI call that
+	 * starts a CPU among them: or it could read stale memory.
+	 */
+	__asm__ __volatile__("dsb sy" ::: "memory");
+}
+
+/* What a CPU loads into TTBR0_EL1 to start on the kernel's tables (secondary_entry). */
+uintptr_t mmu_kernel_tables(void)
+{
+	return (uintptr_t)kernel_l1;
 }
 
 void mmu_init(void)
@@ -130,7 +193,7 @@ void mmu_init(void)
 		}
 		l2[(base >> 21) & 511] = (uintptr_t)l3 | PTE_VALID | PTE_TABLE;
 	}
-	mmu_cpu_init();
+	mmu_switch_ttbr0((uintptr_t)kernel_l1);
 	printk("mmu: page 0 unmapped, text read-only, data not executable, stack guard pages\n");
 }
 
@@ -157,4 +220,23 @@ void arch_stack_guard(void *page, bool guard)
 			     "tlbi vaae1is, %0\n\t"
 			     "dsb ish\n\t"
 			     "isb" : : "r"((uintptr_t)page >> 12) : "memory");
+}
+
+/* For tests (arch.h): how the kernel's tables map addr. */
+enum arch_mapping arch_mapping_of(uintptr_t addr)
+{
+	u64 desc, *table;
+	int shift = 30;
+
+	if (!kernel_l1 || addr >= MAP_LIMIT)
+		return ARCH_MAP_NONE;
+	desc = kernel_l1[addr >> 30];
+	/* Down the table descriptors (levels 1-2) to a block or a page. */
+	while ((table = next_table(desc)) && shift > 12) {
+		shift -= 9;
+		desc = table[(addr >> shift) & 511];
+	}
+	if (!(desc & PTE_VALID))
+		return ARCH_MAP_NONE;
+	return (desc & PTE_ATTR_MASK) == PTE_ATTR_NORMAL ? ARCH_MAP_RAM : ARCH_MAP_DEVICE;
 }

@@ -41,6 +41,7 @@ void arch_early_init(void *boot_info)
 	cpus[0].stack_guard = boot_stack_guard;
 	clock_init();
 	fdt_parse(&dt, boot_info ? boot_info : (void *)VIRT_DTB_ADDR);
+	boot_map_ram();
 	uart_init(dt.uart_base);
 	if (dt.cpus_found > NR_CPUS)
 		printk("smp: firmware lists %d CPUs, this kernel supports NR_CPUS=%d: "
@@ -58,7 +59,6 @@ void arch_init(void)
 void arch_cpu_init(int cpu)
 {
 	set_cpu_self(cpu);
-	mmu_cpu_init();
 	gic_cpu_init();
 	timer_cpu_init();
 }
@@ -88,12 +88,18 @@ int arch_mem_regions(struct mem_region *out, int max)
 
 bool arch_cpu_control_ok(char *why, size_t size)
 {
-	u64 sctlr = read_sysreg(sctlr_el1);
+	u64 sctlr = read_sysreg(sctlr_el1), ttbr0 = read_sysreg(ttbr0_el1);
 
-	if (sctlr == SCTLR_MMU_ON)
-		return true;
-	snprintf(why, size, "SCTLR_EL1 is %#llx, not %#x%s", (unsigned long long)sctlr,
-		 SCTLR_MMU_ON, (sctlr & (SCTLR_C | SCTLR_I)) != (SCTLR_C | SCTLR_I) ?
-		 ": caches disabled" : "");
-	return false;
+	if (sctlr != SCTLR_MMU_ON) {
+		snprintf(why, size, "SCTLR_EL1 is %#llx, not %#x%s", (unsigned long long)sctlr,
+			 SCTLR_MMU_ON, (sctlr & (SCTLR_C | SCTLR_I)) != (SCTLR_C | SCTLR_I) ?
+			 ": caches disabled" : "");
+		return false;
+	}
+	if (ttbr0 != mmu_kernel_tables()) {
+		snprintf(why, size, "TTBR0_EL1 is %#llx, not the kernel's tables at %#lx",
+			 (unsigned long long)ttbr0, (unsigned long)mmu_kernel_tables());
+		return false;
+	}
+	return true;
 }

@@ -11,12 +11,15 @@
 #define PSCI_SUCCESS		0
 #define PSCI_ALREADY_ON		(-4)
 
-/* Read by secondary_entry (entry.S) with the MMU on: 32 bytes each. */
+/*
+ * Read by secondary_entry (entry.S): ttbr0 with the MMU off, the rest
+ * with it on; 32 bytes each.
+ */
 struct secondary_boot {
 	u64 stack_top;			/* SP_EL0: the kernel stack */
 	void *self;			/* TPIDR_EL1 */
 	void *exception_stack_top;	/* SP_EL1 */
-	u64 pad;
+	u64 ttbr0;			/* the kernel's page tables */
 };
 _Static_assert(sizeof(struct secondary_boot) == 32, "entry.S indexes it with lsl #5");
 struct secondary_boot secondary_boot[NR_CPUS];
@@ -55,13 +58,14 @@ bool arch_start_cpu(int cpu, void *stack_top)
 	secondary_boot[cpu].stack_top = (uintptr_t)stack_top;
 	secondary_boot[cpu].self = &cpus[cpu];
 	secondary_boot[cpu].exception_stack_top = exception_stack_top(cpu);
+	secondary_boot[cpu].ttbr0 = mmu_kernel_tables();
 	/*
-	 * [psci_boot_dsb] pairs [hw_cpu_start]: the new CPU reads this with
-	 * its MMU (and caches) on, coherent with ours; without the dsb the
-	 * PSCI call could start it before our stores are visible, and it
-	 * would run on a garbage stack.
+	 * The new CPU reads ttbr0 with its MMU off, so from memory, not from
+	 * our cache: clean the entry to the point of coherency.  The dsb in
+	 * it ([poc_clean_dsb]) also orders our stores before the PSCI call
+	 * starts the CPU.
 	 */
-	__asm__ __volatile__("dsb ish" ::: "memory");
+	dcache_clean_poc(&secondary_boot[cpu], sizeof(secondary_boot[cpu]));
 	ret = psci_call(PSCI_CPU_ON, dt.cpu_mpidr[cpu], (uintptr_t)secondary_entry, cpu);
 	if (ret != PSCI_SUCCESS) {
 		printk("smp: PSCI CPU_ON for CPU%d (MPIDR %#llx) failed: %ld%s\n", cpu,

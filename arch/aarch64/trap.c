@@ -187,3 +187,21 @@ void trap_dispatch(struct trap_frame *tf)
 			   (unsigned long long)tf->esr);
 	}
 }
+
+/*
+ * From vectors.S, on the emergency stack: a handler overflowed this CPU's
+ * exception stack (sp: where it got to; pc, far: the exception that no
+ * longer fit).
+ */
+void __noreturn exception_stack_overflow_report(uintptr_t sp, uintptr_t pc, uintptr_t far);
+
+void exception_stack_overflow_report(uintptr_t sp, uintptr_t pc, uintptr_t far)
+{
+	uintptr_t off, size;
+	const char *sym = ksym_lookup(pc, &off, &size);
+
+	panic("BUG: kernel stack overflow: CPU%d's exception stack (an interrupt or exception "
+	      "handler) ran into its guard page: sp %#lx, pc %#lx (%s), address %#lx",
+	      smp_processor_id(), (unsigned long)sp, (unsigned long)pc, sym ? sym : "?",
+	      (unsigned long)far);
+}

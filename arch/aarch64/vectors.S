@@ -18,10 +18,22 @@
  * SP_EL0, and the exception came in on SP_EL1.
  */
 #include "trap_frame.h"
+#include "exception_stack.h"
 
 	.macro	ventry kind
 	.balign	0x80
 	sub	sp, sp, #TF_SIZE
+	/*
+	 * Does the frame fit on the exception stack?  Its addresses have
+	 * bit EXC_STACK_BIT set, the guard page and the rest of the 16 KiB
+	 * below it clear (exception_stack.h).  No register is free yet, so
+	 * sp and x0 trade places for the test: sp + x0 - x0.
+	 */
+	add	sp, sp, x0
+	sub	x0, sp, x0
+	tbz	x0, #EXC_STACK_BIT, exception_stack_overflow
+	sub	x0, sp, x0
+	sub	sp, sp, x0
 	stp	x0, x1, [sp, #TF_X0]
 	mov	x1, #\kind
 	b	trap_entry
@@ -144,5 +156,25 @@ trap_entry:
 	add	sp, sp, #TF_SIZE
 	eret
 	.size	trap_entry, . - trap_entry
+
+/*
+ * An exception whose frame would not fit on the exception stack: a
+ * handler overflowed it into its guard page (x0 holds the sp it reached;
+ * x0's own value is lost).  The report runs on the emergency stack of the
+ * same slot; a fault there lands here again, and panic() ends it.
+ */
+	.type	exception_stack_overflow, %function
+exception_stack_overflow:
+	mov	x1, x0
+	and	x0, x0, #~(EXC_SLOT_SIZE - 1)
+	add	x0, x0, #EXC_EMERGENCY_TOP
+	mov	sp, x0
+	mov	x0, x1
+	mrs	x1, elr_el1
+	mrs	x2, far_el1
+	mov	x29, xzr			/* the overflowed stack is no backtrace */
+	bl	exception_stack_overflow_report
+1:	b	1b
+	.size	exception_stack_overflow, . - exception_stack_overflow
 
 	.section .note.GNU-stack, "", %progbits

@@ -1,8 +1,8 @@
 /*
  * The kernel's page tables, built once the page allocator works, replacing
  * the boot tables (boot/x86_64/entry.S: 4 GiB of writable, executable
- * 2 MiB pages).  RAM is mapped with 4 KiB pages so each can carry its own
- * protection:
+ * 2 MiB pages).  Only RAM -- the pages the memory map calls available --
+ * is mapped as RAM, with 4 KiB pages so each can carry its own protection:
  *
  *	page 0			not present: a NULL dereference faults
  *	kernel text		read-only, executable (CR0.WP: even for the kernel)
@@ -10,7 +10,11 @@
  *	data, bss, free RAM	writable, not executable (EFER.NXE)
  *	stack guard pages	not present: a stack overflow faults
  *
- * The device range above RAM (LAPIC, ...) keeps 2 MiB pages, uncached.
+ * Everything else below 4 GiB -- the legacy hole below 1 MiB (VGA, BIOS),
+ * firmware tables, the PCI hole under 4 GiB with the local APIC -- is
+ * uncached and not executable: 2 MiB pages where a block holds no RAM,
+ * 4 KiB pages beside RAM.  Write-back caching of device registers, or of
+ * addresses where nothing answers, is what hardware does not forgive.
  */
 #include "x86.h"
 
@@ -39,15 +43,29 @@ static u64 *zeroed_page(void)
 	return p;
 }
 
-static uintptr_t ram_end(void)
-{
-	struct mem_region r[32];
-	int n = arch_mem_regions(r, ARRAY_SIZE(r));
-	uintptr_t end = 0;
+#define SZ_2M		(2ULL << 20)
+#define MAX_REGIONS	64
+#define PAGE_DEVICE	(PTE_P | PTE_W | PTE_PCD | PTE_PWT)	/* uncached */
 
-	for (int i = 0; i < n; i++)
-		end = max(end, min(r[i].end, (uintptr_t)MAP_LIMIT));
-	return ALIGN_UP(end, 2 * 1024 * 1024);
+static struct mem_region ram[MAX_REGIONS];
+static int nr_ram;
+
+/* Is [start, end) inside one available region? */
+static bool all_ram(uintptr_t start, uintptr_t end)
+{
+	for (int i = 0; i < nr_ram; i++)
+		if (start >= ram[i].start && end <= ram[i].end)
+			return true;
+	return false;
+}
+
+/* Does [start, end) overlap any available region? */
+static bool any_ram(uintptr_t start, uintptr_t end)
+{
+	for (int i = 0; i < nr_ram; i++)
+		if (start < ram[i].end && end > ram[i].start)
+			return true;
+	return false;
 }
 
 /* The protection of one 4 KiB page of RAM. */
@@ -75,6 +93,12 @@ static u64 *pte_of(uintptr_t a)
 	return (u64 *)(pde & PTE_ADDR) + ((a >> 12) & 511);
 }
 
+/* The kernel's top-level table, which every CPU loads into CR3. */
+uintptr_t mmu_kernel_tables(void)
+{
+	return (uintptr_t)kernel_pml4;
+}
+
 void mmu_cpu_init(void)
 {
 	u32 a, b, c, d;
@@ -86,12 +110,29 @@ void mmu_cpu_init(void)
 		__asm__ __volatile__("mov %0, %%cr3" : : "r"(kernel_pml4) : "memory");
 }
 
+/* The 4 KiB pages of the 2 MiB block at base: RAM as page_flags() says, the rest uncached. */
+static u64 *block_page_table(uintptr_t base)
+{
+	u64 *pt = zeroed_page();
+	bool whole = all_ram(base, base + SZ_2M);
+
+	for (int k = 0; k < 512; k++) {
+		uintptr_t a = base + ((uintptr_t)k << 12);
+
+		if (whole || all_ram(a, a + PAGE_SIZE))
+			pt[k] = a | page_flags(a);
+		else
+			pt[k] = a | PAGE_DEVICE | nx_bit;
+	}
+	return pt;
+}
+
 void mmu_init(void)
 {
-	uintptr_t end = ram_end();
 	u64 *pdpt = zeroed_page();
 	u32 a, b, c, d;
 
+	nr_ram = arch_mem_regions(ram, MAX_REGIONS);
 	cpuid(0x80000001, &a, &b, &c, &d);
 	nx_bit = (d & (1u << 20)) ? PTE_NX : 0;
 	if (!nx_bit)
@@ -104,21 +145,33 @@ void mmu_init(void)
 		pdpt[g] = (uintptr_t)pd | PTE_P | PTE_W;
 		for (int i = 0; i < 512; i++) {
 			uintptr_t base = ((uintptr_t)g << 30) | ((uintptr_t)i << 21);
-			u64 *pt;
 
-			if (base >= end) {	/* devices: 2 MiB, uncached */
-				pd[i] = base | PTE_P | PTE_W | PTE_PS | PTE_PCD | PTE_PWT | nx_bit;
-				continue;
-			}
-			pt = zeroed_page();
-			for (int k = 0; k < 512; k++)
-				pt[k] = (base + ((uintptr_t)k << 12)) | page_flags(base + ((uintptr_t)k << 12));
-			pd[i] = (uintptr_t)pt | PTE_P | PTE_W;
+			if (any_ram(base, base + SZ_2M))
+				pd[i] = (uintptr_t)block_page_table(base) | PTE_P | PTE_W;
+			else	/* no RAM at all: one uncached 2 MiB page */
+				pd[i] = base | PAGE_DEVICE | PTE_PS | nx_bit;
 		}
 	}
 	mmu_cpu_init();
 	printk("mmu: page 0 unmapped, text read-only, data %sexecutable, stack guard pages\n",
 	       nx_bit ? "not " : "");
+}
+
+/* For tests (arch.h): how the kernel's tables map addr. */
+enum arch_mapping arch_mapping_of(uintptr_t addr)
+{
+	u64 *pdpt, *pd, e;
+
+	if (!kernel_pml4 || addr >= MAP_LIMIT)
+		return ARCH_MAP_NONE;
+	pdpt = (u64 *)(kernel_pml4[0] & PTE_ADDR);
+	pd = (u64 *)(pdpt[addr >> 30] & PTE_ADDR);
+	e = pd[(addr >> 21) & 511];
+	if ((e & PTE_P) && !(e & PTE_PS))
+		e = ((u64 *)(e & PTE_ADDR))[(addr >> 12) & 511];
+	if (!(e & PTE_P))
+		return ARCH_MAP_NONE;
+	return (e & (PTE_PCD | PTE_PWT)) ? ARCH_MAP_DEVICE : ARCH_MAP_RAM;
 }
 
 static void flush_tlb(void *info)

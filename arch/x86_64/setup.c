@@ -71,9 +71,15 @@ bool arch_cpu_control_ok(char *why, size_t size)
 	u64 cr0;
 
 	__asm__ __volatile__("mov %%cr0, %0" : "=r"(cr0));
-	if (cr0 == CR0_KERNEL)
-		return true;
-	snprintf(why, size, "CR0 is %#llx, not %#x%s", (unsigned long long)cr0, CR0_KERNEL,
-		 (cr0 & (CR0_CD | CR0_NW)) ? ": caches disabled (CD/NW set)" : "");
-	return false;
+	if (cr0 != CR0_KERNEL) {
+		snprintf(why, size, "CR0 is %#llx, not %#x%s", (unsigned long long)cr0, CR0_KERNEL,
+			 (cr0 & (CR0_CD | CR0_NW)) ? ": caches disabled (CD/NW set)" : "");
+		return false;
+	}
+	if (read_cr3() != mmu_kernel_tables()) {
+		snprintf(why, size, "CR3 is %#llx, not the kernel's tables at %#lx",
+			 (unsigned long long)read_cr3(), (unsigned long)mmu_kernel_tables());
+		return false;
+	}
+	return true;
 }

@@ -66,6 +66,7 @@ void lapic_send(u32 apic_id, u32 icr_low);
 void clock_init(void);
 void mmu_init(void);
 void mmu_cpu_init(void);
+uintptr_t mmu_kernel_tables(void);
 void uart_init(void);
 void pic_disable(void);
 void acpi_init(u64 rsdp_phys, size_t rsdp_len);

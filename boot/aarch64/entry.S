@@ -3,7 +3,8 @@
  * starts the ELF at _start on CPU 0, at EL1 (EL2 with virtualization=on),
  * MMU off, x0 = 0.  We drop to EL1 if needed, enable FP/SIMD (newlib's
  * string routines use the q registers), turn the MMU on with an identity
- * map, zero .bss, and call kmain() with the device tree's address.  The
+ * map of the devices and the kernel image, zero .bss, set up the stacks,
+ * unmask SErrors and call kmain() with the device tree's address.  The
  * other CPUs arrive at secondary_entry through PSCI CPU_ON.
  */
 #define CPACR_FPEN_ALL		(3 << 20)	/* no FP/SIMD traps at EL1/EL0 */
@@ -13,8 +14,9 @@
 #define ATTR_DEVICE		(0 << 2)
 #define ATTR_NORMAL		(1 << 2)
 
-/* Level-1 block descriptors (1 GiB), EL1 read/write, access flag set. */
+/* Block descriptors (level 1: 1 GiB, level 2: 2 MiB), EL1 read/write, access flag set. */
 #define PTE_BLOCK		0x1
+#define PTE_TABLE		0x3		/* valid, next-level table */
 #define PTE_INNER_SHAREABLE	(3 << 8)
 #define PTE_AF			(1 << 10)
 #define PTE_PXN			(1 << 53)
@@ -49,12 +51,16 @@
 
 /* QEMU leaves the device tree at the start of RAM for a kernel at RAM + 2 MiB. */
 #define VIRT_DTB_ADDR		0x40000000
+#define RAM_BASE		0x40000000
+#define SZ_2M			0x200000
 
 	.section .text.boot, "ax"
 	.globl	_start
 _start:
 	mov	x21, x0				/* a DTB from a Linux-style loader, else 0 */
 	bl	drop_to_el1
+	bl	boot_map_image
+	adrp	x0, boot_l1
 	bl	cpu_setup
 
 	/* .bss: the loader zero-fills it (QEMU does), but do not rely on it. */
@@ -79,6 +85,7 @@ _start:
 	/* Boot CPU's struct cpu before any C: a fault report needs this_cpu(). */
 	ldr	x9, =cpus
 	msr	tpidr_el1, x9
+	msr	daifclr, #4			/* SErrors reported from here on */
 	mov	x29, xzr			/* ends the backtrace */
 	mov	x30, xzr
 	mov	x0, x21
@@ -91,23 +98,29 @@ _start:
 
 /*
  * PSCI CPU_ON's entry for the other CPUs (arch/aarch64/smpboot.c), MMU
- * off, x0 = the logical CPU number.  The MMU goes on first: the boot CPU
- * wrote secondary_boot[] with its caches on, and with ours on we read it
- * coherently.  Then the same two stacks as the boot CPU.
+ * off, x0 = the logical CPU number.  The CPU starts on the kernel's page
+ * tables (mmu.c), never on the boot map: it reads their address with its
+ * MMU off, so straight from memory, where the boot CPU cleaned its
+ * secondary_boot[] entry to.  Then, MMU on, the rest of the entry and the
+ * same two stacks as the boot CPU.
  */
 	.globl	secondary_entry
 secondary_entry:
 	mov	x19, x0
 	bl	drop_to_el1
-	bl	cpu_setup
 	ldr	x9, =secondary_boot
 	add	x9, x9, x19, lsl #5		/* 32 bytes each, see smpboot.c */
+	ldr	x0, [x9, #24]			/* ttbr0: the kernel's tables */
+	bl	cpu_setup
+	ldr	x9, =secondary_boot
+	add	x9, x9, x19, lsl #5
 	ldp	x10, x11, [x9]
 	ldr	x12, [x9, #16]
 	mov	sp, x12				/* SP_EL1: the exception stack */
 	msr	spsel, #0
 	mov	sp, x10				/* SP_EL0: the kernel stack */
 	msr	tpidr_el1, x11
+	msr	daifclr, #4			/* SErrors reported from here on */
 	mov	x29, xzr
 	mov	x30, xzr
 	mov	x0, x19
@@ -151,8 +164,9 @@ drop_to_el1:
 
 /*
  * Per CPU, at EL1 with the MMU off: interrupts masked, FP/SIMD on, the
- * exception vectors (then SErrors unmasked: IRQ and FIQ stay masked until
- * the kernel enables them), then the MMU with the shared identity map.
+ * exception vectors, then the MMU on with the page tables at x0.  Every
+ * exception stays masked: SErrors are unmasked by the caller once SP_EL1
+ * and TPIDR_EL1 are valid (an SError taken before would find no stack).
  * Uses x9.
  */
 cpu_setup:
@@ -162,13 +176,11 @@ cpu_setup:
 	ldr	x9, =vectors
 	msr	vbar_el1, x9
 	isb
-	msr	daifclr, #4			/* SErrors reported from here on */
 	ldr	x9, =MAIR_VALUE
 	msr	mair_el1, x9
 	ldr	x9, =TCR_VALUE
 	msr	tcr_el1, x9
-	adrp	x9, boot_l1
-	msr	ttbr0_el1, x9
+	msr	ttbr0_el1, x0
 	msr	ttbr1_el1, xzr
 	isb
 	tlbi	vmalle1
@@ -182,22 +194,109 @@ cpu_setup:
 	isb
 	ret
 
+/*
+ * Invalidates the data cache lines of [x0, x0 + x1) (to the point of
+ * coherency), for memory written or about to be written with the MMU
+ * off: a stale line must neither hide it nor be written back over it.
+ * Uses x9-x11.
+ */
+inval_dcache_range:
+	mrs	x9, ctr_el0
+	ubfx	x9, x9, #16, #4			/* DminLine: log2(words per line) */
+	mov	x10, #4
+	lsl	x10, x10, x9			/* bytes per line */
+	sub	x9, x10, #1
+	bic	x9, x0, x9
+	add	x11, x0, x1
+1:	dc	ivac, x9
+	add	x9, x9, x10
+	cmp	x9, x11
+	b.lo	1b
+	dsb	sy
+	ret
+
+/*
+ * Fills the boot map's level-2 table for 1-2 GiB with the 2 MiB blocks
+ * from the start of RAM (the device tree is there) to the end of the
+ * image: memory QEMU's loader put there, so RAM.  The rest of RAM is
+ * added by boot_map_ram() (mmu.c) once the device tree has said where it
+ * ends.  Written with the MMU off, so straight to memory.  Uses x0-x13.
+ */
+boot_map_image:
+	mov	x13, x30
+	adrp	x0, boot_l2
+	mov	x1, #4096
+	bl	inval_dcache_range
+	adrp	x9, boot_l2
+	mov	x10, #RAM_BASE
+	ldr	x11, =__kernel_end
+	ldr	x12, =BLOCK_NORMAL
+1:	orr	x0, x10, x12
+	str	x0, [x9], #8
+	add	x10, x10, #SZ_2M
+	cmp	x10, x11
+	b.lo	1b
+	adrp	x0, boot_l2
+	mov	x1, #4096
+	bl	inval_dcache_range
+	ret	x13
+
+/*
+ * mmu_switch_ttbr0(u64 tables): moves the boot CPU from the boot map to
+ * the kernel's page tables (mmu_init()).  The two map the same addresses
+ * with different block sizes and permissions, and the architecture
+ * forbids changing live translations that way without break-before-make.
+ * This code runs identity-mapped in both, so it takes the plainest break:
+ * the MMU off, TTBR0 switched, every TLB entry of this CPU invalidated,
+ * the MMU on again.  No memory is accessed in between (with the MMU off
+ * data accesses are Device accesses).  The other CPUs are not started
+ * yet, and interrupts are masked.  TCG keeps no stale translations to
+ * show the difference: hardware does.
+ */
+	.section .text, "ax"
+	.globl	mmu_switch_ttbr0
+	.type	mmu_switch_ttbr0, %function
+mmu_switch_ttbr0:
+	dsb	ish				/* the tables are written */
+	mrs	x1, sctlr_el1
+	bic	x2, x1, #SCTLR_M
+	msr	sctlr_el1, x2			/* break: no translation at all */
+	isb
+	msr	ttbr0_el1, x0
+	isb
+	tlbi	vmalle1				/* nothing of the boot map survives */
+	dsb	nsh
+	isb
+	msr	sctlr_el1, x1			/* make: the kernel's tables */
+	isb
+	ret
+	.size	mmu_switch_ttbr0, . - mmu_switch_ttbr0
+
+	.section .text.boot, "ax"
 	.ltorg
 
 /*
  * The boot identity map, until mmu_init() (arch/aarch64/mmu.c) builds the
- * kernel's page tables with per-page protection.  Fixed at link time, so
- * no CPU writes it with its MMU off: 0-1 GiB is the devices (GIC, UART, flash, PCI windows), device-
- * nGnRnE and never executable; 1-4 GiB is RAM (QEMU's starts at 1 GiB),
- * normal write-back cacheable and inner shareable, which exclusive loads
- * and stores (spinlocks, atomics) and newlib's unaligned memcpy need.
+ * kernel's page tables with per-page protection.  0-1 GiB is the devices
+ * (GIC, UART, flash, PCI windows): device-nGnRnE, never executable.  From
+ * 1 GiB (QEMU's RAM starts there) only RAM is mapped, in 2 MiB blocks of
+ * normal write-back cacheable, inner-shareable memory, which exclusive
+ * loads and stores (spinlocks, atomics) and newlib's unaligned memcpy
+ * need: the image's blocks by boot_map_image, the rest by boot_map_ram()
+ * in C.  Where there is no RAM there is no mapping: normal memory invites
+ * speculative accesses.  In .data: C adds to it (valid entries only
+ * where there were none, which needs no break-before-make).
  */
-	.section .rodata
+	.section .data
 	.balign	4096
+	.globl	boot_l1, boot_l2
 boot_l1:
 	.quad	0x00000000 | BLOCK_DEVICE
-	.quad	0x40000000 | BLOCK_NORMAL
-	.quad	0x80000000 | BLOCK_NORMAL
-	.quad	0xc0000000 | BLOCK_NORMAL
+	.quad	boot_l2 + PTE_TABLE		/* 1-2 GiB */
+	.quad	0				/* 2-3 GiB, 3-4 GiB: boot_map_ram() */
+	.quad	0
+	.balign	4096
+boot_l2:					/* 1-2 GiB, 2-3 GiB, 3-4 GiB */
+	.fill	3 * 512, 8, 0
 
 	.section .note.GNU-stack, "", %progbits

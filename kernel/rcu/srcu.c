@@ -50,8 +50,6 @@
 
 enum { SRCU_GP_IDLE, SRCU_GP_FIRST_RANK, SRCU_GP_SECOND_RANK };
 
-#define SRCU_POLL_MS	1	/* between looks at ranks that still hold readers */
-
 static LIST_HEAD(gp_list);		/* domains with callbacks */
 static DEFINE_SPINLOCK(gp_list_lock);	/* gp_list and every ->on_list */
 static struct task_struct *gp_thread;

@@ -141,6 +141,7 @@ def fuzz_one(name, seconds, log_dir, min_execs=0):
         for line in p.stdout:
             now = time.monotonic() - start
             log.write(f"[{now:8.1f}s] {line}")
+            log.flush()		# (a long run is watched with tail -f)
             m = STATUS_RE.match(line)
             if m:
                 execs, kind, cov, ft = int(m.group(1)), m.group(2), int(m.group(3)), int(m.group(4))

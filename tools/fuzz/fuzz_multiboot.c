@@ -15,7 +15,7 @@
  *     when it fills the buffer; the RSDP copy lies inside the block;
  *   - the page allocator then frees each page of the regions (above the
  *     kernel's end, below 4 GiB) exactly once, however they overlap, and
- *     hands out only such pages;
+ *     hands out such a page;
  *   - nothing is read or written out of bounds (ASan, UBSan).
  */
 #include <stdint.h>
@@ -27,8 +27,13 @@
 
 #define KERNEL_END	0x100000ULL	/* fuzz.py links __kernel_end here */
 #define MAX_PHYS	(1ULL << 32)
-/* Above this many pages the allocator's check is skipped: one input would take milliseconds. */
-#define MAX_CHECKED	65536
+/*
+ * Above this many pages, counted region by region (overlaps too: the
+ * allocator visits each), the allocator's check is skipped: one input
+ * would take milliseconds, and the fuzzer, rewarded for new counts of
+ * overlapping pages, would soon spend all its time there.
+ */
+#define MAX_CHECKED	1024
 
 static int cmp_region(const void *a, const void *b)
 {
@@ -37,8 +42,11 @@ static int cmp_region(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* The pages of the union of the regions, clipped as page_alloc_init() clips them. */
-static size_t union_pages(struct mem_region *r, int n)
+/*
+ * The pages of the union of the regions, clipped as page_alloc_init() clips
+ * them; *listed: the pages of each region, added up.
+ */
+static size_t union_pages(struct mem_region *r, int n, size_t *listed)
 {
 	size_t pages = 0;
 	u64 covered = 0;	/* every page below this is counted */
@@ -52,6 +60,9 @@ static size_t union_pages(struct mem_region *r, int n)
 		r[i].start = s;
 		r[i].end = e > s ? e : s;
 	}
+	*listed = 0;
+	for (int i = 0; i < n; i++)
+		*listed += (r[i].end - r[i].start) / PAGE_SIZE;
 	qsort(r, n, sizeof(*r), cmp_region);
 	for (int i = 0; i < n; i++) {
 		u64 s = r[i].start > covered ? r[i].start : covered;
@@ -96,25 +107,30 @@ static void check_pages(void)
 {
 	struct mem_region r[MB2_MAX_REGIONS];
 	int n = arch_mem_regions(r, MB2_MAX_REGIONS);
-	size_t want = union_pages(r, n);
-	void *pages[4];
+	size_t listed, want = union_pages(r, n, &listed);
+	u64 lowest = MAX_PHYS;
+	void *page;
 
-	if (want > MAX_CHECKED)
+	if (listed > MAX_CHECKED)
 		return;
 	page_alloc_init();
 	CHECK(page_free_count() == want, "the allocator has %zu free pages, the regions hold %zu",
 	      page_free_count(), want);
-	for (int i = 0; i < 4; i++) {
-		pages[i] = page_alloc(1);
-		CHECK(!pages[i] == (want < (size_t)i + 1), "page_alloc() #%d gave %p with %zu pages",
-		      i, pages[i], want);
-		CHECK(!pages[i] || in_regions(r, n, (uintptr_t)pages[i]),
-		      "page_alloc() gave %p, outside every region", pages[i]);
-	}
-	for (int i = 0; i < 4; i++)
-		if (pages[i])
-			page_free(pages[i], 1);
-	CHECK(page_free_count() == want, "frees did not give every page back");
+	/*
+	 * One page handed out and back, when free memory starts low: the
+	 * allocator's first fit scans page by page from the kernel's end,
+	 * which for a region near 4 GiB is a million steps per input.
+	 */
+	for (int i = 0; i < n; i++)
+		if (r[i].end > r[i].start && r[i].start < lowest)
+			lowest = r[i].start;
+	if (!want || lowest > KERNEL_END + MAX_CHECKED * PAGE_SIZE)
+		return;
+	page = page_alloc(1);
+	CHECK(page && in_regions(r, n, (uintptr_t)page),
+	      "page_alloc() gave %p with %zu pages free in the regions", page, want);
+	page_free(page, 1);
+	CHECK(page_free_count() == want, "page_free() did not give the page back");
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
