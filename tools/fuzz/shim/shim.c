@@ -11,7 +11,7 @@
 #include "kernel.h"
 #include "shim.h"
 
-#define CAPTURE_SIZE	(64 * 1024)
+#define CAPTURE_SIZE	(1024 * 1024)	/* a report per word of the longest input, and more */
 
 unsigned long host_irq_flags = 1;
 static struct cpu host_cpu = { .self = &host_cpu };

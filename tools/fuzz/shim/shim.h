@@ -10,7 +10,7 @@
 
 /* Forgets what was printed (call at the start of each input). */
 void shim_reset(void);
-/* Everything printed since shim_reset() (the first 64 KiB of it), NUL-terminated. */
+/* Everything printed since shim_reset() (the first MiB of it), NUL-terminated. */
 const char *shim_output(void);
 /* How many printed lines begin with prefix. */
 int shim_count_lines(const char *prefix);
