@@ -28,6 +28,13 @@ CHECKING ?= 1
 DEMO      ?=
 DEMO_PACE ?=
 
+# Variables a person may get wrong are checked first, before anything is
+# built or booted, each refused with one line naming what is accepted.
+ARCHES := x86_64 aarch64
+ifneq ($(words $(ARCH)) $(filter $(ARCHES),$(ARCH)),1 $(ARCH))
+$(error ARCH=$(ARCH): unknown architecture; use ARCH=x86_64 or ARCH=aarch64)
+endif
+
 include arch/$(ARCH)/arch.mk
 
 BUILD   ?= build
@@ -187,3 +194,15 @@ bench:
 	@python3 tools/bench.py run --arch $(ARCH) --kernel $(BENCH_ELF) --out $(BENCH_DIR) \
 	    --smp "$(BENCH_SMP)" --accel $(ACCEL) --mem $(MEM) --objdump $(OBJDUMP) --nm $(NM) \
 	    --cmdline "$(CMDLINE)" --command "make bench ARCH=$(ARCH) BENCH_SMP=\"$(BENCH_SMP)\" ACCEL=$(ACCEL)"
+
+# The targets that boot QEMU: their CPU counts and memory size must make
+# sense (checked here, once every variable has its value; still before
+# anything is built).
+ifneq ($(filter run test debug trace torture bench,$(MAKECMDGOALS)),)
+VARS_WRONG := $(shell sh tools/check-vars.sh $(QEMU_MACHINE) $(QEMU_MAX_SMP) $(MIN_MEM_MB) \
+	'$(MEM)' 'SMP=$(SMP)' $(if $(filter torture,$(MAKECMDGOALS)),'TORTURE_SMP=$(TORTURE_SMP)') \
+	$(if $(filter bench,$(MAKECMDGOALS)),'BENCH_SMP=$(BENCH_SMP)'))
+ifneq ($(VARS_WRONG),)
+$(error $(VARS_WRONG))
+endif
+endif
