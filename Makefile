@@ -34,6 +34,13 @@ CHECKING ?= 1
 DEMO      ?=
 DEMO_PACE ?=
 
+# Variables a person may get wrong are checked first, before anything is
+# built or booted, each refused with one line naming what is accepted.
+ARCHES := x86_64 aarch64
+ifneq ($(words $(ARCH)) $(filter $(ARCHES),$(ARCH)),1 $(ARCH))
+$(error ARCH=$(ARCH): unknown architecture; use ARCH=x86_64 or ARCH=aarch64)
+endif
+
 include arch/$(ARCH)/arch.mk
 
 BUILD   ?= build
@@ -195,3 +202,14 @@ FUZZ_SECONDS ?= 60
 fuzz:
 	@bash tools/deps.sh fuzz
 	@python3 tools/fuzz/fuzz.py run -t $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+# The targets that boot QEMU: their CPU counts and memory size must make
+# sense (checked here, once every variable has its value; still before
+# anything is built).
+ifneq ($(filter run test debug trace torture bench,$(MAKECMDGOALS)),)
+VARS_WRONG := $(shell sh tools/check-vars.sh $(QEMU_MACHINE) $(QEMU_MAX_SMP) $(MIN_MEM_MB) \
+	'$(MEM)' 'SMP=$(SMP)' $(if $(filter torture,$(MAKECMDGOALS)),'TORTURE_SMP=$(TORTURE_SMP)') \
+	$(if $(filter bench,$(MAKECMDGOALS)),'BENCH_SMP=$(BENCH_SMP)'))
+ifneq ($(VARS_WRONG),)
+$(error $(VARS_WRONG))
+endif
+endif

@@ -22,7 +22,7 @@
 static DEFINE_SPINLOCK(console_lock);
 static char printk_buf[NR_CPUS][PRINTK_BUF], nmi_buf[NR_CPUS][PRINTK_BUF];
 
-/* > 0 while this CPU runs vprintk() outside NMI context. */
+/* > 0 while this CPU writes to the console outside NMI context (console_output()). */
 static int in_printk[NR_CPUS];
 
 /* NMI messages held back while their CPU was inside printk. */
@@ -104,8 +104,9 @@ static int format(char *buf, const char *fmt, va_list ap)
 /*
  * Writes what NMIs held back on this CPU; called with the console lock.
  * An NMI may append while we write: we go on until the length we reset
- * from is the length we wrote.  The compare-and-exchange only has to be
- * atomic against this CPU's own NMI (which cannot be interrupted by us).
+ * from is the length we wrote.  The compare-and-exchange closes the race
+ * with our own NMI appending between our last read and the reset; no
+ * other CPU touches nmi_held[cpu], so it needs no ordering (relaxed).
  */
 static void flush_nmi_held(int cpu)
 {

@@ -5,6 +5,9 @@
 #include "kernel.h"
 #include "irq.h"
 
+/* Once a CPU has arrived, how long its own set-up may take (a bug if longer). */
+#define CPU_SETUP_TIMEOUT_NS	(10 * NSEC_PER_SEC)
+
 /* How long the boot CPU waits for each other CPU to arrive (smp.start_timeout_ms). */
 static int start_timeout_ms = CPU_START_TIMEOUT_MS;
 KPARAM_INT("smp.start_timeout_ms", start_timeout_ms, 10, 600000);
@@ -137,6 +140,10 @@ static bool start_one(int cpu)
 	cpus[cpu].stack_top = (char *)stack + (BOOT_STACK_PAGES + 1) * PAGE_SIZE;
 	WRITE_ONCE(start_state[cpu], CPU_STARTING);	/* the arch orders it before the start */
 	started = arch_start_cpu(cpu, cpus[cpu].stack_top) && !inject_start_error;
+	/*
+	 * A CPU left out keeps its stack: should it arrive after all, it
+	 * halts on it.
+	 */
 	if (!started && claim_start_state(cpu, CPU_LEFT_OUT)) {
 		printk("smp: CPU%d could not be started: going on without it\n", cpu);
 		return false;
@@ -147,13 +154,13 @@ static bool start_one(int cpu)
 		       "(if it arrives later it stays halted)\n", cpu, start_timeout_ms);
 		return false;
 	}
-	/* It arrived: its own set-up is short, so a second deadline is generous. */
-	end = ktime_get_ns() + timeout;
+	/* It arrived: its own set-up is short, whatever smp.start_timeout_ms says. */
+	end = ktime_get_ns() + CPU_SETUP_TIMEOUT_NS;
 	/* [cpu_online_acquire] pairs [cpu_online_release]: or we might see it online and not its setup. */
 	while (!(__atomic_load_n(&online_mask, __ATOMIC_ACQUIRE) & (1UL << cpu))) {
 		if (ktime_get_ns() > end)
-			panic("smp: CPU%d arrived but did not finish its set-up within %d ms",
-			      cpu, start_timeout_ms);
+			panic("smp: CPU%d arrived but did not finish its set-up within %llu s",
+			      cpu, CPU_SETUP_TIMEOUT_NS / NSEC_PER_SEC);
 		cpu_relax();
 	}
 	return true;

@@ -18,3 +18,9 @@ ARCH_CFLAGS    := -march=armv8-a -mstrict-align -mno-outline-atomics
 ARCH_LDFLAGS   := -m aarch64elf
 BOOT_IMAGE      = $(ELF)
 GDB            := gdb-multiarch
+# What tools/check-vars.sh accepts before booting: QEMU 7.2's `virt` takes at
+# most 512 CPUs; the kernel boots with 6 MiB or more (measured: less leaves
+# too few pages beside the image).
+QEMU_MACHINE   := virt
+QEMU_MAX_SMP   := 512
+MIN_MEM_MB     := 6

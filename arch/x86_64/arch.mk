@@ -7,3 +7,9 @@ ARCH_CFLAGS    := -m64 -mcmodel=kernel -mno-red-zone
 ARCH_LDFLAGS   := -m elf_x86_64
 BOOT_IMAGE      = $(ISO)
 GDB            := gdb
+# What tools/check-vars.sh accepts before booting: QEMU 7.2's `pc` takes at
+# most 255 CPUs; the kernel boots with 6 MiB or more (measured: less leaves
+# GRUB unable to load it).
+QEMU_MACHINE   := pc
+QEMU_MAX_SMP   := 255
+MIN_MEM_MB     := 6

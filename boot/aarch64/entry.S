@@ -218,9 +218,12 @@ inval_dcache_range:
 /*
  * Fills the boot map's level-2 table for 1-2 GiB with the 2 MiB blocks
  * from the start of RAM (the device tree is there) to the end of the
- * image: memory QEMU's loader put there, so RAM.  The rest of RAM is
- * added by boot_map_ram() (mmu.c) once the device tree has said where it
- * ends.  Written with the MMU off, so straight to memory.  Uses x0-x13.
+ * image: memory QEMU's loader put there, so RAM.  (The last block, rounded
+ * up, is RAM too unless RAM is smaller than the image rounded up to 2 MiB,
+ * far below what the kernel runs with: make refuses MEM below 6M.)  The
+ * rest of RAM is added by boot_map_ram() (mmu.c) once the device tree has
+ * said where it ends.  Written with the MMU off, so straight to memory.
+ * Uses x0-x13.
  */
 boot_map_image:
 	mov	x13, x30
