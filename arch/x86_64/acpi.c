@@ -12,6 +12,7 @@
 #include "x86.h"
 #include "acpi.h"
 #include "multiboot.h"
+#include "unaligned.h"
 
 struct acpi_header {
 	char signature[4];
@@ -45,23 +46,6 @@ struct acpi_rsdp {
 u32 cpu_apic_id[NR_CPUS];
 int acpi_ncpus;
 u64 lapic_base_phys = 0xfee00000;
-
-/* Fields at any alignment (XSDT entries sit at offset 36, for one). */
-static u32 get32(const u8 *p)
-{
-	u32 v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static u64 get64(const u8 *p)
-{
-	u64 v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
 
 static bool checksum_ok(const void *p, size_t n)
 {
@@ -116,7 +100,7 @@ static const u8 *find_table(const struct acpi_mem *mem, const u8 *root, u32 root
 
 	for (size_t i = 0; i < n; i++) {
 		const u8 *e = entries + i * entry_size;
-		u64 addr = entry_size == 8 ? get64(e) : get32(e);
+		u64 addr = entry_size == 8 ? get_unaligned_le64(e) : get_unaligned_le32(e);
 		const u8 *t = map_table(mem, addr, sig, len);
 
 		if (t)
@@ -148,13 +132,13 @@ static void madt_entry(struct acpi_cpus *out, const u8 *e, u8 len)
 	if (e[0] == MADT_LOCAL_APIC) {
 		if (len < MADT_LOCAL_APIC_SIZE)
 			out->short_entries++;
-		else if (get32(e + 4) & MADT_CPU_ENABLED)
+		else if (get_unaligned_le32(e + 4) & MADT_CPU_ENABLED)
 			add_cpu(out, e[3]);
 	} else if (e[0] == MADT_LOCAL_X2APIC) {
 		if (len < MADT_LOCAL_X2APIC_SIZE)
 			out->short_entries++;
-		else if (get32(e + 8) & MADT_CPU_ENABLED)
-			add_cpu(out, get32(e + 4));
+		else if (get_unaligned_le32(e + 8) & MADT_CPU_ENABLED)
+			add_cpu(out, get_unaligned_le32(e + 4));
 	}
 }
 
@@ -168,7 +152,7 @@ static void parse_madt(struct acpi_cpus *out, const u8 *madt, u32 len)
 		return;
 	}
 	out->madt_found = true;
-	out->lapic_base = get32(madt + sizeof(struct acpi_header));
+	out->lapic_base = get_unaligned_le32(madt + sizeof(struct acpi_header));
 	while (len - off >= MADT_ENTRY_HEADER) {
 		u8 elen = madt[off + 1];
 
@@ -284,7 +268,7 @@ void acpi_init(u64 rsdp_phys, size_t rsdp_len)
 static void dump_listed(const struct acpi_mem *mem, const u8 *root, u32 len, size_t entry_size)
 {
 	for (size_t off = sizeof(struct acpi_header); off + entry_size <= len; off += entry_size) {
-		u64 addr = entry_size == 8 ? get64(root + off) : get32(root + off);
+		u64 addr = entry_size == 8 ? get_unaligned_le64(root + off) : get_unaligned_le32(root + off);
 		const struct acpi_header *h = addr ? mem->map(mem->ctx, addr, sizeof(*h)) : NULL;
 		char what[16];
 

@@ -13,6 +13,7 @@
  */
 #include "x86.h"
 #include "multiboot.h"
+#include "unaligned.h"
 
 #define MB2_TAG_END		0
 #define MB2_TAG_CMDLINE		1
@@ -28,23 +29,6 @@
 #define MB2_MMAP_ENTRY		24	/* u64 base, u64 length, u32 type, u32 reserved */
 #define RSDP_V1_SIZE		20	/* ACPI 1.0's RSDP */
 #define RSDP_V2_SIZE		36	/* ACPI 2.0's, with the XSDT */
-
-/* Fields at any alignment: the sizes that place them are the input's. */
-static u32 get32(const u8 *p)
-{
-	u32 v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static u64 get64(const u8 *p)
-{
-	u64 v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
 
 static void parse_cmdline(struct mb2_info *mb, const u8 *s, u32 len)
 {
@@ -90,7 +74,7 @@ static void parse_mmap(struct mb2_info *mb, const u8 *tag, u32 size)
 		       "no memory map\n", size);
 		return;
 	}
-	entry_size = get32(tag + 8);
+	entry_size = get_unaligned_le32(tag + 8);
 	if (entry_size < MB2_MMAP_ENTRY) {
 		printk("multiboot: memory map entries of %u bytes (at least %d expected): "
 		       "ignoring the map\n", entry_size, MB2_MMAP_ENTRY);
@@ -100,8 +84,8 @@ static void parse_mmap(struct mb2_info *mb, const u8 *tag, u32 size)
 	for (u32 off = MB2_MMAP_HEADER; entry_size <= size - off; off += entry_size) {
 		const u8 *e = tag + off;
 
-		if (get32(e + 16) == MB2_MMAP_AVAILABLE)
-			add_region(mb, get64(e), get64(e + 8));
+		if (get_unaligned_le32(e + 16) == MB2_MMAP_AVAILABLE)
+			add_region(mb, get_unaligned_le64(e), get_unaligned_le64(e + 8));
 	}
 }
 
@@ -124,7 +108,7 @@ static void parse_acpi(struct mb2_info *mb, u32 type, const u8 *tag, u32 size)
 void mb2_parse(struct mb2_info *mb, const void *info)
 {
 	const u8 *base = info;
-	u32 total = get32(base);
+	u32 total = get_unaligned_le32(base);
 	u32 off = MB2_INFO_HEADER;
 
 	memset(mb, 0, sizeof(*mb));
@@ -143,8 +127,8 @@ void mb2_parse(struct mb2_info *mb, const void *info)
 			break;
 		}
 		tag = base + off;
-		type = get32(tag);
-		size = get32(tag + 4);
+		type = get_unaligned_le32(tag);
+		size = get_unaligned_le32(tag + 4);
 		if (size < MB2_TAG_HEADER || size > total - off) {
 			printk("multiboot: tag %u at offset %u has size %u (%u bytes left): "
 			       "ending the walk there\n", type, off, size, total - off);
