@@ -75,7 +75,10 @@ def host_reports(delivered):
     with tempfile.NamedTemporaryFile("w", suffix=".cmdline", delete=False) as f:
         f.write(delivered)
     try:
-        r = subprocess.run([HOST_PARSER, f.name], stdout=subprocess.PIPE,
+        # -detect_leaks=0: otherwise libFuzzer runs an input a second time
+        # (to look for a leak) whenever its mallocs and frees do not balance,
+        # and the host's reports would be printed twice.
+        r = subprocess.run([HOST_PARSER, "-detect_leaks=0", f.name], stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True, errors="replace",
                            env=dict(os.environ, FUZZ_VERBOSE="1"))
     finally:
