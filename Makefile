@@ -191,7 +191,7 @@ bench:
 .PHONY: model
 model:
 	@bash tools/deps.sh model
-	@rc=0; python3 tools/model/check_links.py || rc=1; \
+	@rc=0; python3 tools/model/check_links.py --strict || rc=1; \
 	python3 tools/model/model.py --out $(BUILD)/model $(if $(MODEL),--only $(MODEL)) \
 	    $(if $(VARIANT),--variant $(VARIANT)) || rc=1; \
 	if [ $$rc -ne 0 ]; then echo "model: FAILED"; fi; exit $$rc
