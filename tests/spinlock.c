@@ -2,11 +2,11 @@
 #include "ktest.h"
 
 /*
- * 8000 lock rounds in all, shared by the CPUs: a contended ticket lock is
+ * 4000 lock rounds in all, shared by the CPUs: a contended ticket lock is
  * slow under TCG when vCPUs outnumber host cores (a waiter whose vCPU is
  * descheduled stalls the queue), so more CPUs get fewer rounds each.
  */
-#define TOTAL_ROUNDS 8000
+#define TOTAL_ROUNDS 4000
 
 static DEFINE_SPINLOCK(counter_lock);
 static unsigned long counter;
