@@ -98,7 +98,11 @@ class DamagedLines(unittest.TestCase):
         assume(lines[i].startswith("T "))
         name_end = len(render(evs[0])[:0]) + len(" ".join(lines[i].split()[:5]))
         at = data.draw(st.integers(1, name_end - 1))
-        damaged = lines[:i] + [cut(lines[i], at)] + lines[i + 1:]
+        short = cut(lines[i], at)
+        # A name cut down to a shorter event's whole name ("hop_queue" to
+        # "hop") leaves a valid line, which the parser rightly accepts.
+        assume(len(short.split()) < 5 or short.split()[4] not in trace_parse.EVENTS)
+        damaged = lines[:i] + [short] + lines[i + 1:]
         self.assertIn(i + 1, refused(run_all(damaged)), damaged[i])
 
     @given(dumps(), st.data())
