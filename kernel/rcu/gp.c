@@ -160,10 +160,10 @@ static bool report_qs_locked(int cpu, unsigned long gp)
 {
 	unsigned long seq = rcu_state.gp_seq;
 
-	if (seq != gp || !(rcu_state.qs_mask & (1UL << cpu)))
+	if (seq != gp || !cpumask_test_cpu(cpu, &rcu_state.qs_mask))
 		return false;
-	WRITE_ONCE(rcu_state.qs_mask, rcu_state.qs_mask & ~(1UL << cpu));
-	if (rcu_state.qs_mask)
+	__cpumask_clear_cpu(cpu, &rcu_state.qs_mask);	/* the lock orders it */
+	if (!cpumask_empty(&rcu_state.qs_mask))
 		return false;
 	rcu_gp_end();
 	return true;
@@ -176,17 +176,14 @@ static bool report_qs_locked(int cpu, unsigned long gp)
 static bool rcu_gp_start(void)
 {
 	int cpu;
-	unsigned long mask = 0;
 
 	/* Numbered for the polled API before it looks at any CPU (sync.c). */
 	rcu_state.gp_wait = rcu_wait_begin();
 	if (rcu_injected(RCU_INJECT_POLL_GP_EARLY))
 		rcu_wait_end(rcu_state.gp_wait);	/* fault injection: "ended" as it starts */
-	for_each_online_cpu(cpu)
-		mask |= 1UL << cpu;
-	if (rcu_injected(RCU_INJECT_MASK_SKIP_CPU) && num_online_cpus() > 1)
-		mask &= ~(1UL << (63 - __builtin_clzl(mask)));	/* fault injection: the last CPU */
-	WRITE_ONCE(rcu_state.qs_mask, mask);
+	cpumask_copy(&rcu_state.qs_mask, cpu_online_mask);
+	if (rcu_injected(RCU_INJECT_MASK_SKIP_CPU) && num_online_cpus() > 1)	/* fault injection: */
+		__cpumask_clear_cpu(cpumask_last(cpu_online_mask), &rcu_state.qs_mask);	/* the last CPU */
 	/*
 	 * [gp_start_wmb] pairs [note_qs_rmb]: the mask is visible before the
 	 * number, so a CPU that sees the new grace period also sees its bit
@@ -254,7 +251,7 @@ static void note_qs(void)
 		return;
 	/* [note_qs_rmb] pairs [gp_start_wmb]: or an older mask could hide our bit and delay the grace period. */
 	smp_rmb();
-	if (READ_ONCE(rcu_state.qs_mask) & (1UL << cpu)) {
+	if (cpumask_test_cpu(cpu, &rcu_state.qs_mask)) {
 		trace_record(TR_QS, gp, 0);
 		rcu_report_qs(cpu, gp);
 	}
@@ -353,7 +350,7 @@ bool rcu_cpu_in_eqs(int cpu)
 bool rcu_cpu_owes_qs(int cpu)
 {
 	/* A snapshot for statistics (the demos): no ordering needed. */
-	return (READ_ONCE(rcu_state.gp_seq) & 1) && (READ_ONCE(rcu_state.qs_mask) & (1UL << cpu));
+	return (READ_ONCE(rcu_state.gp_seq) & 1) && cpumask_test_cpu(cpu, &rcu_state.qs_mask);
 }
 
 static void invoke_callback(struct rcu_head *head)
@@ -513,7 +510,7 @@ void rcu_get_stats(struct rcu_stats *s)
 	int cpu;
 
 	s->gp_seq = READ_ONCE(rcu_state.gp_seq);
-	s->qs_mask = READ_ONCE(rcu_state.qs_mask);
+	cpumask_copy(&s->qs_mask, &rcu_state.qs_mask);
 	s->gps_completed = READ_ONCE(rcu_state.gps_completed);
 	s->tours_started = atomic_long_read(&rcu_state.tours_started);
 	s->tours_completed = atomic_long_read(&rcu_state.tours_completed);

@@ -41,7 +41,7 @@ static inline bool rcu_seq_done(unsigned long cur, unsigned long target)
 struct rcu_state {
 	spinlock_t lock;
 	unsigned long gp_seq;		/* even: idle; odd: grace period running */
-	unsigned long qs_mask;		/* CPUs that still owe it a quiescent state */
+	struct cpumask qs_mask;		/* CPUs that still owe it a quiescent state */
 	bool gp_needed;			/* start another when this one ends */
 	u64 gp_start_ns;
 	unsigned long gp_wait;		/* the running grace period's wait number */

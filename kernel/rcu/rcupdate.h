@@ -181,7 +181,7 @@ void rcu_check_stalls(void);
 /* State for reports, the monitor and tests. */
 struct rcu_stats {
 	unsigned long gp_seq;
-	unsigned long qs_mask;
+	struct cpumask qs_mask;
 	unsigned long gps_completed;
 	unsigned long tours_started;	/* synchronize_rcu() tours */
 	unsigned long tours_completed;
