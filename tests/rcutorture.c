@@ -62,7 +62,7 @@
 #define RT_MAX_FAKERS		8
 #define RT_POISON_INT		((int)(POISON_FREE * 0x01010101u))	/* as kfree() would leave it */
 #define RT_MIN_UPDATES		(2 * RT_PIPE_LEN)
-#define RT_HUNG_WRITER_NS	(120 * NSEC_PER_SEC)	/* only a hung writer needs this long */
+#define RT_HUNG_WRITER_NS	ktest_budget_ns(120, 10)	/* only a hung writer needs this long */
 
 static int rt_duration = 3;
 KPARAM_INT("rcutorture.duration", rt_duration, 1, 3600);

@@ -211,13 +211,15 @@ static void wait_for_go(void *info)
 KTEST(on_each_cpu_without_wait_does_not_wait_for_func)
 {
 	/* Only a caller that waits for func (the bug) lets the budget run out. */
-	static u64 budget_ns = 5 * NSEC_PER_SEC;
-	u64 end = ktime_get_ns() + 2 * budget_ns;
+	static u64 budget_ns;
+	u64 end;
 	int n = num_online_cpus();
 
 	if (n < 2)
 		KTEST_SKIP("needs two CPUs");
 	KASSERT(smp_processor_id() == 0);
+	budget_ns = ktest_budget_ns(5, 1);
+	end = ktime_get_ns() + 2 * budget_ns;
 	WRITE_ONCE(nowait_go, false);
 	atomic_set(&nowait_done, 0);
 	atomic_set(&nowait_gave_up, 0);

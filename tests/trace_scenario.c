@@ -29,7 +29,7 @@
 #define TS_LIVE		0x11fe11feU	/* an element's magic while it may be reached */
 #define TS_HOLD_MIN_US	2000		/* a reader holds its element 2 .. */
 #define TS_HOLD_MAX_US	15000		/* .. 15 ms */
-#define TS_BUDGET_NS	(20 * NSEC_PER_SEC)	/* only runs out when something hangs */
+#define TS_BUDGET_NS	ktest_budget_ns(20, 2)	/* only runs out when something hangs */
 
 struct ts_elem {
 	struct list_head node;
