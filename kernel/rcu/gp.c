@@ -273,6 +273,7 @@ void rcu_note_context_switch(void)
 	 */
 	smp_mb();
 	note_qs();
+	rcu_exp_note_qs();
 }
 
 /*
@@ -294,13 +295,15 @@ void rcu_idle_enter(void)
 	smp_mb();
 	WRITE_ONCE(rdp->idle, true);
 	/*
-	 * [idle_enter_mb_after] pairs [gp_start_mb]: our flag is visible
-	 * before we read gp_seq, as rcu_gp_start() publishes gp_seq before
-	 * reading the flags: one of us sees the other, never neither (a
-	 * grace period that waits for an idle CPU that never reports).
+	 * [idle_enter_mb_after] pairs [gp_start_mb], [exp_start_mb]: our
+	 * flag is visible before we read gp_seq, as rcu_gp_start() publishes
+	 * gp_seq before reading the flags: one of us sees the other, never
+	 * neither (a grace period that waits for an idle CPU that never
+	 * reports).  The same for an expedited grace period's start.
 	 */
 	smp_mb();
 	note_qs();
+	rcu_exp_note_qs();
 }
 
 void rcu_idle_exit(void)
@@ -310,7 +313,7 @@ void rcu_idle_exit(void)
 	if (!rcu_injected(RCU_INJECT_IDLE_EXIT_FORGETS))	/* fault injection: stays "idle" */
 		WRITE_ONCE(rdp->idle, false);
 	/*
-	 * [idle_exit_mb] pairs [gp_start_mb]: leaving the extended quiescent
+	 * [idle_exit_mb] pairs [gp_start_mb], [exp_start_mb]: leaving the extended quiescent
 	 * state.  Our flag is visible before any RCU-protected load after it,
 	 * so a grace period that starts from here on waits for us; and one
 	 * that saw us idle ordered its updater's removal before its reading
@@ -515,6 +518,7 @@ void rcu_get_stats(struct rcu_stats *s)
 	s->tours_started = atomic_long_read(&rcu_state.tours_started);
 	s->tours_completed = atomic_long_read(&rcu_state.tours_completed);
 	s->stall_reports = READ_ONCE(rcu_stall_reports);
+	rcu_exp_get_stats(s);
 	s->cbs_queued = 0;
 	s->cbs_invoked = 0;
 	for_each_online_cpu(cpu) {
