@@ -140,6 +140,8 @@ static inline bool rcu_read_lock_held(void) { return true; }
 
 /* Waiting for readers. */
 void synchronize_rcu(void);
+/* The same wait, asking every CPU at once (kernel/rcu/expedited.c). */
+void synchronize_rcu_expedited(void);
 void call_rcu(struct rcu_head *head, rcu_callback_t func);
 void rcu_barrier(void);
 
@@ -181,13 +183,20 @@ void rcu_check_stalls(void);
 /* State for reports, the monitor and tests. */
 struct rcu_stats {
 	unsigned long gp_seq;
-	unsigned long qs_mask;
+	struct cpumask qs_mask;
 	unsigned long gps_completed;
 	unsigned long tours_started;	/* synchronize_rcu() tours */
 	unsigned long tours_completed;
 	long cbs_queued;
 	unsigned long long cbs_invoked;
 	unsigned long stall_reports;
+	/*
+	 * synchronize_rcu_expedited(): calls started and completed, the CPUs
+	 * it still waits for, and those whose IPI found a task running (they
+	 * report at their next context switch)
+	 */
+	unsigned long exp_started, exp_completed;
+	struct cpumask exp_mask, exp_noted;
 };
 void rcu_get_stats(struct rcu_stats *s);
 /* Sets rcu_cpu_stall_timeout (seconds, 3 at least); returns the old value. */
@@ -223,7 +232,9 @@ bool rcu_cpu_owes_qs(int cpu);
 	X(RCU_INJECT_POLL_GP_EARLY, "poll_gp_early",			\
 	  "a cookie reads done once a grace period numbered above it has started") \
 	X(RCU_INJECT_POLL_TOUR_EARLY, "poll_tour_early",		\
-	  "a cookie reads done after a tour that started before the cookie")
+	  "a cookie reads done after a tour that started before the cookie") \
+	X(RCU_INJECT_EXP_IPI_REPORTS_BUSY, "exp_ipi_reports_busy",	\
+	  "the expedited IPI reports a quiescent state even when it interrupted a task")
 
 #define __RCU_INJECTION_ENUM(id, name, what)	id,
 enum rcu_injection {
