@@ -4,6 +4,7 @@
  */
 #include "kernel.h"
 #include "irq.h"
+#include <errno.h>
 
 /* Once a CPU has arrived, how long its own set-up may take (a bug if longer). */
 #define CPU_SETUP_TIMEOUT_NS	(10 * NSEC_PER_SEC)
@@ -34,8 +35,14 @@ int cpu_next_online(int cpu)
 	return NR_CPUS;
 }
 
-static void set_cpu_online(int cpu)
+/* Called by the CPU itself, under rcu_state.lock (rcu_cpu_starting(), rcu_report_dead()). */
+void set_cpu_online(unsigned int cpu, bool online)
 {
+	if (!online) {
+		/* Ordered by the full barrier before it ([cpu_offline_mb], rcu_report_dead()). */
+		__atomic_fetch_and(&online_mask, ~(1UL << cpu), __ATOMIC_RELAXED);
+		return;
+	}
 	/*
 	 * [cpu_online_release] pairs [cpu_online_acquire]: everything the CPU
 	 * set up (its idle task, its run queue) is visible to whoever sees it
@@ -105,7 +112,7 @@ void ap_main(int cpu)
 	}
 	arch_cpu_init(cpu);
 	sched_init_cpu(cpu);
-	set_cpu_online(cpu);
+	rcu_cpu_starting(cpu);	/* online, with no reader a grace period could miss */
 	cpu_idle_loop();
 }
 
@@ -128,16 +135,24 @@ static bool wait_for_arrival(int cpu, u64 end)
  */
 static bool start_one(int cpu)
 {
-	void *stack = kernel_stack_alloc(BOOT_STACK_PAGES);
 	u64 timeout = (u64)start_timeout_ms * NSEC_PER_MSEC, end;
 	bool started;
 
-	if (!stack) {
-		printk("smp: no memory for CPU%d's stack\n", cpu);
-		return false;
+	/*
+	 * A CPU brought back by add_cpu() reuses its stack: it went down on
+	 * it (x86-64: its halt loop; AArch64: powered off), and the arch
+	 * made sure it is stopped before we start it again.
+	 */
+	if (!cpus[cpu].stack_top) {
+		void *stack = kernel_stack_alloc(BOOT_STACK_PAGES);
+
+		if (!stack) {
+			printk("smp: no memory for CPU%d's stack\n", cpu);
+			return false;
+		}
+		cpus[cpu].stack_guard = (uintptr_t)stack;
+		cpus[cpu].stack_top = (char *)stack + (BOOT_STACK_PAGES + 1) * PAGE_SIZE;
 	}
-	cpus[cpu].stack_guard = (uintptr_t)stack;
-	cpus[cpu].stack_top = (char *)stack + (BOOT_STACK_PAGES + 1) * PAGE_SIZE;
 	WRITE_ONCE(start_state[cpu], CPU_STARTING);	/* the arch orders it before the start */
 	started = arch_start_cpu(cpu, cpus[cpu].stack_top) && !inject_start_error;
 	/*
@@ -164,6 +179,12 @@ static bool start_one(int cpu)
 		cpu_relax();
 	}
 	return true;
+}
+
+/* add_cpu(): starts cpu again, as at boot; true once it is online. */
+bool smp_start_cpu(int cpu)
+{
+	return start_one(cpu);
 }
 
 void smp_boot_cpus(void)
@@ -200,8 +221,9 @@ void smp_handle_call_ipi(void)
 	void *info;
 	bool wait;
 
+	/* (a CPU going down runs a call addressed to it here, interrupts off, before it leaves) */
 	/*
-	 * [call_ipi_acquire] pairs [call_setup_mb]: consuming our request we
+	 * [call_ipi_acquire] pairs [call_setup_mb], [call_abandon_xchg]: consuming our request we
 	 * read the func, info and wait it came with, not the previous call's.
 	 */
 	if (!xchg_acquire(&call_for_cpu[me], false))
@@ -222,6 +244,33 @@ void smp_handle_call_ipi(void)
 	 */
 	if (wait)
 		atomic_dec_return(&call_pending);
+}
+
+/*
+ * A target that went offline after we addressed it takes no IPI any more.
+ * It ran the calls addressed to it before it went (cpu_die()), so if its
+ * request is still there it will never be taken: we take it back ourselves.
+ * The exchange decides: exactly one of us (it, in its last
+ * smp_handle_call_ipi(), or we) gets the request.
+ */
+static void abandon_offline_targets(unsigned long mask, bool wait)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < NR_CPUS; cpu++) {
+		if (!(mask & (1UL << cpu)) || cpu_online(cpu) || !READ_ONCE(call_for_cpu[cpu]))
+			continue;
+		/*
+		 * [call_abandon_xchg] pairs [call_ipi_acquire]: the target's
+		 * exchange and ours are atomic on one flag: exactly one of us
+		 * sees it set, so the call is counted once, run or abandoned.
+		 */
+		if (!xchg(&call_for_cpu[cpu], false))
+			continue;
+		atomic_dec(&call_taken);
+		if (wait)
+			atomic_dec(&call_pending);
+	}
 }
 
 static void smp_call_mask(unsigned long mask, void (*func)(void *), void *info, bool wait)
@@ -261,8 +310,10 @@ static void smp_call_mask(unsigned long mask, void (*func)(void *), void *info, 
 		func(info);
 		local_irq_restore(flags);
 	}
-	while (atomic_read(&call_taken) > 0 || (wait && atomic_read(&call_pending) > 0))
+	while (atomic_read(&call_taken) > 0 || (wait && atomic_read(&call_pending) > 0)) {
+		abandon_offline_targets(mask, wait);
 		cpu_relax();
+	}
 	/*
 	 * [call_wait_mb] pairs [call_taken_dec], [call_done_dec]: after the
 	 * counts dropped, our caller sees what the targets did, and we reuse
@@ -277,9 +328,10 @@ void on_each_cpu(void (*func)(void *), void *info, bool wait)
 	smp_call_mask(READ_ONCE(online_mask), func, info, wait);
 }
 
-void smp_call_function_single(int cpu, void (*func)(void *), void *info, bool wait)
+int smp_call_function_single(int cpu, void (*func)(void *), void *info, bool wait)
 {
 	if (!cpu_online(cpu))
-		panic("BUG: smp_call_function_single() to offline CPU%d", cpu);
+		return -ENXIO;	/* as Linux: nothing runs there */
 	smp_call_mask(1UL << cpu, func, info, wait);
+	return 0;
 }

@@ -46,6 +46,7 @@ static inline int smp_processor_id(void)
 }
 
 bool cpu_online(int cpu);
+void set_cpu_online(unsigned int cpu, bool online);
 int num_online_cpus(void);
 int cpu_next_online(int cpu);
 #define for_each_online_cpu(cpu) \
@@ -76,10 +77,11 @@ static inline bool in_interrupt(void)
  * handlers.
  */
 void on_each_cpu(void (*func)(void *info), void *info, bool wait);
-/* Same, on one CPU. */
-void smp_call_function_single(int cpu, void (*func)(void *info), void *info, bool wait);
+/* Same, on one CPU; nothing runs if cpu is offline. */
+int smp_call_function_single(int cpu, void (*func)(void *info), void *info, bool wait);
 
 void smp_boot_cpus(void);
+bool smp_start_cpu(int cpu);
 /* CPUs that arrived after the boot CPU had given up on them (they stay halted). */
 extern atomic_t cpus_left_out;
 void smp_handle_call_ipi(void);
