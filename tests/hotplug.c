@@ -382,3 +382,75 @@ KTEST(hotplug_monitor_cpu_commands)
 	KEXPECT(cpu_online(cpu));
 	KEXPECT_EQ(num_online_cpus(), n);
 }
+
+KTEST(hotplug_offline_cpu_stays_down_after_an_nmi)
+{
+	int cpu = last_cpu();
+	u64 ticks0;
+
+	if (num_online_cpus() < 2)
+		KTEST_SKIP("needs two CPUs: the boot CPU never goes offline");
+	KASSERT_EQ(remove_cpu(cpu), 0);
+	/* x86-64: the NMI wakes its hlt; the handler returns and it halts again. */
+	for (int i = 0; i < 3; i++)
+		arch_send_nmi(cpu);
+	ticks0 = READ_ONCE(cpus[0].ticks);
+	while (READ_ONCE(cpus[0].ticks) < ticks0 + 5)
+		msleep(1);
+	KEXPECT(!cpu_online(cpu));
+	KEXPECT(arch_cpu_is_dead(cpu));
+	KEXPECT_EQ(add_cpu(cpu), 0);
+	KEXPECT_EQ(run_on(cpu), 0);
+	KEXPECT_EQ(run_on(0), 0);
+}
+
+/*
+ * A cross-CPU call to a CPU that goes offline in the middle of it: the
+ * leaving CPU (in the test's cpu_dying_hook, interrupts off for good, its
+ * calls already flushed) waits until our on_each_cpu() has addressed it
+ * and is running the function here, then goes.  on_each_cpu() must not
+ * wait for it forever: it takes its request back once the CPU is offline.
+ */
+static bool hp_hook_entered, hp_caller_inside;
+
+static void hp_wait_for_caller_hook(int cpu)
+{
+	u64 end = ktime_get_ns() + 60 * NSEC_PER_SEC;	/* only a broken test gets here */
+
+	(void)cpu;
+	WRITE_ONCE(hp_hook_entered, true);
+	while (!READ_ONCE(hp_caller_inside) && ktime_get_ns() < end)
+		cpu_relax();
+}
+
+static void hp_mark_inside(void *info)
+{
+	(void)info;
+	WRITE_ONCE(hp_caller_inside, true);
+	atomic_inc(&hp_calls);
+}
+
+KTEST(hotplug_cross_cpu_call_to_a_cpu_dying_mid_call_returns)
+{
+	static struct hp_call rm;
+	struct task_struct *remover;
+	int cpu = last_cpu(), n = num_online_cpus();
+
+	if (n < 2)
+		KTEST_SKIP("needs two CPUs: the boot CPU never goes offline");
+	memset(&rm, 0, sizeof(rm));
+	rm.cpu = cpu;
+	hp_hook_entered = hp_caller_inside = false;
+	atomic_set(&hp_calls, 0);
+	WRITE_ONCE(cpu_dying_hook, hp_wait_for_caller_hook);
+	remover = kthread_run_on_cpu(hp_remove_fn, &rm, 0, "hp_remover");
+	KASSERT(remover != NULL);
+	KEXPECT(hp_wait_for(&hp_hook_entered));
+	on_each_cpu(hp_mark_inside, NULL, true);	/* cpu is still online: addressed */
+	KEXPECT(hp_wait_for(&rm.done));
+	WRITE_ONCE(cpu_dying_hook, NULL);
+	KEXPECT_EQ(rm.ret, 0);
+	KEXPECT_EQ(atomic_read(&hp_calls), n - 1);	/* everywhere but on the CPU that left */
+	kthread_stop(remover);
+	KEXPECT_EQ(add_cpu(cpu), 0);
+}
