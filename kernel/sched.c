@@ -247,8 +247,9 @@ static void __schedule(void)
 	rq = this_rq();
 	spin_lock(&rq->lock);
 	/*
-	 * [schedule_mb] pairs [schedule_mb], [cpu_offline_mb]: a full barrier, as Linux has
-	 * after taking the run-queue lock (smp_mb__after_spinlock()).  Every
+	 * [schedule_mb] pairs [schedule_mb], [cpu_offline_mb]: a full
+	 * barrier, as Linux has after taking the run-queue lock
+	 * (smp_mb__after_spinlock()).  Every
 	 * access of the code that ran here before (an RCU reader's loads
 	 * included) is ordered before whatever the next task does, on this
 	 * CPU or -- through the lock hand-over in finish_task_switch() and

@@ -223,8 +223,9 @@ void smp_handle_call_ipi(void)
 
 	/* (a CPU going down runs a call addressed to it here, interrupts off, before it leaves) */
 	/*
-	 * [call_ipi_acquire] pairs [call_setup_mb], [call_abandon_xchg]: consuming our request we
-	 * read the func, info and wait it came with, not the previous call's.
+	 * [call_ipi_acquire] pairs [call_setup_mb], [call_abandon_xchg]:
+	 * consuming our request we read the func, info and wait it came
+	 * with, not the previous call's.
 	 */
 	if (!xchg_acquire(&call_for_cpu[me], false))
 		return;

@@ -140,7 +140,8 @@ static bool rcu_gp_start(void);
 static void rcu_gp_end(void)
 {
 	/*
-	 * [gp_end_release] pairs [advance_cbs_acquire], [cs_qs_mb], [cpu_offline_mb]: every
+	 * [gp_end_release] pairs [advance_cbs_acquire], [cs_qs_mb],
+	 * [cpu_offline_mb]: every
 	 * quiescent-state report (each after its CPU's readers, by
 	 * [cs_qs_mb]) is ordered before the new number, so a callback that
 	 * sees the grace period ended cannot free what a reader still reads.
