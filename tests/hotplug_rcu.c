@@ -422,3 +422,31 @@ KTEST(hotplug_rcu_srcu_reader_sleeping_on_a_leaving_cpu_is_waited_for)
 	kthread_stop(syncer);
 	KEXPECT_EQ(add_cpu(cpu), 0);
 }
+
+/*
+ * Stall detection across hotplug: with the leaving CPU's report broken
+ * (rcu.inject=offline_no_qs), the grace period that waits for it is
+ * reported, naming the CPU as offline.  Bringing the CPU back ends it:
+ * its first context switch reports.
+ */
+KTEST_EXPECT_WARN(hotplug_rcu_stall_names_an_offline_cpu_that_owes_its_qs,
+		  "went down without reporting its quiescent state",
+		  "rcu.inject=offline_no_qs rcu_cpu_stall_timeout=3")
+{
+	struct rcu_stats s0, s;
+	int cpu = hpr_last_cpu();
+
+	if (num_online_cpus() < 2)
+		KTEST_SKIP("needs two CPUs: the boot CPU never goes offline");
+	rcu_get_stats(&s0);
+	hpr_window_seen = false;
+	WRITE_ONCE(cpu_dying_hook, hpr_dying_hook);
+	KEXPECT_EQ(remove_cpu(cpu), 0);
+	WRITE_ONCE(cpu_dying_hook, NULL);
+	KEXPECT(hpr_window_seen);
+	do {
+		msleep(10);
+		rcu_get_stats(&s);
+	} while (s.stall_reports == s0.stall_reports);
+	KEXPECT_EQ(add_cpu(cpu), 0);
+}
