@@ -75,21 +75,21 @@ void dump_stack(void)
  */
 static void stop_other_cpus(void)
 {
+	static bool sent[NR_CPUS];	/* (only the first CPU to panic gets here) */
 	int cpu, others = 0;
-	unsigned long sent = 0;
 	u64 end;
 
 	for_each_online_cpu(cpu) {
 		if (cpu != smp_processor_id() && arch_send_nmi(cpu)) {
 			others++;
-			sent |= 1UL << cpu;
+			sent[cpu] = true;
 		}
 	}
 	end = ktime_get_ns() + STOP_WAIT_NS;
 	while (atomic_read(&cpus_stopped) < others && ktime_get_ns() < end) {
 		for (cpu = 0; cpu < NR_CPUS; cpu++) {
-			if ((sent & (1UL << cpu)) && !cpu_online(cpu)) {
-				sent &= ~(1UL << cpu);
+			if (sent[cpu] && !cpu_online(cpu)) {
+				sent[cpu] = false;
 				others--;	/* it went down: nothing to stop */
 			}
 		}
