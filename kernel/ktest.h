@@ -75,6 +75,17 @@ struct ktest {
 #define KTEST_EXPECT_WARN(tname, msg, ...) \
 	__KTEST(tname, KTEST_WARN, msg, "" __VA_ARGS__)
 
+/*
+ * The budget of a wait that only runs out when the kernel misbehaves:
+ * base_s seconds and per_cpu_s more for each online CPU, since under TCG
+ * every vCPU shares the host's few cores (64 vCPUs on 2 cores make every
+ * cross-CPU wait tens of times slower).  Never a measure of speed.
+ */
+static inline u64 ktest_budget_ns(unsigned int base_s, unsigned int per_cpu_s)
+{
+	return ((u64)base_s + (u64)per_cpu_s * (u64)num_online_cpus()) * NSEC_PER_SEC;
+}
+
 /* Records a failed check (with a '# file:line: ...' line); returns ok. */
 bool ktest_check(bool ok, const char *file, int line, const char *expr);
 bool ktest_check_eq(long long a, long long b, const char *file, int line,

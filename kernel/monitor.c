@@ -131,23 +131,23 @@ static enum monitor_result cmd_ps(int argc, char **argv)
 static enum monitor_result cmd_rcu(int argc, char **argv)
 {
 	struct rcu_stats s;
-	char owe[8 * NR_CPUS] = "";
+	char owe[8 * NR_CPUS] = "", mask[CPUMASK_FORMAT_LEN];
 	size_t len = 0;
 	int cpu;
 
 	(void)argc, (void)argv;
 	rcu_get_stats(&s);
-	for_each_online_cpu(cpu)
-		if (s.qs_mask & (1UL << cpu))
-			demo_fmt(owe, sizeof(owe), &len, "%sCPU%d", len ? " " : "", cpu);
+	for_each_cpu(cpu, &s.qs_mask)
+		demo_fmt(owe, sizeof(owe), &len, "%sCPU%d", len ? " " : "", cpu);
 	/* gp_seq starts 300 grace periods below the wrap: read signed, -600 at boot. */
 	printk("call_rcu() grace period %ld: %s (gp_seq %ld)\n", (long)s.gp_seq >> 1,
 	       (s.gp_seq & 1) ? "in progress" : "none in progress", (long)s.gp_seq);
 	/* Tours do not touch gp_seq: each updater visits the CPUs itself. */
 	printk("synchronize_rcu() tours in progress: %lu (started %lu, completed %lu)\n",
 	       s.tours_started - s.tours_completed, s.tours_started, s.tours_completed);
-	printk("CPUs that still owe it a quiescent state: %s (qs_mask %#lx)\n",
-	       len ? owe : "none", s.qs_mask);
+	cpumask_format(mask, sizeof(mask), &s.qs_mask);
+	printk("CPUs that still owe it a quiescent state: %s (qs_mask %s)\n",
+	       len ? owe : "none", mask);
 	printk("callbacks queued: %ld, invoked: %llu\n", s.cbs_queued, s.cbs_invoked);
 	printk("call_rcu() grace periods completed: %lu, stall reports: %lu\n",
 	       s.gps_completed, s.stall_reports);

@@ -7,12 +7,17 @@
 #define KERNEL_PARAM_H
 
 /*
- * Most CPUs the kernel supports: per-CPU arrays have NR_CPUS slots, and a
- * CPU mask is one unsigned long, so 64 at most.  The Makefile reads this
- * default from here; `make NR_CPUS=32` overrides it for C and make alike.
+ * Most CPUs the kernel supports: per-CPU arrays have NR_CPUS slots and a
+ * CPU mask (cpumask.h) has NR_CPUS bits, as many words as that takes, so
+ * any number works; each CPU costs its arrays' slots and, once it is up,
+ * its stacks.  The Makefile reads this default from here; `make
+ * NR_CPUS=128` overrides it for C and make alike.
  */
 #ifndef NR_CPUS
-#define NR_CPUS			16
+#define NR_CPUS			64
+#endif
+#if NR_CPUS < 1
+#error "NR_CPUS must be 1 or more"
 #endif
 
 /* Timer ticks per second on every CPU: the resolution of msleep() and jiffies. */

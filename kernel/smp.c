@@ -15,32 +15,16 @@ KPARAM_INT("smp.start_timeout_ms", start_timeout_ms, 10, 600000);
 
 struct cpu cpus[NR_CPUS];
 int nr_cpu_ids = 1;
-static unsigned long online_mask = 1;	/* the boot CPU */
-
-bool cpu_online(int cpu)
-{
-	return cpu >= 0 && cpu < NR_CPUS && (READ_ONCE(online_mask) & (1UL << cpu));
-}
-
-int num_online_cpus(void)
-{
-	return __builtin_popcountl(READ_ONCE(online_mask));
-}
-
-int cpu_next_online(int cpu)
-{
-	for (cpu++; cpu < NR_CPUS; cpu++)
-		if (cpu_online(cpu))
-			return cpu;
-	return NR_CPUS;
-}
+struct cpumask __cpu_online_mask = { .bits = { 1 } };	/* the boot CPU */
 
 /* Called by the CPU itself, under rcu_state.lock (rcu_cpu_starting(), rcu_report_dead()). */
-void set_cpu_online(unsigned int cpu, bool online)
+void set_cpu_online(int cpu, bool online)
 {
+	if (cpu < 0 || cpu >= NR_CPUS)
+		panic("BUG: set_cpu_online(%d): CPUs are numbered 0 to %d", cpu, NR_CPUS - 1);
 	if (!online) {
 		/* Ordered by the full barrier before it ([cpu_offline_mb], rcu_report_dead()). */
-		__atomic_fetch_and(&online_mask, ~(1UL << cpu), __ATOMIC_RELAXED);
+		cpumask_clear_cpu(cpu, &__cpu_online_mask);
 		return;
 	}
 	/*
@@ -48,7 +32,16 @@ void set_cpu_online(unsigned int cpu, bool online)
 	 * set up (its idle task, its run queue) is visible to whoever sees it
 	 * online, or the boot CPU could queue work on a half-built run queue.
 	 */
-	__atomic_fetch_or(&online_mask, 1UL << cpu, __ATOMIC_RELEASE);
+	__atomic_fetch_or(&cpumask_bits(&__cpu_online_mask)[BIT_WORD(cpu)], BIT_MASK(cpu),
+			  __ATOMIC_RELEASE);
+}
+
+/* Is cpu online, and is what it set up before (set_cpu_online()) visible? */
+static bool cpu_online_acquire(int cpu)
+{
+	/* [cpu_online_acquire] pairs [cpu_online_release]: or we might see it online and not its setup. */
+	return __atomic_load_n(&cpumask_bits(&__cpu_online_mask)[BIT_WORD(cpu)],
+			       __ATOMIC_ACQUIRE) & BIT_MASK(cpu);
 }
 
 /*
@@ -171,8 +164,7 @@ static bool start_one(int cpu)
 	}
 	/* It arrived: its own set-up is short, whatever smp.start_timeout_ms says. */
 	end = ktime_get_ns() + CPU_SETUP_TIMEOUT_NS;
-	/* [cpu_online_acquire] pairs [cpu_online_release]: or we might see it online and not its setup. */
-	while (!(__atomic_load_n(&online_mask, __ATOMIC_ACQUIRE) & (1UL << cpu))) {
+	while (!cpu_online_acquire(cpu)) {
 		if (ktime_get_ns() > end)
 			panic("smp: CPU%d arrived but did not finish its set-up within %llu s",
 			      cpu, CPU_SETUP_TIMEOUT_NS / NSEC_PER_SEC);
@@ -254,12 +246,12 @@ void smp_handle_call_ipi(void)
  * The exchange decides: exactly one of us (it, in its last
  * smp_handle_call_ipi(), or we) gets the request.
  */
-static void abandon_offline_targets(unsigned long mask, bool wait)
+static void abandon_offline_targets(const struct cpumask *to, bool wait)
 {
 	int cpu;
 
-	for (cpu = 0; cpu < NR_CPUS; cpu++) {
-		if (!(mask & (1UL << cpu)) || cpu_online(cpu) || !READ_ONCE(call_for_cpu[cpu]))
+	for_each_cpu(cpu, to) {
+		if (cpu_online(cpu) || !READ_ONCE(call_for_cpu[cpu]))
 			continue;
 		/*
 		 * [call_abandon_xchg] pairs [call_ipi_acquire]: the target's
@@ -274,10 +266,12 @@ static void abandon_offline_targets(unsigned long mask, bool wait)
 	}
 }
 
-static void smp_call_mask(unsigned long mask, void (*func)(void *), void *info, bool wait)
+static void smp_call_mask(const struct cpumask *mask, void (*func)(void *), void *info,
+			  bool wait)
 {
-	int cpu, me, targets;
+	int cpu, me, targets = 0;
 	unsigned long flags;
+	struct cpumask to;
 
 	if (arch_irqs_disabled() || in_interrupt())
 		panic("BUG: on_each_cpu() with interrupts off or from an interrupt handler "
@@ -288,31 +282,32 @@ static void smp_call_mask(unsigned long mask, void (*func)(void *), void *info, 
 	 */
 	spin_lock(&call_lock);
 	me = smp_processor_id();
-	targets = __builtin_popcountl(mask & ~(1UL << me));
+	/* The targets: online CPUs of mask other than this one, fixed once here. */
+	cpumask_and(&to, mask, cpu_online_mask);
+	__cpumask_clear_cpu(me, &to);
+	targets = cpumask_weight(&to);
 	call_func = func;
 	call_info = info;
 	call_wait = wait;
 	atomic_set(&call_taken, targets);
 	atomic_set(&call_pending, targets);
-	for_each_online_cpu(cpu)
-		if (cpu != me && (mask & (1UL << cpu)))
-			WRITE_ONCE(call_for_cpu[cpu], true);
+	for_each_cpu(cpu, &to)
+		WRITE_ONCE(call_for_cpu[cpu], true);
 	/*
 	 * [call_setup_mb] pairs [call_ipi_acquire]: the call (func, info,
 	 * wait and the request flags) is visible before any IPI is sent, or a
 	 * target could run the previous call's function.
 	 */
 	smp_mb();
-	for_each_online_cpu(cpu)
-		if (cpu != me && (mask & (1UL << cpu)))
-			arch_send_ipi(cpu, IPI_CALL_FUNC);
-	if (mask & (1UL << me)) {
+	for_each_cpu(cpu, &to)
+		arch_send_ipi(cpu, IPI_CALL_FUNC);
+	if (cpumask_test_cpu(me, mask)) {
 		local_irq_save(flags);
 		func(info);
 		local_irq_restore(flags);
 	}
 	while (atomic_read(&call_taken) > 0 || (wait && atomic_read(&call_pending) > 0)) {
-		abandon_offline_targets(mask, wait);
+		abandon_offline_targets(&to, wait);
 		cpu_relax();
 	}
 	/*
@@ -326,13 +321,22 @@ static void smp_call_mask(unsigned long mask, void (*func)(void *), void *info, 
 
 void on_each_cpu(void (*func)(void *), void *info, bool wait)
 {
-	smp_call_mask(READ_ONCE(online_mask), func, info, wait);
+	smp_call_mask(cpu_online_mask, func, info, wait);
+}
+
+void on_each_cpu_mask(const struct cpumask *mask, void (*func)(void *), void *info, bool wait)
+{
+	smp_call_mask(mask, func, info, wait);
 }
 
 int smp_call_function_single(int cpu, void (*func)(void *), void *info, bool wait)
 {
+	struct cpumask one;
+
 	if (!cpu_online(cpu))
 		return -ENXIO;	/* as Linux: nothing runs there */
-	smp_call_mask(1UL << cpu, func, info, wait);
+	cpumask_clear(&one);
+	__cpumask_set_cpu(cpu, &one);
+	smp_call_mask(&one, func, info, wait);
 	return 0;
 }

@@ -14,6 +14,7 @@
 #include "atomic.h"
 
 #include "param.h"	/* NR_CPUS */
+#include "cpumask.h"
 
 struct task_struct;
 
@@ -45,12 +46,28 @@ static inline int smp_processor_id(void)
 	return this_cpu()->id;
 }
 
-bool cpu_online(int cpu);
-void set_cpu_online(unsigned int cpu, bool online);
-int num_online_cpus(void);
-int cpu_next_online(int cpu);
-#define for_each_online_cpu(cpu) \
-	for ((cpu) = cpu_next_online(-1); (cpu) < NR_CPUS; (cpu) = cpu_next_online(cpu))
+static inline bool cpu_online(int cpu)
+{
+	return cpumask_test_cpu(cpu, cpu_online_mask);
+}
+
+static inline int num_online_cpus(void)
+{
+	return cpumask_weight(cpu_online_mask);
+}
+
+/* The next online CPU after cpu (-1: the first), or NR_CPUS if none. */
+static inline int cpu_next_online(int cpu)
+{
+	return cpumask_next(cpu, cpu_online_mask);
+}
+
+#define for_each_online_cpu(cpu)	for_each_cpu((cpu), cpu_online_mask)
+/*
+ * Marks cpu online (a release: see smp.c) or offline.  A CPU marks itself
+ * online as the last step of its bring-up.
+ */
+void set_cpu_online(int cpu, bool online);
 /* Every CPU the firmware lists (up to NR_CPUS), whether it came up or not. */
 #define for_each_possible_cpu(cpu) for ((cpu) = 0; (cpu) < nr_cpu_ids; (cpu)++)
 
@@ -77,8 +94,11 @@ static inline bool in_interrupt(void)
  * handlers.
  */
 void on_each_cpu(void (*func)(void *info), void *info, bool wait);
-/* Same, on one CPU; nothing runs if cpu is offline. */
+/* Same, on one CPU; nothing runs if cpu is offline (-ENXIO). */
 int smp_call_function_single(int cpu, void (*func)(void *info), void *info, bool wait);
+/* Same, on the online CPUs of mask (this one too if it is in mask). */
+void on_each_cpu_mask(const struct cpumask *mask, void (*func)(void *info), void *info,
+		      bool wait);
 
 void smp_boot_cpus(void);
 bool smp_start_cpu(int cpu);

@@ -35,6 +35,7 @@ static const char *const names[TR_NR_TYPES] = {
 	[TR_CB_QUEUE] = "cb_queue", [TR_CB_INVOKE] = "cb_invoke",
 	[TR_PUBLISH] = "publish", [TR_UNPUBLISH] = "unpublish",
 	[TR_MARK] = "mark", [TR_HOP_QUEUE] = "hop_queue",
+	[TR_EXP_BEGIN] = "exp_begin", [TR_EXP_END] = "exp_end", [TR_EXP_QS] = "exp_qs",
 };
 
 void __trace_record(enum trace_type type, u64 a, u64 b)
@@ -129,6 +130,13 @@ static void print_event(int cpu, const struct trace_event *e)
 	case TR_SYNC_BEGIN: case TR_SYNC_END:
 		printk("T %llu %d %u %s tour=%d\n", (unsigned long long)e->ns, cpu, e->pid, n,
 		       (int)e->a);
+		break;
+	case TR_EXP_BEGIN: case TR_EXP_END:
+		printk("T %llu %d %u %s exp=%d\n", (unsigned long long)e->ns, cpu, e->pid, n,
+		       (int)e->a);
+		break;
+	case TR_EXP_QS:
+		printk("T %llu %d %u %s cpu=%u\n", (unsigned long long)e->ns, cpu, e->pid, n, e->a);
 		break;
 	case TR_CB_QUEUE: case TR_CB_INVOKE: case TR_PUBLISH: case TR_UNPUBLISH:
 		printk("T %llu %d %u %s ptr=%#llx\n", (unsigned long long)e->ns, cpu, e->pid, n,

@@ -26,6 +26,9 @@ enum trace_type {
 	TR_UNPUBLISH,		/* list_del_rcu()/hlist_del_rcu(): b = the element */
 	TR_MARK,		/* a label from a demo or test: b = const char * */
 	TR_HOP_QUEUE,		/* run_on() queued a task on its target: a = cpu, b = pid */
+	TR_EXP_BEGIN,		/* synchronize_rcu_expedited() began: a = its wait number */
+	TR_EXP_END,		/* synchronize_rcu_expedited() ended: a = its wait number */
+	TR_EXP_QS,		/* a CPU's quiescent state for it was reported: a = that CPU */
 	TR_NR_TYPES
 };
 

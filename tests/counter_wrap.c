@@ -14,7 +14,7 @@
  */
 #include "ktest.h"
 
-#define WRAP_TIMEOUT_NS	(10ULL * NSEC_PER_SEC)
+#define WRAP_TIMEOUT_NS	ktest_budget_ns(10, 2)
 
 static atomic_t wrap_cbs;
 

@@ -450,3 +450,33 @@ KTEST_EXPECT_WARN(hotplug_rcu_stall_names_an_offline_cpu_that_owes_its_qs,
 	} while (s.stall_reports == s0.stall_reports);
 	KEXPECT_EQ(add_cpu(cpu), 0);
 }
+
+/* synchronize_rcu_expedited() while a CPU goes down and comes back, again and again. */
+static int hpr_exp_fn(void *arg)
+{
+	struct hpr_onoff *o = arg;
+
+	while (!READ_ONCE(o->done))
+		synchronize_rcu_expedited();
+	return 0;
+}
+
+KTEST(hotplug_rcu_expedited_across_hotplug)
+{
+	static struct hpr_onoff o;
+	struct task_struct *onoff, *exp;
+
+	if (num_online_cpus() < 2)
+		KTEST_SKIP("needs two CPUs: the boot CPU never goes offline");
+	memset(&o, 0, sizeof(o));
+	o.cpu = hpr_last_cpu();
+	o.rounds = 10;
+	exp = kthread_run_on_cpu(hpr_exp_fn, &o, 0, "hpr_exp");
+	KASSERT(exp != NULL);
+	onoff = kthread_run_on_cpu(hpr_onoff_fn, &o, 0, "hpr_onoff");
+	KASSERT(onoff != NULL);
+	KEXPECT(hpr_wait_for(&o.done));
+	kthread_stop(onoff);
+	kthread_stop(exp);
+	KEXPECT_EQ(o.errors, 0);
+}

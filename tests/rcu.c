@@ -51,6 +51,19 @@ KTEST(synchronize_rcu_waits_for_a_held_reader)
 	kthread_stop(t);
 }
 
+KTEST(synchronize_rcu_expedited_waits_for_a_held_reader)
+{
+	struct task_struct *t;
+
+	if (num_online_cpus() < 2)
+		KTEST_SKIP("needs two CPUs: on one, no reader can be running during the call");
+	t = start_held_reader(200);
+	KASSERT(t != NULL);
+	synchronize_rcu_expedited();
+	KEXPECT_EQ(READ_ONCE(held.left), 1);
+	kthread_stop(t);
+}
+
 static struct completion cb_done;
 static int left_when_cb_ran;
 

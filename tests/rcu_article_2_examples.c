@@ -32,6 +32,7 @@ static LIST_HEAD(ex_head);
 static DEFINE_SPINLOCK(ex_lock);
 static struct efoo *ex_first, *ex_last;		/* (1,2,3) and (9,10,11) */
 static int ex_mode;
+static bool ex_expedited;	/* wait with synchronize_rcu_expedited() */
 static bool ex_linger_cross_cpu;	/* the lingering reader has its own CPU */
 
 /* Updater -> readers, each a round number; release/acquire pairs. */
@@ -326,7 +327,10 @@ static void ex_round_run(int n, int round)
 	spin_unlock(&ex_lock);
 
 	smp_store_release(&ex_in_sync, round);
-	synchronize_rcu();
+	if (ex_expedited)
+		synchronize_rcu_expedited();
+	else
+		synchronize_rcu();
 
 	/* Still intact for the readers that might hold it, until now. */
 	intact = p->a == 5 && p->b == 6 && p->c == 7 && p->gen == round &&
@@ -340,7 +344,7 @@ static void ex_round_run(int n, int round)
 	KEXPECT(EX_WAIT(ex_post_gp_pass_done(n, round)));
 }
 
-static void ex_run(int mode)
+static void ex_run(int mode, bool expedited)
 {
 	long passes = 0, old_seen = 0, new_seen = 0, mixed = 0, outlived_gp = 0;
 	long held = 0, held_across = 0, held_broken = 0;
@@ -349,6 +353,7 @@ static void ex_run(int mode)
 	LIST_HEAD(dead);
 
 	ex_mode = mode;
+	ex_expedited = expedited;
 	WRITE_ONCE(ex_round, 0);
 	WRITE_ONCE(ex_in_sync, 0);
 	WRITE_ONCE(ex_gp_done, 0);
@@ -436,10 +441,21 @@ static void ex_run(int mode)
 
 KTEST(rcu_example1_deletion)
 {
-	ex_run(EX_DELETE);
+	ex_run(EX_DELETE, false);
 }
 
 KTEST(rcu_example2_replacement)
 {
-	ex_run(EX_REPLACE);
+	ex_run(EX_REPLACE, false);
+}
+
+/* The same examples with synchronize_rcu_expedited() in place of synchronize_rcu(). */
+KTEST(rcu_example1_deletion_expedited)
+{
+	ex_run(EX_DELETE, true);
+}
+
+KTEST(rcu_example2_replacement_expedited)
+{
+	ex_run(EX_REPLACE, true);
 }

@@ -6,7 +6,7 @@
  */
 #include "ktest.h"
 
-#define SPIN_LIMIT_NS	(20 * NSEC_PER_SEC)
+#define SPIN_LIMIT_NS	ktest_budget_ns(20, 2)
 
 static unsigned long stall_reports(void)
 {

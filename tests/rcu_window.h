@@ -74,7 +74,8 @@ static inline bool win_gp_owes_only(int cpu, unsigned long *gp)
 
 	rcu_get_stats(&s);
 	*gp = s.gp_seq;
-	return (s.gp_seq & 1) && s.qs_mask == 1UL << cpu;
+	return (s.gp_seq & 1) && cpumask_weight(&s.qs_mask) == 1 &&
+	       cpumask_test_cpu(cpu, &s.qs_mask);
 }
 
 enum win_wait { WIN_DONE, WIN_BLOCKED, WIN_HUNG };

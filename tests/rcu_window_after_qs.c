@@ -41,7 +41,7 @@ static void q_free_cb(struct rcu_head *rh)
 
 static int q_reader(void *arg)
 {
-	unsigned long mine = 1UL << smp_processor_id();
+	int me = smp_processor_id();
 	struct win_elem *p;
 	struct rcu_stats s;
 	u64 t0 = ktime_get_ns();
@@ -53,7 +53,7 @@ static int q_reader(void *arg)
 	for (;;) {
 		cond_resched();
 		rcu_get_stats(&s);
-		if (s.gp_seq == q.gp && !(s.qs_mask & mine))
+		if (s.gp_seq == q.gp && !cpumask_test_cpu(me, &s.qs_mask))
 			break;
 		if (s.gp_seq != q.gp || !win_budget_left(t0)) {
 			q.missed = 1;	/* g ended without the updater: already broken */

@@ -3,18 +3,18 @@
  * interrupt handler (an IPI or the timer tick, on an idle CPU or one
  * running a task) -- while the updater removes it and waits by each of
  * RCU's methods: synchronize_rcu(), call_rcu(), kfree_rcu(), a polled
- * cookie, cond_synchronize_rcu().  The element must stay alive, and the
+ * cookie, cond_synchronize_rcu(), synchronize_rcu_expedited().  The element must stay alive, and the
  * wait must not end, until the reader lets go.
  *
  * The reader holds until the updater tells it that RCU now provably waits
- * for it alone (rcu_window.h), or until synchronize_rcu()'s tour is
- * queued on its CPU: so a broken RCU is caught every time, however the
+ * for it alone (rcu_window.h), until synchronize_rcu()'s tour is queued
+ * on its CPU, or until an expedited grace period waits for its CPU alone: so a broken RCU is caught every time, however the
  * host schedules our CPUs, and a correct one costs a few ticks a round.
  */
 #include "rcu_window.h"
 
 enum win_ctx { CTX_TASK, CTX_IPI_IDLE, CTX_IPI_BUSY, CTX_TICK_IDLE, CTX_TICK_BUSY, NR_CTX };
-enum win_method { M_SYNC, M_COND, M_CALL_RCU, M_KFREE_RCU, M_POLL, NR_METHODS };
+enum win_method { M_SYNC, M_COND, M_CALL_RCU, M_KFREE_RCU, M_POLL, M_EXP, NR_METHODS };
 
 static const char *const ctx_names[NR_CTX] = {
 	"task", "IPI on an idle CPU", "IPI on a busy CPU", "tick on an idle CPU",
@@ -22,6 +22,7 @@ static const char *const ctx_names[NR_CTX] = {
 };
 static const char *const method_names[NR_METHODS] = {
 	"synchronize_rcu", "cond_synchronize_rcu", "call_rcu", "kfree_rcu", "poll",
+	"synchronize_rcu_expedited",
 };
 
 static struct win_elem *win_ptr;
@@ -37,15 +38,30 @@ static struct {
 	int done;		/* reader: it left its critical section */
 	int freed;		/* call_rcu()'s callback ran */
 	int spinning;		/* the busy CPU's task runs */
+	int method;		/* enum win_method of the round */
 	/* The reader's findings. */
 	int bad_start, died, returned_early, hung, on_idle, in_irq;
 } w;
 
 static bool in_reader_window(void)
 {
+	struct rcu_stats s;
+
+	if (smp_load_acquire(&w.release))
+		return false;
 	/* The updater's synchronize_rcu() tour waits on this CPU: it cannot pass us. */
-	return !smp_load_acquire(&w.release) &&
-	       READ_ONCE(w.updater->cpu) != smp_processor_id();
+	if (READ_ONCE(w.updater->cpu) == smp_processor_id())
+		return false;
+	if (w.method != M_EXP)
+		return true;
+	/*
+	 * An expedited grace period waits for this CPU alone, and its IPI
+	 * found us running (or cannot reach us: we are in a handler).
+	 */
+	rcu_get_stats(&s);
+	return !(s.exp_started != s.exp_completed && cpumask_weight(&s.exp_mask) == 1 &&
+		 cpumask_test_cpu(smp_processor_id(), &s.exp_mask) &&
+		 (in_interrupt() || cpumask_test_cpu(smp_processor_id(), &s.exp_noted)));
 }
 
 /* The reader, in whatever context: hold the element, watch it. */
@@ -158,6 +174,7 @@ static bool win_round(int cpu, enum win_ctx ctx, enum win_method m, int id)
 	memset(&w, 0, sizeof(w));
 	w.updater = current;
 	w.id = id;
+	w.method = m;
 	w.elem = win_elem_new(id);
 	if (!w.elem)
 		return false;
@@ -188,11 +205,14 @@ static bool win_round(int cpu, enum win_ctx ctx, enum win_method m, int id)
 		cookie = start_poll_synchronize_rcu();
 		res = win_wait_gp_blocked(cpu, poll_done, &cookie);
 		break;
+	case M_EXP:
+		synchronize_rcu_expedited();
+		break;
 	default:
 		break;
 	}
 	/* The wait said the readers are done: a real user frees now. */
-	if (m == M_SYNC || m == M_COND || (m == M_POLL && res == WIN_DONE)) {
+	if (m == M_SYNC || m == M_COND || m == M_EXP || (m == M_POLL && res == WIN_DONE)) {
 		smp_store_release(&w.returned, 1);
 		kfree(w.elem);
 	}

@@ -43,7 +43,8 @@
  * thread asks some CPU, busy or idle, for one pass in its next IPI or
  * timer tick (irq_work_queue_on()), counted in the same histograms.  And
  * the writer retires elements by every method: its pipeline (advanced by
- * synchronize_rcu(), call_rcu(), a polled cookie or cond_synchronize_rcu()),
+ * synchronize_rcu(), synchronize_rcu_expedited(), call_rcu(), a polled
+ * cookie or cond_synchronize_rcu()),
  * the call_rcu() chain, and kfree_rcu() of the element (a fresh one joins
  * the pool), whose poison a late reader sees as mbtest != 1.
  *
@@ -62,7 +63,7 @@
 #define RT_MAX_FAKERS		8
 #define RT_POISON_INT		((int)(POISON_FREE * 0x01010101u))	/* as kfree() would leave it */
 #define RT_MIN_UPDATES		(2 * RT_PIPE_LEN)
-#define RT_HUNG_WRITER_NS	(120 * NSEC_PER_SEC)	/* only a hung writer needs this long */
+#define RT_HUNG_WRITER_NS	ktest_budget_ns(120, 10)	/* only a hung writer needs this long */
 
 static int rt_duration = 3;
 KPARAM_INT("rcutorture.duration", rt_duration, 1, 3600);
@@ -108,7 +109,7 @@ static atomic_t rt_deferred_cbs;	/* callbacks of those chains */
 
 struct rt_writer_stats {
 	unsigned long long updates;
-	unsigned long long gp_sync, gp_call, gp_poll, poll_early;
+	unsigned long long gp_sync, gp_call, gp_poll, poll_early, gp_exp;
 	unsigned long long deferred, kfreed, alloc_fail;
 };
 static struct rt_writer_stats rt_wstats;
@@ -128,7 +129,7 @@ struct rt_reader {
 
 struct rt_faker {
 	u32 rng;
-	unsigned long long sync, call, poll;
+	unsigned long long sync, call, poll, exp;
 	struct rcu_head rh;
 	atomic_t cbs;
 };
@@ -231,6 +232,10 @@ static void rt_writer_wait_gp(unsigned int mode, u32 *rng)
 		wait_for_completion(&rt_wgp_done);
 		rt_wstats.gp_call++;
 		break;
+	case 3:
+		synchronize_rcu_expedited();
+		rt_wstats.gp_exp++;
+		break;
 	default:
 		rt_wstats.gp_poll++;
 		if (prandom_u32(rng) & 1) {
@@ -289,7 +294,7 @@ static int rt_writer(void *arg)
 				list_add_tail(&old->node, &rt_pipeline);
 			}
 		}
-		rt_writer_wait_gp(round++ % 3, &rng);
+		rt_writer_wait_gp(round++ % 4, &rng);
 		rt_pipeline_advance();
 
 		if ((prandom_u32(&rng) & 63) == 0)
@@ -316,10 +321,14 @@ static int rt_fake_writer(void *arg)
 		u32 r = prandom_u32(&f->rng);
 		unsigned long cookie;
 
-		switch (r % 3) {
+		switch (r % 4) {
 		case 0:
 			synchronize_rcu();
 			f->sync++;
+			break;
+		case 3:
+			synchronize_rcu_expedited();
+			f->exp++;
 			break;
 		case 1:
 			call_rcu(&f->rh, rt_faker_cb);
@@ -687,7 +696,8 @@ static void rt_sum(struct rt_totals *t)
 		t->bad_batch += t->batch[n];
 	}
 	for (int i = 0; i < rt.nfakers; i++)
-		t->fake_gps += rt.fakers[i].sync + rt.fakers[i].call + rt.fakers[i].poll;
+		t->fake_gps += rt.fakers[i].sync + rt.fakers[i].call + rt.fakers[i].poll +
+			       rt.fakers[i].exp;
 }
 
 /* The statistics, in the manner of Linux's rcu_torture_stats_print(). */
@@ -711,13 +721,14 @@ static void rt_print(const struct rt_totals *t)
 		   "(callbacks %d), kfree_rcu %llu, alloc failures %llu", rt_wstats.updates,
 		   rt.run_frees, atomic_read(&rt_frees) - rt.run_frees, rt_wstats.deferred,
 		   atomic_read(&rt_deferred_cbs), rt_wstats.kfreed, rt_wstats.alloc_fail);
-	ktest_info("rcutorture: grace periods: writer %llu (sync %llu, call_rcu %llu, "
-		   "polled %llu [%llu early]), fake writers %llu; rcu: gps_completed %lu, "
-		   "tours %lu, callbacks invoked %llu",
-		   rt_wstats.gp_sync + rt_wstats.gp_call + rt_wstats.gp_poll,
-		   rt_wstats.gp_sync, rt_wstats.gp_call, rt_wstats.gp_poll, rt_wstats.poll_early,
-		   t->fake_gps, rt.s1.gps_completed - rt.s0.gps_completed,
+	ktest_info("rcutorture: grace periods: writer %llu (sync %llu, expedited %llu, "
+		   "call_rcu %llu, polled %llu [%llu early]), fake writers %llu; rcu: "
+		   "gps_completed %lu, tours %lu, expedited %lu, callbacks invoked %llu",
+		   rt_wstats.gp_sync + rt_wstats.gp_exp + rt_wstats.gp_call + rt_wstats.gp_poll,
+		   rt_wstats.gp_sync, rt_wstats.gp_exp, rt_wstats.gp_call, rt_wstats.gp_poll,
+		   rt_wstats.poll_early, t->fake_gps, rt.s1.gps_completed - rt.s0.gps_completed,
 		   rt.s1.tours_completed - rt.s0.tours_completed,
+		   rt.s1.exp_completed - rt.s0.exp_completed,
 		   rt.s1.cbs_invoked - rt.s0.cbs_invoked);
 	if (rt.onoff_ms)
 		ktest_info("rcutorture: onoff every %d ms: %lu CPUs down or up, %lu errors",

@@ -14,8 +14,8 @@
  *	mark "list_del_rcu"; list_del_rcu(); synchronize_rcu(); mark "kfree"; kfree();
  *
  * after removing one element with call_rcu() and the next with
- * synchronize_rcu() side by side, for the picture to contrast the two
- * kinds of grace period.  The trace is
+ * synchronize_rcu() side by side, then one with synchronize_rcu_expedited(),
+ * for the picture to contrast the three kinds of grace period.  The trace is
  * dumped on the console at the end (docs/trace.md has the line format).
  *
  * Its own bookkeeping checks the outcome: every reader made progress, and
@@ -29,7 +29,7 @@
 #define TS_LIVE		0x11fe11feU	/* an element's magic while it may be reached */
 #define TS_HOLD_MIN_US	2000		/* a reader holds its element 2 .. */
 #define TS_HOLD_MAX_US	15000		/* .. 15 ms */
-#define TS_BUDGET_NS	(20 * NSEC_PER_SEC)	/* only runs out when something hangs */
+#define TS_BUDGET_NS	ktest_budget_ns(20, 2)	/* only runs out when something hangs */
 
 struct ts_elem {
 	struct list_head node;
@@ -154,7 +154,7 @@ static int ts_both_ways(void)
 KTEST(trace_scenario_grace_period_waits_for_readers)
 {
 	int i, round, freed = 0;
-	u64 t0 = ktime_get_ns(), sync_before, sync_after;
+	u64 t0 = ktime_get_ns(), sync_before, sync_after, exp_before, exp_after;
 	struct ts_elem *e, *tmp;
 	bool progress, was_on = trace_enabled;
 
@@ -186,7 +186,18 @@ KTEST(trace_scenario_grace_period_waits_for_readers)
 	KEXPECT(progress);
 
 	sync_before = trace_count(TR_SYNC_BEGIN);
+	exp_before = trace_count(TR_EXP_BEGIN);
 	freed += ts_both_ways();
+	msleep(5);
+	/* The expedited wait beside the tour: every CPU asked at once. */
+	e = ts_remove_first();
+	KEXPECT(e != NULL);
+	if (e) {
+		synchronize_rcu_expedited();
+		trace_mark("kfree");
+		kfree(e);
+		freed++;
+	}
 	msleep(5);
 	for (round = 0; round < TS_SYNC_ROUNDS; round++) {
 		e = ts_remove_first();
@@ -201,6 +212,7 @@ KTEST(trace_scenario_grace_period_waits_for_readers)
 	}
 
 	sync_after = trace_count(TR_SYNC_BEGIN);
+	exp_after = trace_count(TR_EXP_BEGIN);
 
 	/* Readers kept going during and after the grace periods. */
 	progress = ts_readers_progress(1);
@@ -231,9 +243,10 @@ KTEST(trace_scenario_grace_period_waits_for_readers)
 		KEXPECT(r->held >= 1);
 		KEXPECT_EQ(r->freed_seen, 0);	/* what a too-short grace period does */
 	}
-	KEXPECT_EQ(freed, TS_SYNC_ROUNDS + 2);
+	KEXPECT_EQ(freed, TS_SYNC_ROUNDS + 3);
 	/* Each synchronize_rcu() made a tour (rcu.inject=no_wait skips them). */
 	KEXPECT_EQ(sync_after - sync_before, TS_SYNC_ROUNDS + 1);
-	ktest_info("trace scenario: %d grace periods in %llu ms", TS_SYNC_ROUNDS + 2,
+	KEXPECT_EQ(exp_after - exp_before, 1);
+	ktest_info("trace scenario: %d grace periods in %llu ms", TS_SYNC_ROUNDS + 3,
 		   (unsigned long long)((ktime_get_ns() - t0) / NSEC_PER_MSEC));
 }

@@ -8,10 +8,7 @@
 #define ARCH_X86_64_ACPI_H
 
 #include "types.h"
-
-#ifndef NR_CPUS
-#define NR_CPUS 16
-#endif
+#include "param.h"	/* NR_CPUS (the host fuzzer passes its own) */
 
 /* How the walk reads physical memory. */
 struct acpi_mem {

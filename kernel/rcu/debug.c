@@ -66,15 +66,23 @@ void rcu_read_unlock_underflow(void)
 /*
  * The queued rcu_heads: an open-addressing hash set of addresses, with
  * backward-shift deletion; if it ever fills up, the check is switched off
- * (and says so).
+ * (and says so).  It is cut into shards, each with its own lock, by the
+ * high bits of the hash: a head always lands in the same shard, so a
+ * double call_rcu() is still seen, while the rcuc threads of many CPUs
+ * rarely wait for each other (one lock for all of them, at 32 vCPUs on
+ * two host cores, queued them behind descheduled holders for seconds).
  */
 
-#define SLOTS	32768		/* power of two */
+#define SLOTS		32768		/* power of two */
+#define SHARDS		64		/* power of two, dividing SLOTS */
+#define SHARD_SLOTS	(SLOTS / SHARDS)
 
-static const void *slots[SLOTS];
-static long used;
+static struct queued_shard {
+	spinlock_t lock;
+	long used;
+	const void *slots[SHARD_SLOTS];
+} shards[SHARDS] = { [0 ... SHARDS - 1] = { .lock = __SPIN_LOCK_UNLOCKED(queued_lock) } };
 static bool disabled;
-static DEFINE_SPINLOCK(queued_lock);
 
 static unsigned int slot_of(const void *p)
 {
@@ -85,55 +93,68 @@ static unsigned int slot_of(const void *p)
 	return (x >> 40) & (SLOTS - 1);
 }
 
+static struct queued_shard *shard_of(const void *p)
+{
+	return &shards[slot_of(p) / SHARD_SLOTS];
+}
+
+/* The slot after i in its shard (probe chains wrap inside the shard). */
+static unsigned int next_slot(unsigned int i)
+{
+	return (i + 1) & (SHARD_SLOTS - 1);
+}
+
 void rcu_debug_queue(const struct rcu_head *head)
 {
+	struct queued_shard *sh = shard_of(head);
 	unsigned long flags;
 	unsigned int i;
 
 	if (!CONFIG_RCU_CHECKING || READ_ONCE(disabled))
 		return;
-	spin_lock_irqsave(&queued_lock, flags);
-	if (used >= SLOTS / 2) {
-		disabled = true;
-		spin_unlock_irqrestore(&queued_lock, flags);
-		printk("rcu: more than %d callbacks in flight: double call_rcu() detection off\n",
-		       SLOTS / 2);
+	spin_lock_irqsave(&sh->lock, flags);
+	if (sh->used >= SHARD_SLOTS / 2) {
+		WRITE_ONCE(disabled, true);
+		spin_unlock_irqrestore(&sh->lock, flags);
+		printk("rcu: more than %d callbacks in flight in one of %d shards: "
+		       "double call_rcu() detection off\n", SHARD_SLOTS / 2, SHARDS);
 		return;
 	}
-	for (i = slot_of(head); slots[i]; i = (i + 1) & (SLOTS - 1)) {
-		if (slots[i] == head) {
-			spin_unlock_irqrestore(&queued_lock, flags);
+	for (i = slot_of(head) % SHARD_SLOTS; sh->slots[i]; i = next_slot(i)) {
+		if (sh->slots[i] == head) {
+			spin_unlock_irqrestore(&sh->lock, flags);
 			panic("BUG: call_rcu() on rcu_head %p, which is already queued "
 			      "(its callback %p has not run yet)", (void *)head, (void *)head->func);
 		}
 	}
-	slots[i] = head;
-	used++;
-	spin_unlock_irqrestore(&queued_lock, flags);
+	sh->slots[i] = head;
+	sh->used++;
+	spin_unlock_irqrestore(&sh->lock, flags);
 }
 
 void rcu_debug_dequeue(const struct rcu_head *head)
 {
+	struct queued_shard *sh = shard_of(head);
 	unsigned long flags;
 	unsigned int i, j, k;
 
 	if (!CONFIG_RCU_CHECKING || READ_ONCE(disabled))
 		return;
-	spin_lock_irqsave(&queued_lock, flags);
-	for (i = slot_of(head); slots[i] && slots[i] != head; i = (i + 1) & (SLOTS - 1))
+	spin_lock_irqsave(&sh->lock, flags);
+	for (i = slot_of(head) % SHARD_SLOTS; sh->slots[i] && sh->slots[i] != head; i = next_slot(i))
 		;
-	if (slots[i] == head) {
+	if (sh->slots[i] == head) {
 		/* Backward shift: move later entries of the probe chain into the hole. */
-		slots[i] = NULL;
-		used--;
-		for (j = (i + 1) & (SLOTS - 1); slots[j]; j = (j + 1) & (SLOTS - 1)) {
-			k = slot_of(slots[j]);
+		sh->slots[i] = NULL;
+		sh->used--;
+		for (j = next_slot(i); sh->slots[j]; j = next_slot(j)) {
+			k = slot_of(sh->slots[j]) % SHARD_SLOTS;
 			if ((j > i && (k <= i || k > j)) || (j < i && k <= i && k > j)) {
-				slots[i] = slots[j];
-				slots[j] = NULL;
+				sh->slots[i] = sh->slots[j];
+				sh->slots[j] = NULL;
 				i = j;
 			}
 		}
 	}
-	spin_unlock_irqrestore(&queued_lock, flags);
+	spin_unlock_irqrestore(&sh->lock, flags);
 }

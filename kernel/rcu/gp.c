@@ -161,10 +161,10 @@ static bool report_qs_locked(int cpu, unsigned long gp)
 {
 	unsigned long seq = rcu_state.gp_seq;
 
-	if (seq != gp || !(rcu_state.qs_mask & (1UL << cpu)))
+	if (seq != gp || !cpumask_test_cpu(cpu, &rcu_state.qs_mask))
 		return false;
-	WRITE_ONCE(rcu_state.qs_mask, rcu_state.qs_mask & ~(1UL << cpu));
-	if (rcu_state.qs_mask)
+	__cpumask_clear_cpu(cpu, &rcu_state.qs_mask);	/* the lock orders it */
+	if (!cpumask_empty(&rcu_state.qs_mask))
 		return false;
 	rcu_gp_end();
 	return true;
@@ -177,17 +177,14 @@ static bool report_qs_locked(int cpu, unsigned long gp)
 static bool rcu_gp_start(void)
 {
 	int cpu;
-	unsigned long mask = 0;
 
 	/* Numbered for the polled API before it looks at any CPU (sync.c). */
 	rcu_state.gp_wait = rcu_wait_begin();
 	if (rcu_injected(RCU_INJECT_POLL_GP_EARLY))
 		rcu_wait_end(rcu_state.gp_wait);	/* fault injection: "ended" as it starts */
-	for_each_online_cpu(cpu)
-		mask |= 1UL << cpu;
-	if (rcu_injected(RCU_INJECT_MASK_SKIP_CPU) && num_online_cpus() > 1)
-		mask &= ~(1UL << (63 - __builtin_clzl(mask)));	/* fault injection: the last CPU */
-	WRITE_ONCE(rcu_state.qs_mask, mask);
+	cpumask_copy(&rcu_state.qs_mask, cpu_online_mask);
+	if (rcu_injected(RCU_INJECT_MASK_SKIP_CPU) && num_online_cpus() > 1)	/* fault injection: */
+		__cpumask_clear_cpu(cpumask_last(cpu_online_mask), &rcu_state.qs_mask);	/* the last CPU */
 	/*
 	 * [gp_start_wmb] pairs [note_qs_rmb]: the mask is visible before the
 	 * number, so a CPU that sees the new grace period also sees its bit
@@ -255,7 +252,7 @@ static void note_qs(void)
 		return;
 	/* [note_qs_rmb] pairs [gp_start_wmb]: or an older mask could hide our bit and delay the grace period. */
 	smp_rmb();
-	if (READ_ONCE(rcu_state.qs_mask) & (1UL << cpu)) {
+	if (cpumask_test_cpu(cpu, &rcu_state.qs_mask)) {
 		trace_record(TR_QS, gp, 0);
 		rcu_report_qs(cpu, gp);
 	}
@@ -277,6 +274,7 @@ void rcu_note_context_switch(void)
 	 */
 	smp_mb();
 	note_qs();
+	rcu_exp_note_qs();
 }
 
 /*
@@ -298,13 +296,15 @@ void rcu_idle_enter(void)
 	smp_mb();
 	WRITE_ONCE(rdp->idle, true);
 	/*
-	 * [idle_enter_mb_after] pairs [gp_start_mb]: our flag is visible
-	 * before we read gp_seq, as rcu_gp_start() publishes gp_seq before
-	 * reading the flags: one of us sees the other, never neither (a
-	 * grace period that waits for an idle CPU that never reports).
+	 * [idle_enter_mb_after] pairs [gp_start_mb], [exp_start_mb]: our
+	 * flag is visible before we read gp_seq, as rcu_gp_start() publishes
+	 * gp_seq before reading the flags: one of us sees the other, never
+	 * neither (a grace period that waits for an idle CPU that never
+	 * reports).  The same for an expedited grace period's start.
 	 */
 	smp_mb();
 	note_qs();
+	rcu_exp_note_qs();
 }
 
 void rcu_idle_exit(void)
@@ -314,7 +314,7 @@ void rcu_idle_exit(void)
 	if (!rcu_injected(RCU_INJECT_IDLE_EXIT_FORGETS))	/* fault injection: stays "idle" */
 		WRITE_ONCE(rdp->idle, false);
 	/*
-	 * [idle_exit_mb] pairs [gp_start_mb]: leaving the extended quiescent
+	 * [idle_exit_mb] pairs [gp_start_mb], [exp_start_mb]: leaving the extended quiescent
 	 * state.  Our flag is visible before any RCU-protected load after it,
 	 * so a grace period that starts from here on waits for us; and one
 	 * that saw us idle ordered its updater's removal before its reading
@@ -354,7 +354,7 @@ bool rcu_cpu_in_eqs(int cpu)
 bool rcu_cpu_owes_qs(int cpu)
 {
 	/* A snapshot for statistics (the demos): no ordering needed. */
-	return (READ_ONCE(rcu_state.gp_seq) & 1) && (READ_ONCE(rcu_state.qs_mask) & (1UL << cpu));
+	return (READ_ONCE(rcu_state.gp_seq) & 1) && cpumask_test_cpu(cpu, &rcu_state.qs_mask);
 }
 
 static void invoke_callback(struct rcu_head *head)
@@ -531,11 +531,12 @@ void rcu_get_stats(struct rcu_stats *s)
 	int cpu;
 
 	s->gp_seq = READ_ONCE(rcu_state.gp_seq);
-	s->qs_mask = READ_ONCE(rcu_state.qs_mask);
+	cpumask_copy(&s->qs_mask, &rcu_state.qs_mask);
 	s->gps_completed = READ_ONCE(rcu_state.gps_completed);
 	s->tours_started = atomic_long_read(&rcu_state.tours_started);
 	s->tours_completed = atomic_long_read(&rcu_state.tours_completed);
 	s->stall_reports = READ_ONCE(rcu_stall_reports);
+	rcu_exp_get_stats(s);
 	s->cbs_queued = 0;
 	s->cbs_invoked = 0;
 	for_each_possible_cpu(cpu) {	/* a CPU that went down invoked callbacks too */

@@ -41,7 +41,7 @@ static inline bool rcu_seq_done(unsigned long cur, unsigned long target)
 struct rcu_state {
 	spinlock_t lock;
 	unsigned long gp_seq;		/* even: idle; odd: grace period running */
-	unsigned long qs_mask;		/* CPUs that still owe it a quiescent state */
+	struct cpumask qs_mask;		/* CPUs that still owe it a quiescent state */
 	bool gp_needed;			/* start another when this one ends */
 	u64 gp_start_ns;
 	unsigned long gp_wait;		/* the running grace period's wait number */
@@ -65,6 +65,9 @@ void rcu_debug_dequeue(const struct rcu_head *head);
 /* Checking build: marks the task as running callback func (it must not sleep). */
 void *rcu_debug_callback_enter(rcu_callback_t func);
 void rcu_debug_callback_exit(void *outer);
+/* synchronize_rcu_expedited() (expedited.c): this CPU passed a quiescent state. */
+void rcu_exp_note_qs(void);
+void rcu_exp_get_stats(struct rcu_stats *s);
 /* Prints a line for each fault injection that is on (inject.c). */
 void rcu_inject_announce(void);
 

@@ -140,6 +140,8 @@ static inline bool rcu_read_lock_held(void) { return true; }
 
 /* Waiting for readers. */
 void synchronize_rcu(void);
+/* The same wait, asking every CPU at once (kernel/rcu/expedited.c). */
+void synchronize_rcu_expedited(void);
 void call_rcu(struct rcu_head *head, rcu_callback_t func);
 void rcu_barrier(void);
 
@@ -192,13 +194,20 @@ void rcu_online_cpu(int cpu);
 /* State for reports, the monitor and tests. */
 struct rcu_stats {
 	unsigned long gp_seq;
-	unsigned long qs_mask;
+	struct cpumask qs_mask;
 	unsigned long gps_completed;
 	unsigned long tours_started;	/* synchronize_rcu() tours */
 	unsigned long tours_completed;
 	long cbs_queued;
 	unsigned long long cbs_invoked;
 	unsigned long stall_reports;
+	/*
+	 * synchronize_rcu_expedited(): calls started and completed, the CPUs
+	 * it still waits for, and those whose IPI found a task running (they
+	 * report at their next context switch)
+	 */
+	unsigned long exp_started, exp_completed;
+	struct cpumask exp_mask, exp_noted;
 };
 void rcu_get_stats(struct rcu_stats *s);
 /* Sets rcu_cpu_stall_timeout (seconds, 3 at least); returns the old value. */
@@ -240,7 +249,9 @@ bool rcu_cpu_owes_qs(int cpu);
 	X(RCU_INJECT_OFFLINE_CBS_LEFT, "offline_cbs_left",		\
 	  "a CPU going offline leaves its callbacks behind")		\
 	X(RCU_INJECT_OFFLINE_CBS_READY, "offline_cbs_ready",		\
-	  "the callbacks of a CPU going offline run without waiting for their grace period")
+	  "the callbacks of a CPU going offline run without waiting for their grace period") \
+	X(RCU_INJECT_EXP_IPI_REPORTS_BUSY, "exp_ipi_reports_busy",	\
+	  "the expedited IPI reports a quiescent state even when it interrupted a task")
 
 #define __RCU_INJECTION_ENUM(id, name, what)	id,
 enum rcu_injection {

@@ -24,14 +24,15 @@ static u64 gp_reported_at[NR_CPUS];	/* when this CPU's stall was last reported *
 static void report_cpu(int cpu, u64 stalled_ns, const char *waiter)
 {
 	struct task_struct *t = sched_curr(cpu);
+	char q[CPUMASK_FORMAT_LEN];
 
 	printk("rcu: INFO: rcu_sched detected stalls on CPUs/tasks:\n");
 	printk("rcu: \t%d-...: (task %s pid %d) no quiescent state for %llu ms; %s waits\n",
 	       cpu, t ? t->comm : "?", t ? t->pid : -1,
 	       (unsigned long long)(stalled_ns / NSEC_PER_MSEC), waiter);
-	printk("rcu: \t(detected by %d, g=%ld, q=%lu, timeout %d s)\n",
-	       smp_processor_id(), (long)READ_ONCE(rcu_state.gp_seq),
-	       READ_ONCE(rcu_state.qs_mask), rcu_stall_timeout_s);
+	cpumask_format(q, sizeof(q), &rcu_state.qs_mask);
+	printk("rcu: \t(detected by %d, g=%ld, q=%s, timeout %d s)\n",
+	       smp_processor_id(), (long)READ_ONCE(rcu_state.gp_seq), q, rcu_stall_timeout_s);
 	if (cpu == smp_processor_id())
 		dump_stack();
 	else if (!cpu_online(cpu))
@@ -48,7 +49,7 @@ static u64 stalled_for(int cpu, u64 now, const char **waiter)
 	u64 since = max(sched_last_switch_ns(cpu), READ_ONCE(rcu_state.gp_start_ns));
 	unsigned long gp = READ_ONCE(rcu_state.gp_seq);
 
-	if ((gp & 1) && (READ_ONCE(rcu_state.qs_mask) & (1UL << cpu)) && now > since) {
+	if ((gp & 1) && cpumask_test_cpu(cpu, &rcu_state.qs_mask) && now > since) {
 		*waiter = "a grace period (call_rcu)";
 		return now - since;
 	}

@@ -2,7 +2,8 @@
  * make bench, the update side:
  *
  *  - bench_update_latency: synchronize_rcu() (the article's run_on tour)
- *    against the CPU count, next to what it is made of -- one run_on()
+ *    and synchronize_rcu_expedited() (every CPU asked at once)
+ *    against the CPU count, next to what the tour is made of -- one run_on()
  *    hop, one context switch -- and an IPI round trip, the floor of any
  *    design that has to hear from every CPU; and the latency of a grace
  *    period driven by the context-switch hook (call_rcu() and wait for
@@ -19,10 +20,11 @@
 #define SYNC_ROUNDS	20
 #define GP_ROUNDS	20
 
-enum bench_op { OP_HOP, OP_CTXSW, OP_IPI, OP_SYNC, OP_GP, OP_NR };
+enum bench_op { OP_HOP, OP_CTXSW, OP_IPI, OP_SYNC, OP_EXP, OP_GP, OP_NR };
 static const char *const op_names[OP_NR] = {
 	[OP_HOP] = "run_on_hop", [OP_CTXSW] = "context_switch", [OP_IPI] = "ipi_round_trip",
-	[OP_SYNC] = "synchronize_rcu", [OP_GP] = "call_rcu_gp",
+	[OP_SYNC] = "synchronize_rcu", [OP_EXP] = "synchronize_rcu_expedited",
+	[OP_GP] = "call_rcu_gp",
 };
 
 /*
@@ -113,6 +115,16 @@ static u64 measure_sync(u64 *ops)
 	return ktime_get_ns() - t0;
 }
 
+static u64 measure_exp(u64 *ops)
+{
+	u64 t0 = ktime_get_ns();
+
+	for (int i = 0; i < SYNC_ROUNDS; i++)
+		synchronize_rcu_expedited();
+	*ops = SYNC_ROUNDS;
+	return ktime_get_ns() - t0;
+}
+
 /* A grace period from the context-switch hook: call_rcu() and wait for the callback. */
 struct gp_waiter {
 	struct rcu_head rh;
@@ -162,6 +174,7 @@ KBENCH(bench_update_latency)
 					ns = measure_ipi(&ops);
 					break;
 				case OP_SYNC:	ns = measure_sync(&ops); break;
+				case OP_EXP:	ns = measure_exp(&ops); break;
 				default:	ns = measure_gp(&ops); break;
 				}
 				KEXPECT(ops > 0);

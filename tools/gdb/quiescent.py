@@ -11,7 +11,7 @@
 #                synchronize_rcu() tours, stall timeout
 #   qtask PID    one task (a pid or a name): state, saved stack pointer, backtrace
 #
-# Everything is read from the kernel's own variables (cpus[], online_mask,
+# Everything is read from the kernel's own variables (cpus[], __cpu_online_mask,
 # runqueues[], all_tasks, rcu_state, rcu_data[]), so the commands work on
 # both architectures; only qtask's backtrace of a switched-out task needs to
 # know where arch_switch_to() left the frame pointer and return address.
@@ -95,16 +95,27 @@ def task_label(t):
     return f"{comm(t)} (pid {int(t['pid'])})"
 
 
+def cpumask_int(m):
+    """A struct cpumask (an array of unsigned long words) as one integer."""
+    bits = m["bits"]
+    n = bits.type.range()[1] + 1
+    return sum(int(bits[i]) << (64 * i) for i in range(n))
+
+
+def online_mask():
+    return cpumask_int(var("__cpu_online_mask"))
+
+
 def online_cpus():
-    mask = int(var("online_mask"))
+    mask = online_mask()
     ncpus = var("cpus").type.range()[1] + 1
     return [c for c in range(ncpus) if mask & (1 << c)]
 
 
 def require_kernel():
     """Stop with a hint while the kernel has not set itself up yet."""
-    if int(var("online_mask")) == 0:
-        raise gdb.GdbError("the kernel has not started yet (online_mask is 0): "
+    if online_mask() == 0:
+        raise gdb.GdbError("the kernel has not started yet (cpu_online_mask is empty): "
                            "stop later, e.g. hbreak kmain or hbreak synchronize_rcu, "
                            "then continue")
 
@@ -188,7 +199,7 @@ context switches, queued tasks, and the gdb thread that is this CPU.
         here = selected_cpu()
         online = online_cpus()
         print(f"{len(online)} CPUs online (nr_cpu_ids {int(var('nr_cpu_ids'))}, "
-              f"online_mask {int(var('online_mask')):#x}); "
+              f"cpu_online_mask {online_mask():#x}); "
               f"gdb is on CPU{here} (thread {gdb.selected_thread().num})")
         print("  CPU  thread  current task             state    switches  queued  "
               "ticks  ipis  idle/busy")
@@ -324,12 +335,12 @@ they are shown signed, as (long) in the kernel reads them."""
         require_kernel()
         s = var("rcu_state")
         seq = signed_long(s["gp_seq"])		# starts below the wrap: -600 at boot
-        mask = int(s["qs_mask"])
+        mask = cpumask_int(s["qs_mask"])
         running = seq & 1
         print(f"call_rcu() grace period {seq >> 1}: "
               f"{'in progress' if running else 'none in progress'} (gp_seq {seq})"
               + (f", started at {int(s['gp_start_ns']) / 1e6:.3f} ms" if running else ""))
-        owe = [f"CPU{c}" for c in range(64) if mask & (1 << c)]
+        owe = [f"CPU{c}" for c in range(mask.bit_length()) if mask & (1 << c)]
         print(f"CPUs that still owe a quiescent state: "
               f"{' '.join(owe) if owe else 'none'} (qs_mask {mask:#x})")
         print(f"another grace period needed when this one ends: "

@@ -29,12 +29,13 @@ STRUCT_TITLES = {
     "hash": "1024-bucket hash table (1024 elements)",
 }
 UPDATE_OPS = ["run_on_hop", "context_switch", "ipi_round_trip", "synchronize_rcu",
-              "call_rcu_gp"]
+              "synchronize_rcu_expedited", "call_rcu_gp"]
 UPDATE_TITLES = {
     "run_on_hop": "one run_on() hop",
     "context_switch": "one context switch",
     "ipi_round_trip": "one IPI round trip",
     "synchronize_rcu": "synchronize_rcu()",
+    "synchronize_rcu_expedited": "synchronize_rcu_expedited()",
     "call_rcu_gp": "call_rcu() grace period (wait for the callback)",
 }
 
@@ -404,6 +405,7 @@ def plot(rows, outdir, ctx):
     if up:
         fig, ax = plt.subplots(figsize=(8, 5.5))
         styles = {"synchronize_rcu": ("tab:red", "o"), "call_rcu_gp": ("tab:orange", "s"),
+                  "synchronize_rcu_expedited": ("tab:cyan", "P"),
                   "run_on_hop": ("tab:blue", "^"), "ipi_round_trip": ("tab:green", "v"),
                   "context_switch": ("tab:gray", "D")}
         for op in UPDATE_OPS:

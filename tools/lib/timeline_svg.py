@@ -21,6 +21,7 @@ C_BAD = "#d62728"	# violation
 C_TOUR = "#2a9d3a"	# synchronize_rcu() tour
 C_LATE_HOP = "#e7298a"	# a hop that waited for a later reader
 C_ASYNC = "#8e44ad"	# asynchronous grace period
+C_EXP = "#0e8f8f"	# synchronize_rcu_expedited()
 C_UPD = "#7f7f7f"	# updater-side window
 C_SWITCH = "#555555"
 C_MARK = "#333333"
@@ -218,7 +219,7 @@ class Frame:
 
 
 def span_colour(w):
-    return {"tour": C_TOUR, "async": C_ASYNC}.get(w.kind, C_UPD)
+    return {"tour": C_TOUR, "exp": C_EXP, "async": C_ASYNC}.get(w.kind, C_UPD)
 
 
 # ---------------------------------------------------------------- spans
@@ -356,7 +357,7 @@ def place_marks(f, model):
 
 def draw_lanes(c, f, model):
     """One lane per CPU, named with the updater and the readers that ran there."""
-    updater_pids = {w.pid for w in model.waits if w.kind in ("tour", "removal")}
+    updater_pids = {w.pid for w in model.waits if w.kind in ("tour", "exp", "removal")}
     for cpu in range(f.ncpu):
         y = f.lane_y(cpu)
         c.rect(f.left, y, f.plot_w, f.LANE_H, "#f4f4f4" if cpu % 2 == 0 else "#fbfbfb")
@@ -364,7 +365,7 @@ def draw_lanes(c, f, model):
         pids = sorted({r.pid for r in model.readers if r.cpu == cpu and
                        f.visible(r.start or f.t0, r.end or f.t1)})
         who = []
-        if any(w.cpu == cpu for w in model.waits if w.kind in ("tour", "removal")):
+        if any(w.cpu == cpu for w in model.waits if w.kind in ("tour", "exp", "removal")):
             who.append("updater: pid " + ",".join(str(p) for p in sorted(updater_pids)))
         if pids:
             who.append("readers: pid " + ",".join(str(p) for p in pids[:3]))
@@ -381,9 +382,9 @@ def draw_ticks(c, f, model, gps):
             c.line(f.X(e.ns), y + f.LANE_H - 11, f.X(e.ns), y + f.LANE_H - 2, C_SWITCH, sw=1.2)
     for w in gps:
         for ns, cpu in w.qs:
-            if f.t0 <= ns <= f.t1:
+            if f.t0 <= ns <= f.t1 and cpu < f.ncpu:
                 y = f.lane_y(cpu)
-                c.line(f.X(ns), y + 2, f.X(ns), y + 13, C_ASYNC, sw=2)
+                c.line(f.X(ns), y + 2, f.X(ns), y + 13, span_colour(w), sw=2)
 
 
 def reader_colour(r, drawn_pre, drawn_later):
@@ -467,6 +468,8 @@ LEGEND = [
                         "started): the tour is sequential, call_rcu()'s is not"),
     ("span", C_ASYNC, "call_rcu()'s grace period (gp_start..gp_end); top ticks: "
                       "quiescent states reported"),
+    ("span", C_EXP, "synchronize_rcu_expedited() (exp_begin..exp_end): every CPU asked "
+                    "at once; top ticks: each CPU's report"),
     ("tick", C_SWITCH, "context switch (bottom ticks); italic labels: trace_mark()"),
 ]
 LEGEND_UPDATER = ("span", C_UPD, "updater's window, list_del_rcu..kfree or "

@@ -21,7 +21,7 @@ INTERLEAVED_RE = re.compile(r"T \d+ \d+ \d+ [a-z_]")
 
 EVENTS = {"read_lock", "read_unlock", "switch", "qs", "hop", "sync_begin", "sync_end",
           "gp_start", "gp_end", "cb_queue", "cb_invoke", "publish", "unpublish", "mark",
-          "hop_queue"}
+          "hop_queue", "exp_begin", "exp_end", "exp_qs"}
 
 
 # --------------------------------------------------------------------------
@@ -139,7 +139,7 @@ class Reader:
 @dataclass
 class Wait:
     """Something that must outlast its pre-existing readers."""
-    kind: str			# tour | async | removal | callback
+    kind: str			# tour | exp | async | removal | callback
     number: int
     start: int
     end: int = None		# None: had not ended when the recording stopped
@@ -159,11 +159,12 @@ class Wait:
 
     @property
     def is_gp(self):
-        return self.kind in ("tour", "async")
+        return self.kind in ("tour", "exp", "async")
 
     @property
     def label(self):
         return {"tour": f"synchronize_rcu() tour {self.number}",
+                "exp": f"synchronize_rcu_expedited() {self.number}",
                 "async": f"call_rcu() grace period {self.number}",
                 "removal": f"removal {self.number} (unpublish..kfree)",
                 "callback": f"callback {self.number} (cb_queue..cb_invoke)"}[self.kind]
@@ -171,6 +172,7 @@ class Wait:
     @property
     def short(self):
         return {"tour": f"synchronize_rcu() #{self.number}",
+                "exp": f"expedited #{self.number}",
                 "async": f"grace period gp={self.number}",
                 "removal": f"list_del_rcu..kfree #{self.number}",
                 "callback": f"call_rcu..callback #{self.number}"}[self.kind]
@@ -210,6 +212,7 @@ def build(trace):
     cpu_first = {}
     open_tour = {}		# tour number -> Wait
     open_gp = None
+    open_exp = None
     open_cb = {}		# ptr -> Wait
     hop_queued = {}		# (pid, target cpu) -> ns of its hop_queue
     removals_open = {}		# pid -> [Wait] waiting for a "mark kfree"
@@ -243,6 +246,16 @@ def build(trace):
             w = open_tour.pop(e.args.get("tour", 0), None)
             if w:
                 w.end, w.end_cpu = e.ns, e.cpu
+        elif e.name == "exp_begin":
+            open_exp = Wait("exp", e.args.get("exp", 0), e.ns, cpu=e.cpu, pid=e.pid)
+            waits.append(open_exp)
+        elif e.name == "exp_end":
+            if open_exp:	# one at a time (a mutex): exp_end closes the open one
+                open_exp.end, open_exp.end_cpu = e.ns, e.cpu
+                open_exp = None
+        elif e.name == "exp_qs":
+            if open_exp:	# drawn on the lane of the CPU reported for
+                open_exp.qs.append((e.ns, e.args.get("cpu", e.cpu)))
         elif e.name == "hop_queue":
             hop_queued[(e.args.get("pid"), e.args.get("cpu"))] = e.ns
         elif e.name == "hop":
@@ -330,6 +343,7 @@ def summary(model, log):
     t = model.trace
     gps = [w for w in model.gps if w.end is not None]
     tours = [w for w in gps if w.kind == "tour"]
+    exps = [w for w in gps if w.kind == "exp"]
     upd = [w for w in model.waits if not w.is_gp and w.end is not None]
     span = (t.events[-1].ns - t.events[0].ns) if t.events else 0
     out = [f"timeline: {log}: {count(len(t.events), 'event')} on {count(t.cpus, 'CPU')} over "
@@ -342,7 +356,7 @@ def summary(model, log):
     if len(t.malformed) > 5:
         out.append(f"  warning: and {len(t.malformed) - 5} more lines that are not events")
     out.append(f"  grace periods:                      {len(gps)} ({len(tours)} synchronize_rcu() "
-               f"tours, {len(gps) - len(tours)} asynchronous)")
+               f"tours, {len(exps)} expedited, {len(gps) - len(tours) - len(exps)} asynchronous)")
     out.append(f"  readers (read-side critical sections): {len(model.readers)}")
     out.append(f"  pre-existing readers waited for:    "
                f"{sum(len(w.pre) - len(w.violators) for w in gps)}")

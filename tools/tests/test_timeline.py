@@ -157,6 +157,27 @@ class Model(unittest.TestCase):
         self.assertEqual(len(m.violations), 2)
         self.assertTrue(all(r.end is None for _, r in m.violations))
 
+    def test_expedited_grace_period_and_its_violation(self):
+        # synchronize_rcu_expedited() from 10 to 20 ms on CPU0: CPU1's reader
+        # 5..12 is pre-existing and ends in time; one ending at 25 violates.
+        ok = ["5 1 7 read_lock", "10 0 5 exp_begin exp=4", "10.1 0 5 exp_qs cpu=0",
+              "12 1 7 read_unlock", "12.5 1 7 exp_qs cpu=1", "15 1 7 read_lock",
+              "20 0 5 exp_end exp=4", "22 1 7 read_unlock"]
+        m = model_of(ok)
+        exp = [w for w in m.waits if w.kind == "exp"]
+        self.assertEqual(len(exp), 1)
+        w = exp[0]
+        self.assertEqual((w.number, w.start, w.end), (4, 10 * MS, 20 * MS))
+        self.assertEqual(w.qs, [(int(10.1 * MS), 0), (int(12.5 * MS), 1)])
+        self.assertEqual([r.start // MS for r in w.pre], [5])
+        self.assertEqual(m.violations, [])
+        self.assertIn("1 expedited", trace_parse.summary(m, "log"))
+        bad = [l.replace("12 1 7 read_unlock", "25 1 7 read_unlock") for l in ok
+               if l not in ("15 1 7 read_lock", "22 1 7 read_unlock")]
+        bad.sort(key=lambda l: float(l.split()[0]))
+        m = model_of(bad)
+        self.assertEqual([w.kind for w, _ in m.violations], ["exp"])
+
     def test_no_wait_fault_injection(self):
         # rcu.inject=no_wait: no tour, kfree right after the removal, and a
         # callback invoked at once, while readers run on CPU1 and CPU2.
@@ -256,6 +277,7 @@ class Picture(unittest.TestCase):
         root = ET.fromstring(svg)
         self.assertTrue(root.tag.endswith("svg"))
         for s in ("CPU0", "CPU3", "synchronize_rcu() #1", "kfree", "pre-existing reader",
+                  "synchronize_rcu_expedited()",
                   "later reader", "time (ms since boot)", timeline_svg.C_PRE, timeline_svg.C_LATER):
             self.assertIn(s, svg)
 

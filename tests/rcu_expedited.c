@@ -1,0 +1,131 @@
+/*
+ * synchronize_rcu_expedited(): the guarantee of synchronize_rcu(), asked
+ * of every CPU at once.  A reader held on every other CPU, each inside
+ * rcu_read_lock() in a task (so the expedited IPI interrupts a reader):
+ * the call must not return, and no CPU may be reported, while any of
+ * them holds.  The readers hold until the grace period provably waits
+ * for them alone (its mask holds only their CPUs, and its IPI has found
+ * each of them running), then let go: a broken
+ * expedited grace period is caught every time, a correct one costs one
+ * context switch per CPU.  The article's examples and rcutorture use it
+ * too (tests/rcu_article_2_examples.c, tests/rcutorture.c).
+ */
+#include "rcu_window.h"
+
+static struct {
+	struct cpumask holding;		/* CPUs whose reader is inside */
+	unsigned long exp0;		/* expedited grace periods started before */
+	int go;
+	atomic_t entered;
+	atomic_t left;
+	atomic_t reported_early;	/* a reader saw its CPU reported while it held */
+	atomic_t ended_early;		/* a reader saw the grace period end while it held */
+	atomic_t hung;
+} ex;
+
+/*
+ * Does the expedited grace period that began after exp0 wait only for
+ * holders, and has its IPI reached our CPU and found us running (so that
+ * a broken handler has had its chance to report us)?
+ */
+static bool exp_waits_for_holders_only(const struct rcu_stats *s, int me)
+{
+	struct cpumask others;
+
+	cpumask_andnot(&others, &s->exp_mask, &ex.holding);
+	return s->exp_started != ex.exp0 && s->exp_completed == ex.exp0 &&
+	       cpumask_empty(&others) && cpumask_test_cpu(me, &s->exp_noted);
+}
+
+static int exp_reader(void *arg)
+{
+	int me = smp_processor_id();
+	struct rcu_stats s;
+	u64 t0 = ktime_get_ns();
+
+	(void)arg;
+	rcu_read_lock();
+	cpumask_set_cpu(me, &ex.holding);
+	/* The updater starts only when every reader is inside. */
+	atomic_inc(&ex.entered);
+	for (;;) {
+		rcu_get_stats(&s);
+		if (s.exp_completed != ex.exp0) {
+			atomic_inc(&ex.ended_early);	/* it began after us: it must wait */
+			break;
+		}
+		if (s.exp_started != ex.exp0 && !cpumask_test_cpu(me, &s.exp_mask)) {
+			atomic_inc(&ex.reported_early);
+			break;
+		}
+		if (exp_waits_for_holders_only(&s, me))
+			break;
+		if (!win_budget_left(t0)) {
+			atomic_inc(&ex.hung);
+			break;
+		}
+		udelay(2);
+	}
+	cpumask_clear_cpu(me, &ex.holding);
+	rcu_read_unlock();
+	atomic_inc(&ex.left);
+	return 0;
+}
+
+KTEST(synchronize_rcu_expedited_waits_for_held_readers_on_every_cpu)
+{
+	struct task_struct *t[NR_CPUS];
+	int cpus[NR_CPUS], n, me;
+	struct rcu_stats s;
+
+	if (num_online_cpus() < 2)
+		KTEST_SKIP("needs two CPUs: on one, no reader runs while the updater waits");
+	run_on(0);
+	me = smp_processor_id();
+	memset(&ex, 0, sizeof(ex));
+	rcu_get_stats(&s);
+	ex.exp0 = s.exp_started;
+	KASSERT(s.exp_completed == s.exp_started);
+	n = 0;
+	for (int cpu = cpumask_first(cpu_online_mask); cpu < NR_CPUS;
+	     cpu = cpumask_next(cpu, cpu_online_mask))
+		if (cpu != me)
+			cpus[n++] = cpu;
+	for (int i = 0; i < n; i++)
+		t[i] = kthread_run_on_cpu(exp_reader, NULL, cpus[i], "exp_reader");
+	KEXPECT(WIN_WAIT(atomic_read(&ex.entered) == n));
+	synchronize_rcu_expedited();
+	/* Every reader began before the call: each has left. */
+	KEXPECT_EQ(atomic_read(&ex.left), n);
+	for (int i = 0; i < n; i++)
+		if (t[i])
+			kthread_stop(t[i]);
+	KEXPECT_EQ(atomic_read(&ex.reported_early), 0);
+	KEXPECT_EQ(atomic_read(&ex.ended_early), 0);
+	KEXPECT_EQ(atomic_read(&ex.hung), 0);
+	rcu_get_stats(&s);
+	KEXPECT_EQ(s.exp_completed, ex.exp0 + 1);
+	KEXPECT(cpumask_empty(&s.exp_mask));
+}
+
+/* With every other CPU idle it ends at once: nothing to wait for, on any CPU. */
+KTEST(synchronize_rcu_expedited_with_idle_cpus_and_back_to_back)
+{
+	struct rcu_stats s0, s1;
+
+	rcu_get_stats(&s0);
+	for (int i = 0; i < 20; i++)
+		synchronize_rcu_expedited();
+	rcu_get_stats(&s1);
+	KEXPECT_EQ(s1.exp_completed - s0.exp_completed, 20);
+	KEXPECT_EQ(s1.exp_started, s1.exp_completed);
+}
+
+/* A cookie taken before the call is complete once it returns (the polled API's numbering). */
+KTEST(synchronize_rcu_expedited_completes_a_polled_cookie)
+{
+	unsigned long cookie = get_state_synchronize_rcu();
+
+	synchronize_rcu_expedited();
+	KEXPECT(poll_state_synchronize_rcu(cookie));
+}
