@@ -26,6 +26,15 @@ void arch_early_init(void *boot_info);
 void arch_init(void);
 /* Starts CPU `cpu` at ap_main() on `stack`; false if it did not come up. */
 bool arch_start_cpu(int cpu, void *stack_top);
+/*
+ * CPU hotplug.  arch_cpu_die(): the CPU going down stops itself, its timer
+ * first, with interrupts off (x86-64: says it is dead, then halts, again
+ * after any NMI; AArch64: PSCI CPU_OFF).  arch_cpu_is_dead(cpu), from
+ * another CPU: true once cpu is stopped (AArch64: PSCI AFFINITY_INFO says
+ * off), so its stack may be reused and arch_start_cpu() may start it again.
+ */
+void arch_cpu_die(int cpu) __attribute__((noreturn));
+bool arch_cpu_is_dead(int cpu);
 /* Per-CPU set-up, run by every CPU (boot CPU included) on itself. */
 void arch_cpu_init(int cpu);
 /*

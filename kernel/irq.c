@@ -20,9 +20,11 @@ bool irq_work_queue_on(struct irq_work *work, int cpu)
 {
 	struct irq_work *none = NULL;
 
-	if (!cpu_online(cpu) || (!work->lazy && cpu == smp_processor_id()))
-		panic("BUG: irq_work_queue_on(CPU%d) from CPU%d: offline, or an IPI to itself",
+	if (cpu < 0 || cpu >= NR_CPUS || (!work->lazy && cpu == smp_processor_id()))
+		panic("BUG: irq_work_queue_on(CPU%d) from CPU%d: no such CPU, or an IPI to itself",
 		      cpu, smp_processor_id());
+	if (!cpu_online(cpu))
+		return false;	/* down: no interrupt runs there */
 	/*
 	 * [irq_work_release] pairs [irq_work_acquire]: the caller's stores
 	 * (what func reads) are visible before the slot holds work, or func

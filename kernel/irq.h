@@ -21,6 +21,8 @@ void irq_ipi(int kind);
  * kind at a time: returns false if that slot is taken (try again).  For
  * tests that need RCU readers inside interrupt handlers; func must not
  * sleep.  An IPI to the calling CPU itself is refused (panic): use lazy.
+ * An offline CPU takes no work (false); work queued just before its CPU
+ * went down runs when that CPU comes back online.
  */
 struct irq_work {
 	void (*func)(struct irq_work *work);

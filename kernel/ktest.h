@@ -16,6 +16,7 @@
 #define KERNEL_KTEST_H
 
 #include "kernel.h"
+#include "cpu.h"		/* CPU hotplug: remove_cpu(), add_cpu() */
 #include "workers.h"
 #include "random.h"
 

@@ -7,6 +7,7 @@
  *
  * monitor_exec() runs one line and is what the tests call.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include "kernel.h"
 #include "ktest.h"
@@ -36,11 +37,15 @@ static enum monitor_result cmd_cpus(int argc, char **argv)
 	int cpu;
 
 	(void)argc, (void)argv;
-	printk("%d CPUs online\n", num_online_cpus());
-	for_each_online_cpu(cpu) {
+	printk("%d CPUs online, %d offline\n", num_online_cpus(), nr_cpu_ids - num_online_cpus());
+	for_each_possible_cpu(cpu) {
 		struct task_struct *t = sched_curr(cpu);
 		const char *state;
 
+		if (!cpu_online(cpu)) {
+			printk("CPU%d: offline (cpu on %d brings it back)\n", cpu, cpu);
+			continue;
+		}
 		if (!sched_cpu_idle(cpu))
 			state = "busy";
 		else if (rcu_cpu_in_eqs(cpu))
@@ -54,6 +59,52 @@ static enum monitor_result cmd_cpus(int argc, char **argv)
 		       (unsigned long long)cpus[cpu].ticks, (unsigned long long)cpus[cpu].ipis);
 	}
 	return MON_OK;
+}
+
+/* A CPU number from the monitor's line, or -1 after saying what is wrong. */
+static long parse_cpu(const char *cmd, const char *arg)
+{
+	char *end;
+	long cpu = strtol(arg, &end, 10);
+
+	if (!*arg || *end || cpu < 0) {
+		printk("%s: '%s' is not a CPU number\n", cmd, arg);
+		return -1;
+	}
+	if (cpu >= nr_cpu_ids) {
+		printk("%s: no CPU%s: this machine has CPUs 0 to %d\n", cmd, arg, nr_cpu_ids - 1);
+		return -1;
+	}
+	return cpu;
+}
+
+/* cpu off N, cpu on N: remove_cpu()/add_cpu(), with what went wrong said plainly. */
+static enum monitor_result cmd_cpu(int argc, char **argv)
+{
+	long cpu;
+	int ret;
+
+	if (argc != 3 || (strcmp(argv[1], "off") && strcmp(argv[1], "on")))
+		return usage("cpu", "needs off N or on N, e.g. cpu off 1");
+	cpu = parse_cpu("cpu", argv[2]);
+	if (cpu < 0)
+		return MON_ERROR;
+	if (!strcmp(argv[1], "off")) {
+		ret = remove_cpu(cpu);
+		if (ret == -EPERM)
+			printk("cpu: CPU%ld is the boot CPU: it cannot go offline\n", cpu);
+		else if (ret == 1)
+			printk("cpu: CPU%ld is already offline\n", cpu);
+	} else {
+		ret = add_cpu(cpu);
+		if (ret == 1)
+			printk("cpu: CPU%ld is already online\n", cpu);
+		else if (ret == -EIO)
+			printk("cpu: CPU%ld did not come up\n", cpu);
+	}
+	if (ret < 0 && ret != -EPERM && ret != -EIO)
+		printk("cpu: %s %ld failed: error %d\n", argv[1], cpu, ret);
+	return ret ? MON_ERROR : MON_OK;
 }
 
 static void show_task(struct task_struct *t, void *arg)
@@ -215,7 +266,8 @@ static enum monitor_result cmd_halt(int argc, char **argv)
 
 static const struct command commands[] = {
 	{ "help", "", "this list", cmd_help },
-	{ "cpus", "", "online CPUs: current task, switches, idle or busy", cmd_cpus },
+	{ "cpus", "", "each CPU: current task, switches, idle, busy or offline", cmd_cpus },
+	{ "cpu", "off|on N", "take CPU N offline or bring it back", cmd_cpu },
 	{ "ps", "", "each CPU's run queue and current task; every task", cmd_ps },
 	{ "rcu", "", "call_rcu() grace period, synchronize_rcu() tours, callbacks", cmd_rcu },
 	{ "demo", "[NAME|list|all]", "play a demo (no name: list them)", cmd_demo },

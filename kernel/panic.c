@@ -68,19 +68,33 @@ void dump_stack(void)
 	dump_backtrace(0, arch_current_fp());
 }
 
-/* Interrupts the other CPUs and waits (bounded) until they say they stopped. */
+/*
+ * Interrupts the other CPUs and waits (bounded) until they say they
+ * stopped.  Offline CPUs are skipped (they run nothing), and one that goes
+ * offline meanwhile is no longer waited for: it stops on its own.
+ */
 static void stop_other_cpus(void)
 {
+	static bool sent[NR_CPUS];	/* (only the first CPU to panic gets here) */
 	int cpu, others = 0;
 	u64 end;
 
 	for_each_online_cpu(cpu) {
-		if (cpu != smp_processor_id() && arch_send_nmi(cpu))
+		if (cpu != smp_processor_id() && arch_send_nmi(cpu)) {
 			others++;
+			sent[cpu] = true;
+		}
 	}
 	end = ktime_get_ns() + STOP_WAIT_NS;
-	while (atomic_read(&cpus_stopped) < others && ktime_get_ns() < end)
+	while (atomic_read(&cpus_stopped) < others && ktime_get_ns() < end) {
+		for (cpu = 0; cpu < NR_CPUS; cpu++) {
+			if (sent[cpu] && !cpu_online(cpu)) {
+				sent[cpu] = false;
+				others--;	/* it went down: nothing to stop */
+			}
+		}
 		cpu_relax();
+	}
 	if (atomic_read(&cpus_stopped) < others)
 		printk("panic: %d of %d other CPUs did not stop\n",
 		       others - atomic_read(&cpus_stopped), others);
@@ -179,9 +193,10 @@ bool trigger_cpu_backtrace(int cpu)
 	 * request's leftover and print nothing.
 	 */
 	smp_mb();
-	if (!arch_send_nmi(cpu))
+	if (!cpu_online(cpu) || !arch_send_nmi(cpu))
 		return false;
-	while (READ_ONCE(backtrace_wanted[cpu]) && ktime_get_ns() < end)
+	/* (a CPU that goes offline meanwhile will not answer: stop waiting) */
+	while (READ_ONCE(backtrace_wanted[cpu]) && cpu_online(cpu) && ktime_get_ns() < end)
 		cpu_relax();
 	return !READ_ONCE(backtrace_wanted[cpu]);
 }

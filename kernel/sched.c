@@ -12,6 +12,8 @@
  */
 #include "kernel.h"
 #include "sched.h"
+#include "cpu.h"
+#include <errno.h>
 
 struct rq {
 	spinlock_t lock;
@@ -24,6 +26,8 @@ struct rq {
 	u64 nr_switches;
 	u64 last_switch_ns;
 	bool unannounced;		/* queued by this CPU while idle: no IPI says so */
+	bool dying;			/* remove_cpu(): its idle task takes it down */
+	bool offline;			/* down: tasks go elsewhere, per-CPU threads park */
 	unsigned long halts_with_work;	/* checking build: halted with `unannounced` set */
 };
 
@@ -52,6 +56,8 @@ static void init_idle(int cpu)
 {
 	struct task_struct *idle = &idle_tasks[cpu];
 	struct rq *rq = &runqueues[cpu];
+	bool again = idle->comm[0] != '\0';	/* a CPU coming back online */
+	unsigned long flags;
 
 	idle->state = TASK_RUNNING;
 	idle->cpu = cpu;
@@ -60,11 +66,31 @@ static void init_idle(int cpu)
 	snprintf(idle->comm, sizeof(idle->comm), "swapper/%d", cpu);
 	arch_fpu_init(idle->fpu);
 	init_completion(&idle->exited);
+	spin_lock_irqsave(&rq->lock, flags);
 	rq->idle = rq->curr = idle;
+	rq->prev = NULL;
 	rq->last_switch_ns = ktime_get_ns();
+	rq->dying = rq->offline = false;	/* tasks may be queued here again */
+	spin_unlock_irqrestore(&rq->lock, flags);
 	cpus[cpu].curr_task = idle;
 	cpus[cpu].task_name = idle->comm;
-	add_to_task_list(idle);
+	if (!again)
+		add_to_task_list(idle);
+}
+
+/*
+ * Where a task goes when its CPU is going down or down: the next CPU that
+ * is online and not going down (the boot CPU never goes, so there is one).
+ */
+static int fallback_cpu(int from)
+{
+	for (int i = 1; i <= NR_CPUS; i++) {
+		int cpu = (from + i) % NR_CPUS;
+
+		if (cpu_online(cpu) && !READ_ONCE(runqueues[cpu].dying))
+			return cpu;
+	}
+	return 0;
 }
 
 void sched_init(void)
@@ -128,11 +154,26 @@ static bool enqueue_locked(struct rq *rq, struct task_struct *t, int cpu)
 
 static void enqueue_on(struct task_struct *t, int cpu)
 {
-	struct rq *rq = &runqueues[cpu];
+	struct rq *rq;
 	unsigned long flags;
 	bool kick;
 
-	spin_lock_irqsave(&rq->lock, flags);
+	for (;;) {
+		rq = &runqueues[cpu];
+		spin_lock_irqsave(&rq->lock, flags);
+		if (!rq->offline)
+			break;
+		if (t->per_cpu) {
+			/* Parked with its CPU: sched_cpu_unpark() wakes it. */
+			t->cpu = cpu;
+			t->state = TASK_BLOCKED;
+			t->park_wakeup = true;
+			spin_unlock_irqrestore(&rq->lock, flags);
+			return;
+		}
+		spin_unlock_irqrestore(&rq->lock, flags);
+		cpu = fallback_cpu(cpu);	/* it went down: somewhere else */
+	}
 	kick = enqueue_locked(rq, t, cpu);
 	spin_unlock_irqrestore(&rq->lock, flags);
 	if (kick)
@@ -170,6 +211,17 @@ static struct task_struct *pick_next(struct rq *rq)
 	struct task_struct *next;
 
 	rq->unannounced = false;	/* the queue is being served */
+	if (rq->dying) {
+		/* Going down: only per-CPU threads run; sched_cpu_dying() sends the rest on. */
+		list_for_each_entry(next, &rq->queue, run_node) {
+			if (next->per_cpu) {
+				list_del(&next->run_node);
+				rq->nr_queued--;
+				return next;
+			}
+		}
+		return rq->idle;
+	}
 	if (list_empty(&rq->queue))
 		return rq->idle;
 	next = list_first_entry(&rq->queue, struct task_struct, run_node);
@@ -195,8 +247,9 @@ static void __schedule(void)
 	rq = this_rq();
 	spin_lock(&rq->lock);
 	/*
-	 * [schedule_mb] pairs [schedule_mb]: a full barrier, as Linux has
-	 * after taking the run-queue lock (smp_mb__after_spinlock()).  Every
+	 * [schedule_mb] pairs [schedule_mb], [cpu_offline_mb]: a full
+	 * barrier, as Linux has after taking the run-queue lock
+	 * (smp_mb__after_spinlock()).  Every
 	 * access of the code that ran here before (an RCU reader's loads
 	 * included) is ordered before whatever the next task does, on this
 	 * CPU or -- through the lock hand-over in finish_task_switch() and
@@ -209,8 +262,13 @@ static void __schedule(void)
 	 */
 	smp_mb();
 	if (prev != rq->idle && prev->state == TASK_RUNNING && prev->migrate_to < 0) {
-		list_add_tail(&prev->run_node, &rq->queue);	/* round-robin: to the back */
-		rq->nr_queued++;
+		if (rq->dying && !prev->per_cpu) {
+			/* This CPU is going down: prev moves (finish_task_switch()). */
+			prev->migrate_to = fallback_cpu(smp_processor_id());
+		} else {
+			list_add_tail(&prev->run_node, &rq->queue);	/* round-robin: to the back */
+			rq->nr_queued++;
+		}
 	}
 	next = pick_next(rq);
 	if (next == prev) {
@@ -243,7 +301,8 @@ void schedule(void)
 void cond_resched(void)
 {
 	might_sleep_check("cond_resched");
-	if (READ_ONCE(this_rq()->nr_queued))
+	/* (on a CPU going down, yielding is how a task moves off it) */
+	if (READ_ONCE(this_rq()->nr_queued) || READ_ONCE(this_rq()->dying))
 		__schedule();
 	else
 		rcu_note_context_switch();	/* always a quiescent state */
@@ -283,6 +342,22 @@ bool wake_up_process(struct task_struct *t)
 	}
 	if (!list_empty(&t->sleep_node))
 		list_del_init(&t->sleep_node);
+	if (rq->offline) {
+		/*
+		 * t's CPU is down.  A per-CPU thread stays parked and runs
+		 * again when its CPU comes back (sched_cpu_unpark()); any
+		 * other task is claimed (running: another waker leaves it
+		 * alone) and goes to a CPU that is up.
+		 */
+		if (t->per_cpu)
+			t->park_wakeup = true;
+		else
+			t->state = TASK_RUNNING;
+		spin_unlock_irqrestore(&rq->lock, flags);
+		if (!t->per_cpu)
+			enqueue_on(t, fallback_cpu(cpu));
+		return true;
+	}
 	if (rq->curr == t)
 		t->state = TASK_RUNNING;	/* not switched out yet: schedule() keeps it */
 	else
@@ -293,19 +368,28 @@ bool wake_up_process(struct task_struct *t)
 	return true;
 }
 
-void run_on(int cpu)
+int run_on(int cpu)
 {
 	might_sleep_check("run_on");
 	if (!cpu_online(cpu))
-		panic("BUG: run_on(%d): CPU%d is not online", cpu, cpu);
+		return -ENODEV;
 	if (current == this_rq()->idle)
 		panic("BUG: run_on(%d) from an idle task", cpu);
+	if (current->per_cpu && cpu != smp_processor_id())
+		panic("BUG: run_on(%d) from per-CPU thread %s: it belongs on CPU%d", cpu,
+		      current->comm, smp_processor_id());
 	if (cpu != smp_processor_id())
 		current->migrate_to = cpu;
 	__schedule();
+	/*
+	 * cpu went down while we were queued there (or ran there): its idle
+	 * task sent us on after that CPU's last context switch
+	 * (sched_cpu_dying()), so no reader it ran before is still running.
+	 */
 	if (smp_processor_id() != cpu)
-		panic("BUG: run_on(%d) returned on CPU%d", cpu, smp_processor_id());
+		return -ENODEV;
 	trace_record(TR_HOP, cpu, 0);
+	return 0;
 }
 
 void msleep(unsigned int ms)
@@ -328,6 +412,42 @@ void msleep(unsigned int ms)
 	__schedule();
 }
 
+/*
+ * From the boot CPU's tick (it never goes down): the sleepers of CPUs that
+ * are down have no tick of their own.  Each due sleeper is claimed under
+ * its old queue's lock (running: a waker leaves it alone) and queued here;
+ * a per-CPU thread stays parked until its CPU comes back.
+ */
+static void wake_offline_sleepers(u64 now)
+{
+	struct task_struct *t, *n;
+
+	for (int cpu = 1; cpu < nr_cpu_ids; cpu++) {
+		struct rq *rq = &runqueues[cpu];
+		LIST_HEAD(due);
+
+		if (!READ_ONCE(rq->offline))
+			continue;
+		spin_lock(&rq->lock);
+		list_for_each_entry_safe(t, n, &rq->sleepers, sleep_node) {
+			if (!rq->offline || t->wake_at_ns > now || t->state != TASK_BLOCKED)
+				continue;
+			list_del_init(&t->sleep_node);
+			if (t->per_cpu) {
+				t->park_wakeup = true;
+				continue;
+			}
+			t->state = TASK_RUNNING;
+			list_add_tail(&t->run_node, &due);
+		}
+		spin_unlock(&rq->lock);
+		list_for_each_entry_safe(t, n, &due, run_node) {
+			list_del(&t->run_node);
+			enqueue_on(t, smp_processor_id());
+		}
+	}
+}
+
 /* From the timer tick: wakes this CPU's sleepers whose time has come. */
 void sched_tick(void)
 {
@@ -346,6 +466,8 @@ void sched_tick(void)
 		}
 	}
 	spin_unlock(&rq->lock);
+	if (smp_processor_id() == 0)
+		wake_offline_sleepers(now);
 }
 
 /*
@@ -359,6 +481,81 @@ static void note_halt(struct rq *rq)
 		WRITE_ONCE(rq->halts_with_work, rq->halts_with_work + 1);
 }
 
+/*
+ * remove_cpu() marked this CPU dying; its idle task takes it down.  From
+ * then on a task that yields here moves to another CPU (__schedule()), and
+ * only per-CPU threads are picked to run (pick_next()): we let them run
+ * until they block, and send every other queued task on to a CPU that
+ * stays (a run_on() to this CPU returns -ENODEV).  When the queue is
+ * empty we mark it offline under its lock: from then on a task queued or
+ * woken here goes to another CPU (enqueue_on(), wake_up_process()), and a
+ * per-CPU thread parks.  The idle task runs only once the task before it
+ * switched away, so every task we send on leaves after this CPU's last
+ * context switch with a reader in it: a synchronize_rcu() tour sent on
+ * has nothing more to wait for here.
+ */
+static void sched_cpu_dying(struct rq *rq)
+{
+	struct task_struct *t, *n;
+	unsigned long flags;
+	bool done;
+
+	do {
+		LIST_HEAD(leaving);
+
+		spin_lock_irqsave(&rq->lock, flags);
+		list_for_each_entry_safe(t, n, &rq->queue, run_node) {
+			if (!t->per_cpu) {
+				list_move_tail(&t->run_node, &leaving);
+				rq->nr_queued--;
+			}
+		}
+		done = !rq->nr_queued;
+		if (done)
+			rq->offline = true;
+		spin_unlock_irqrestore(&rq->lock, flags);
+		list_for_each_entry_safe(t, n, &leaving, run_node) {
+			list_del(&t->run_node);
+			enqueue_on(t, fallback_cpu(smp_processor_id()));
+		}
+		if (!done)
+			schedule();	/* a per-CPU thread runs until it blocks */
+	} while (!done);
+}
+
+/* remove_cpu(): the idle loop of cpu takes it down once it sees this. */
+void sched_cpu_set_dying(int cpu)
+{
+	struct rq *rq = &runqueues[cpu];
+	unsigned long flags;
+
+	spin_lock_irqsave(&rq->lock, flags);
+	rq->dying = true;
+	spin_unlock_irqrestore(&rq->lock, flags);
+	arch_send_ipi(cpu, IPI_RESCHEDULE);	/* wake its idle loop */
+}
+
+bool sched_cpu_dying_now(int cpu)
+{
+	return READ_ONCE(runqueues[cpu].dying);
+}
+
+static void unpark_one(struct task_struct *t, void *arg)
+{
+	int cpu = *(int *)arg;
+
+	if (t->per_cpu && t->cpu == cpu && READ_ONCE(t->park_wakeup)) {
+		WRITE_ONCE(t->park_wakeup, false);
+		wake_up_process(t);
+	}
+}
+
+/* add_cpu(): cpu is up again; its per-CPU threads woken meanwhile run now. */
+void sched_cpu_unpark(int cpu)
+{
+	for_each_task(unpark_one, &cpu);
+}
+
 /* The idle task: run what is queued, else halt until an interrupt. */
 void cpu_idle_loop(void)
 {
@@ -366,6 +563,11 @@ void cpu_idle_loop(void)
 
 	for (;;) {
 		local_irq_disable();
+		if (READ_ONCE(rq->dying)) {
+			local_irq_enable();
+			sched_cpu_dying(rq);
+			cpu_die();	/* kernel/hotplug.c: does not return */
+		}
 		if (READ_ONCE(rq->nr_queued)) {
 			local_irq_enable();
 			schedule();
@@ -417,8 +619,8 @@ static void __noreturn task_entry(void)
 	kthread_exit(t->threadfn(t->data));
 }
 
-struct task_struct *kthread_run_on_cpu(int (*fn)(void *data), void *data,
-				       unsigned int cpu, const char *name)
+static struct task_struct *kthread_create(int (*fn)(void *data), void *data,
+					  unsigned int cpu, const char *name, bool per_cpu)
 {
 	struct task_struct *t;
 
@@ -434,6 +636,7 @@ struct task_struct *kthread_run_on_cpu(int (*fn)(void *data), void *data,
 	}
 	t->threadfn = fn;
 	t->data = data;
+	t->per_cpu = per_cpu;
 	t->pid = atomic_inc_return_relaxed(&next_pid);	/* a name, orders nothing */
 	t->migrate_to = -1;
 	t->cpu = cpu;
@@ -447,6 +650,20 @@ struct task_struct *kthread_run_on_cpu(int (*fn)(void *data), void *data,
 	add_to_task_list(t);
 	enqueue_on(t, cpu);
 	return t;
+}
+
+/* A thread that starts on cpu and moves elsewhere if cpu goes down. */
+struct task_struct *kthread_run_on_cpu(int (*fn)(void *data), void *data,
+				       unsigned int cpu, const char *name)
+{
+	return kthread_create(fn, data, cpu, name, false);
+}
+
+/* A per-CPU thread (rcuc/N): parks while cpu is down, runs again when it is back. */
+struct task_struct *kthread_run_percpu(int (*fn)(void *data), void *data,
+				       unsigned int cpu, const char *name)
+{
+	return kthread_create(fn, data, cpu, name, true);
 }
 
 /*

@@ -46,6 +46,8 @@ struct task_struct {
 	u64 waiting_since_ns;		/* in wait_for_completion() since; 0: not */
 	u64 hung_reported_ns;		/* last hung-task report about it */
 	int migrate_to;			/* run_on() target, or -1 */
+	bool per_cpu;			/* parks while its CPU is down (rcuc/N) */
+	bool park_wakeup;		/* woken while parked: runs when its CPU is back */
 	int rcu_read_lock_nesting;	/* checking build: read-side depth */
 	void *rcu_callback;		/* checking build: the RCU callback running, or NULL */
 	int srcu_nesting;		/* checking build: entries in srcu_held */
@@ -77,11 +79,14 @@ void cpu_idle_loop(void) __noreturn;
 void schedule(void);
 void cond_resched(void);
 bool wake_up_process(struct task_struct *t);
-void run_on(int cpu);
+/* Runs the caller on cpu; 0, or -ENODEV if cpu is (or went) offline. */
+int run_on(int cpu);
 void msleep(unsigned int ms);
 
 /* Kernel threads with Linux's names. */
 struct task_struct *kthread_run_on_cpu(int (*fn)(void *data), void *data,
+				       unsigned int cpu, const char *name);
+struct task_struct *kthread_run_percpu(int (*fn)(void *data), void *data,
 				       unsigned int cpu, const char *name);
 bool kthread_should_stop(void);
 int kthread_stop(struct task_struct *t);
@@ -109,6 +114,10 @@ bool sched_cpu_idle(int cpu);
 unsigned long sched_idle_halts_with_work(void);
 u64 sched_oldest_waiter_ns(int cpu);
 void sched_tick(void);
+/* CPU hotplug (kernel/hotplug.c). */
+void sched_cpu_set_dying(int cpu);
+bool sched_cpu_dying_now(int cpu);
+void sched_cpu_unpark(int cpu);
 
 /* Calls for_each task under the task-list lock (it must not block). */
 void for_each_task(void (*fn)(struct task_struct *t, void *arg), void *arg);

@@ -4,6 +4,7 @@
  */
 #include "kernel.h"
 #include "irq.h"
+#include <errno.h>
 
 /* Once a CPU has arrived, how long its own set-up may take (a bug if longer). */
 #define CPU_SETUP_TIMEOUT_NS	(10 * NSEC_PER_SEC)
@@ -16,11 +17,13 @@ struct cpu cpus[NR_CPUS];
 int nr_cpu_ids = 1;
 struct cpumask __cpu_online_mask = { .bits = { 1 } };	/* the boot CPU */
 
+/* Called by the CPU itself, under rcu_state.lock (rcu_cpu_starting(), rcu_report_dead()). */
 void set_cpu_online(int cpu, bool online)
 {
 	if (cpu < 0 || cpu >= NR_CPUS)
 		panic("BUG: set_cpu_online(%d): CPUs are numbered 0 to %d", cpu, NR_CPUS - 1);
 	if (!online) {
+		/* Ordered by the full barrier before it ([cpu_offline_mb], rcu_report_dead()). */
 		cpumask_clear_cpu(cpu, &__cpu_online_mask);
 		return;
 	}
@@ -102,7 +105,7 @@ void ap_main(int cpu)
 	}
 	arch_cpu_init(cpu);
 	sched_init_cpu(cpu);
-	set_cpu_online(cpu, true);
+	rcu_cpu_starting(cpu);	/* online, with no reader a grace period could miss */
 	cpu_idle_loop();
 }
 
@@ -125,16 +128,24 @@ static bool wait_for_arrival(int cpu, u64 end)
  */
 static bool start_one(int cpu)
 {
-	void *stack = kernel_stack_alloc(BOOT_STACK_PAGES);
 	u64 timeout = (u64)start_timeout_ms * NSEC_PER_MSEC, end;
 	bool started;
 
-	if (!stack) {
-		printk("smp: no memory for CPU%d's stack\n", cpu);
-		return false;
+	/*
+	 * A CPU brought back by add_cpu() reuses its stack: it went down on
+	 * it (x86-64: its halt loop; AArch64: powered off), and the arch
+	 * made sure it is stopped before we start it again.
+	 */
+	if (!cpus[cpu].stack_top) {
+		void *stack = kernel_stack_alloc(BOOT_STACK_PAGES);
+
+		if (!stack) {
+			printk("smp: no memory for CPU%d's stack\n", cpu);
+			return false;
+		}
+		cpus[cpu].stack_guard = (uintptr_t)stack;
+		cpus[cpu].stack_top = (char *)stack + (BOOT_STACK_PAGES + 1) * PAGE_SIZE;
 	}
-	cpus[cpu].stack_guard = (uintptr_t)stack;
-	cpus[cpu].stack_top = (char *)stack + (BOOT_STACK_PAGES + 1) * PAGE_SIZE;
 	WRITE_ONCE(start_state[cpu], CPU_STARTING);	/* the arch orders it before the start */
 	started = arch_start_cpu(cpu, cpus[cpu].stack_top) && !inject_start_error;
 	/*
@@ -160,6 +171,12 @@ static bool start_one(int cpu)
 		cpu_relax();
 	}
 	return true;
+}
+
+/* add_cpu(): starts cpu again, as at boot; true once it is online. */
+bool smp_start_cpu(int cpu)
+{
+	return start_one(cpu);
 }
 
 void smp_boot_cpus(void)
@@ -196,9 +213,11 @@ void smp_handle_call_ipi(void)
 	void *info;
 	bool wait;
 
+	/* (a CPU going down runs a call addressed to it here, interrupts off, before it leaves) */
 	/*
-	 * [call_ipi_acquire] pairs [call_setup_mb]: consuming our request we
-	 * read the func, info and wait it came with, not the previous call's.
+	 * [call_ipi_acquire] pairs [call_setup_mb], [call_abandon_xchg]:
+	 * consuming our request we read the func, info and wait it came
+	 * with, not the previous call's.
 	 */
 	if (!xchg_acquire(&call_for_cpu[me], false))
 		return;
@@ -218,6 +237,33 @@ void smp_handle_call_ipi(void)
 	 */
 	if (wait)
 		atomic_dec_return(&call_pending);
+}
+
+/*
+ * A target that went offline after we addressed it takes no IPI any more.
+ * It ran the calls addressed to it before it went (cpu_die()), so if its
+ * request is still there it will never be taken: we take it back ourselves.
+ * The exchange decides: exactly one of us (it, in its last
+ * smp_handle_call_ipi(), or we) gets the request.
+ */
+static void abandon_offline_targets(const struct cpumask *to, bool wait)
+{
+	int cpu;
+
+	for_each_cpu(cpu, to) {
+		if (cpu_online(cpu) || !READ_ONCE(call_for_cpu[cpu]))
+			continue;
+		/*
+		 * [call_abandon_xchg] pairs [call_ipi_acquire]: the target's
+		 * exchange and ours are atomic on one flag: exactly one of us
+		 * sees it set, so the call is counted once, run or abandoned.
+		 */
+		if (!xchg(&call_for_cpu[cpu], false))
+			continue;
+		atomic_dec(&call_taken);
+		if (wait)
+			atomic_dec(&call_pending);
+	}
 }
 
 static void smp_call_mask(const struct cpumask *mask, void (*func)(void *), void *info,
@@ -260,8 +306,10 @@ static void smp_call_mask(const struct cpumask *mask, void (*func)(void *), void
 		func(info);
 		local_irq_restore(flags);
 	}
-	while (atomic_read(&call_taken) > 0 || (wait && atomic_read(&call_pending) > 0))
+	while (atomic_read(&call_taken) > 0 || (wait && atomic_read(&call_pending) > 0)) {
+		abandon_offline_targets(&to, wait);
 		cpu_relax();
+	}
 	/*
 	 * [call_wait_mb] pairs [call_taken_dec], [call_done_dec]: after the
 	 * counts dropped, our caller sees what the targets did, and we reuse
@@ -281,13 +329,14 @@ void on_each_cpu_mask(const struct cpumask *mask, void (*func)(void *), void *in
 	smp_call_mask(mask, func, info, wait);
 }
 
-void smp_call_function_single(int cpu, void (*func)(void *), void *info, bool wait)
+int smp_call_function_single(int cpu, void (*func)(void *), void *info, bool wait)
 {
 	struct cpumask one;
 
 	if (!cpu_online(cpu))
-		panic("BUG: smp_call_function_single() to offline CPU%d", cpu);
+		return -ENXIO;	/* as Linux: nothing runs there */
 	cpumask_clear(&one);
 	__cpumask_set_cpu(cpu, &one);
 	smp_call_mask(&one, func, info, wait);
+	return 0;
 }

@@ -94,13 +94,14 @@ static inline bool in_interrupt(void)
  * handlers.
  */
 void on_each_cpu(void (*func)(void *info), void *info, bool wait);
-/* Same, on one CPU. */
-void smp_call_function_single(int cpu, void (*func)(void *info), void *info, bool wait);
+/* Same, on one CPU; nothing runs if cpu is offline (-ENXIO). */
+int smp_call_function_single(int cpu, void (*func)(void *info), void *info, bool wait);
 /* Same, on the online CPUs of mask (this one too if it is in mask). */
 void on_each_cpu_mask(const struct cpumask *mask, void (*func)(void *info), void *info,
 		      bool wait);
 
 void smp_boot_cpus(void);
+bool smp_start_cpu(int cpu);
 /* CPUs that arrived after the boot CPU had given up on them (they stay halted). */
 extern atomic_t cpus_left_out;
 void smp_handle_call_ipi(void);

@@ -71,6 +71,15 @@ static int rt_nreaders_param;		/* 0: one per online CPU */
 KPARAM_INT("rcutorture.readers", rt_nreaders_param, 0, RT_MAX_READERS);
 static int rt_nfakers_param = 2;
 KPARAM_INT("rcutorture.fakewriters", rt_nfakers_param, 0, RT_MAX_FAKERS);
+/*
+ * CPU hotplug throughout, as Linux's onoff_interval: every this many
+ * milliseconds a random CPU other than the boot CPU goes down, or comes
+ * back if it is down.  0: none (the rcutorture test); the rcutorture_onoff
+ * test uses RT_ONOFF_DEFAULT_MS when this is 0.
+ */
+static int rt_onoff_ms;
+KPARAM_INT("rcutorture.onoff_interval", rt_onoff_ms, 0, 60000);
+#define RT_ONOFF_DEFAULT_MS	20
 
 struct rt_elem {
 	struct rcu_head rh;		/* the deferred (call_rcu chain) path */
@@ -507,6 +516,9 @@ static struct rt_run {
 	struct rt_faker *fakers;
 	struct workers reader_group, faker_group;
 	struct task_struct *writer;
+	struct task_struct *onoff;	/* CPU hotplug throughout (rcutorture_onoff) */
+	int onoff_ms;
+	unsigned long onoffs, onoff_errors;
 	bool started;			/* every thread started */
 	struct rcu_stats s0, s1;
 	u64 t0, t_run, t_stop;
@@ -547,6 +559,34 @@ static bool rt_setup(void)
 	return true;
 }
 
+/*
+ * The on/off thread (Linux's rcu_torture_onoff()): on the boot CPU, which
+ * never goes down, it takes a random other CPU down, or brings it back,
+ * every onoff_ms; readers, writers and rcuc threads move or park with
+ * their CPUs.  At the end every CPU is online again.
+ */
+static int rt_onoff(void *arg)
+{
+	u32 rng = rt_seed(300);
+	int ret;
+
+	(void)arg;
+	while (!kthread_should_stop()) {
+		int cpu = 1 + prandom_u32(&rng) % (nr_cpu_ids - 1);
+
+		ret = cpu_online(cpu) ? remove_cpu(cpu) : add_cpu(cpu);
+		if (ret)
+			rt.onoff_errors++;
+		else
+			rt.onoffs++;
+		msleep(rt.onoff_ms);
+	}
+	for (int cpu = 1; cpu < nr_cpu_ids; cpu++)
+		if (!cpu_online(cpu) && add_cpu(cpu))
+			rt.onoff_errors++;
+	return 0;
+}
+
 /* Readers first, one per CPU (all on CPU0 with everything else at SMP=1), then the writers. */
 static void rt_start(void)
 {
@@ -573,6 +613,12 @@ static void rt_start(void)
 					   rt.fakers, sizeof(*rt.fakers), "rtort_fw/%d");
 	rt.writer = kthread_run_on_cpu(rt_writer, NULL, rt.ncpus - 1, "rtort_w");
 	rt.started &= rt.writer != NULL;
+	rt.onoffs = rt.onoff_errors = 0;
+	rt.onoff = NULL;
+	if (rt.onoff_ms) {
+		rt.onoff = kthread_run_on_cpu(rt_onoff, NULL, 0, "rtort_onoff");
+		rt.started &= rt.onoff != NULL;
+	}
 	rt.t0 = ktime_get_ns();
 }
 
@@ -595,6 +641,8 @@ static void rt_wait(void)
 /* Writer first (it needs the others to make progress), then the rest; then drain. */
 static void rt_stop(void)
 {
+	if (rt.onoff)
+		kthread_stop(rt.onoff);	/* first: every CPU is back online after it */
 	if (rt.writer)
 		kthread_stop(rt.writer);
 	workers_stop(&rt.faker_group);
@@ -682,6 +730,9 @@ static void rt_print(const struct rt_totals *t)
 		   rt.s1.tours_completed - rt.s0.tours_completed,
 		   rt.s1.exp_completed - rt.s0.exp_completed,
 		   rt.s1.cbs_invoked - rt.s0.cbs_invoked);
+	if (rt.onoff_ms)
+		ktest_info("rcutorture: onoff every %d ms: %lu CPUs down or up, %lu errors",
+			   rt.onoff_ms, rt.onoffs, rt.onoff_errors);
 	ktest_info("rcutorture: ran %llu ms, stopping took %llu ms",
 		   (unsigned long long)(rt.t_run / NSEC_PER_MSEC),
 		   (unsigned long long)(rt.t_stop / NSEC_PER_MSEC));
@@ -730,13 +781,17 @@ static void rt_report(void)
 	RT_EXPECT(atomic_read(&rt_deferred_inflight) == 0);
 	RT_EXPECT(pooled == RT_NELEM);	/* no element leaked */
 	RT_EXPECT(kmalloc_live_objects() == rt.live_before);
+	RT_EXPECT(!rt.onoff_ms || rt.onoffs > 0);	/* CPUs did go down and up */
+	RT_EXPECT(rt.onoff_errors == 0);
+	RT_EXPECT(num_online_cpus() == rt.ncpus);	/* all back */
 #undef RT_EXPECT
 
 	ktest_info("--- End of test: %s", fail ? "FAILURE" : "SUCCESS");
 }
 
-KTEST(rcutorture)
+static void rt_run(int onoff_ms)
 {
+	rt.onoff_ms = onoff_ms;
 	if (!rt_setup()) {
 		rt_cleanup();
 		KASSERT(!"rcutorture: out of memory");
@@ -745,4 +800,17 @@ KTEST(rcutorture)
 	rt_wait();
 	rt_stop();
 	rt_report();
+}
+
+KTEST(rcutorture)
+{
+	rt_run(rt_onoff_ms);
+}
+
+/* The same with CPUs going down and coming back throughout (Linux's onoff_interval). */
+KTEST(rcutorture_onoff)
+{
+	if (nr_cpu_ids < 2)
+		KTEST_SKIP("needs two CPUs: the boot CPU never goes offline");
+	rt_run(rt_onoff_ms ? rt_onoff_ms : RT_ONOFF_DEFAULT_MS);
 }

@@ -3,11 +3,16 @@
  * the device tree names.  The CPU starts at secondary_entry
  * (boot/aarch64/entry.S) at EL1 with the MMU off and x0 = its logical
  * number; it finds its stack and struct cpu in secondary_boot[].
- * kernel/smp.c waits for the CPU to say it is online.
+ * kernel/smp.c waits for the CPU to say it is online.  A CPU taken down by
+ * remove_cpu() calls PSCI CPU_OFF; CPU_ON starts it again once
+ * AFFINITY_INFO says it is off.
  */
 #include "aarch64.h"
 
+#define PSCI_CPU_OFF		0x84000002	/* SMC32 */
 #define PSCI_CPU_ON		0xc4000003	/* SMC64 */
+#define PSCI_AFFINITY_INFO	0xc4000004	/* SMC64 */
+#define PSCI_AFFINITY_OFF	1		/* AFFINITY_INFO: 0 on, 1 off, 2 on pending */
 #define PSCI_SUCCESS		0
 #define PSCI_ALREADY_ON		(-4)
 
@@ -74,4 +79,36 @@ bool arch_start_cpu(int cpu, void *stack_top)
 		return false;
 	}
 	return true;
+}
+
+/*
+ * The CPU going down, interrupts off: its timer and its GIC CPU interface
+ * off, then PSCI CPU_OFF, which does not return when it succeeds.
+ */
+void arch_cpu_die(int cpu)
+{
+	long ret;
+
+	write_sysreg(cntv_ctl_el0, 0);			/* no more ticks */
+	write_sysreg(S3_0_C12_C12_7, 0);		/* ICC_IGRPEN1_EL1: no more IPIs */
+	isb();
+	/*
+	 * Our stores are complete before the firmware powers us off: the
+	 * CPU that sees us off (AFFINITY_INFO) reads our callback lists and
+	 * reuses our stack.  [cpu_off_dsb] pairs [hw_cpu_off]: a CPU that is
+	 * off makes nothing visible any more.
+	 */
+	__asm__ __volatile__("dsb ish" ::: "memory");
+	ret = psci_call(PSCI_CPU_OFF, 0, 0, 0);
+	panic("smp: PSCI CPU_OFF on CPU%d returned %ld", cpu, ret);
+}
+
+/*
+ * [hw_cpu_off] pairs [cpu_off_dsb]: the hardware side.  The firmware says
+ * "off" only once the CPU executes nothing, so all it wrote before its dsb
+ * is complete; the full barrier after our answer is rcu_migrate_callbacks()'s.
+ */
+bool arch_cpu_is_dead(int cpu)
+{
+	return psci_call(PSCI_AFFINITY_INFO, dt.cpu_mpidr[cpu], 0, 0) == PSCI_AFFINITY_OFF;
 }

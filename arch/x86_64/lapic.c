@@ -96,6 +96,13 @@ static void lapic_timer_start(void)
 	lapic_write(LAPIC_TIMER_ICR, lapic_ticks_per_tick);
 }
 
+/* A CPU going down: no more ticks (lapic_cpu_init() starts them again). */
+void lapic_timer_stop(void)
+{
+	lapic_write(LAPIC_LVT_TIMER, LVT_MASKED);
+	lapic_write(LAPIC_TIMER_ICR, 0);
+}
+
 /* Per CPU: enable, mask the legacy lines, start the periodic tick. */
 void lapic_cpu_init(void)
 {

@@ -60,6 +60,7 @@ void x86_cpu_tables_init(int cpu);
 void idt_init(void);
 void lapic_init(void);
 void lapic_cpu_init(void);
+void lapic_timer_stop(void);
 void lapic_eoi(void);
 u32 lapic_id(void);
 void lapic_send(u32 apic_id, u32 icr_low);

@@ -14,6 +14,7 @@
  */
 #include "kernel.h"
 #include "rcu.h"
+#include "cpu.h"
 
 static DEFINE_MUTEX(exp_mutex);		/* one expedited grace period at a time */
 static struct cpumask exp_mask;		/* CPUs that still owe it a quiescent state */
@@ -87,6 +88,11 @@ void synchronize_rcu_expedited(void)
 	might_sleep_check("synchronize_rcu_expedited");
 	if (rcu_injected(RCU_INJECT_NO_WAIT))
 		return;		/* fault injection: a grace period that waits for nothing */
+	/*
+	 * No CPU comes or goes meanwhile: a CPU in our mask that went offline
+	 * before taking our IPI would never report (kernel/hotplug.c).
+	 */
+	cpus_read_lock();
 	mutex_lock(&exp_mutex);
 	wait = rcu_wait_begin();	/* numbered for the polled API, as a tour is */
 	trace_record(TR_EXP_BEGIN, wait, 0);
@@ -124,6 +130,7 @@ void synchronize_rcu_expedited(void)
 	WRITE_ONCE(exp_completed, exp_completed + 1);
 	trace_record(TR_EXP_END, wait, 0);
 	mutex_unlock(&exp_mutex);
+	cpus_read_unlock();
 }
 
 /* For rcu_get_stats(): a snapshot, for reports and tests (no ordering). */

@@ -140,7 +140,8 @@ static bool rcu_gp_start(void);
 static void rcu_gp_end(void)
 {
 	/*
-	 * [gp_end_release] pairs [advance_cbs_acquire], [cs_qs_mb]: every
+	 * [gp_end_release] pairs [advance_cbs_acquire], [cs_qs_mb],
+	 * [cpu_offline_mb]: every
 	 * quiescent-state report (each after its CPU's readers, by
 	 * [cs_qs_mb]) is ordered before the new number, so a callback that
 	 * sees the grace period ended cannot free what a reader still reads.
@@ -372,6 +373,25 @@ static void invoke_callback(struct rcu_head *head)
 	rcu_debug_callback_exit(outer);
 }
 
+/*
+ * Before callbacks that wait for grace period snap join `next`: finished
+ * segments move on, and a `next` that waits for an earlier grace period
+ * moves up to `wait` (which is then empty: see the panic).  This CPU,
+ * interrupts off.
+ */
+static void make_room_in_next(struct rcu_data *rdp, unsigned long snap, const char *who)
+{
+	advance_callbacks(rdp);
+	if (!seg_empty(&rdp->next) && rdp->next.gp != snap) {
+		if (!seg_empty(&rdp->wait))
+			panic("BUG: %s: three grace periods pending on CPU%d "
+			      "(wait %lu, next %lu, now %lu, gp_seq %lu)", who, smp_processor_id(),
+			      rdp->wait.gp, rdp->next.gp, snap, READ_ONCE(rcu_state.gp_seq));
+		seg_splice(&rdp->wait, &rdp->next);
+		rdp->wait.gp = rdp->next.gp;
+	}
+}
+
 void call_rcu(struct rcu_head *head, rcu_callback_t func)
 {
 	struct rcu_data *rdp;
@@ -397,16 +417,7 @@ void call_rcu(struct rcu_head *head, rcu_callback_t func)
 	 */
 	smp_mb();
 	snap = rcu_seq_snap(READ_ONCE(rcu_state.gp_seq));
-	advance_callbacks(rdp);
-	if (!seg_empty(&rdp->next) && rdp->next.gp != snap) {
-		/* next waits for an earlier grace period: it moves up to wait. */
-		if (!seg_empty(&rdp->wait))
-			panic("BUG: call_rcu: three grace periods pending on CPU%d "
-			      "(wait %lu, next %lu, now %lu, gp_seq %lu)", smp_processor_id(),
-			      rdp->wait.gp, rdp->next.gp, snap, READ_ONCE(rcu_state.gp_seq));
-		seg_splice(&rdp->wait, &rdp->next);
-		rdp->wait.gp = rdp->next.gp;
-	}
+	make_room_in_next(rdp, snap, "call_rcu");
 	*rdp->next.tail = head;
 	rdp->next.tail = &head->next;
 	rdp->next.gp = snap;
@@ -497,15 +508,22 @@ void rcu_init(void)
 void rcu_init_cpu_threads(void)
 {
 	int cpu;
+
+	for_each_online_cpu(cpu)
+		rcu_online_cpu(cpu);
+}
+
+/* rcuc/N for a CPU that has none yet; it parks while its CPU is down. */
+void rcu_online_cpu(int cpu)
+{
 	char name[TASK_COMM_LEN];
 
-	for_each_online_cpu(cpu) {
-		snprintf(name, sizeof(name), "rcuc/%d", cpu);
-		rcu_data[cpu].cb_thread = kthread_run_on_cpu(rcu_cb_thread, &rcu_data[cpu],
-							     cpu, name);
-		if (!rcu_data[cpu].cb_thread)
-			panic("rcu: cannot start %s", name);
-	}
+	if (rcu_data[cpu].cb_thread)
+		return;
+	snprintf(name, sizeof(name), "rcuc/%d", cpu);
+	rcu_data[cpu].cb_thread = kthread_run_percpu(rcu_cb_thread, &rcu_data[cpu], cpu, name);
+	if (!rcu_data[cpu].cb_thread)
+		panic("rcu: cannot start %s", name);
 }
 
 void rcu_get_stats(struct rcu_stats *s)
@@ -521,8 +539,126 @@ void rcu_get_stats(struct rcu_stats *s)
 	rcu_exp_get_stats(s);
 	s->cbs_queued = 0;
 	s->cbs_invoked = 0;
-	for_each_online_cpu(cpu) {
+	for_each_possible_cpu(cpu) {	/* a CPU that went down invoked callbacks too */
 		s->cbs_queued += READ_ONCE(rcu_data[cpu].ncbs);
 		s->cbs_invoked += READ_ONCE(rcu_data[cpu].cbs_invoked);
 	}
+}
+
+/*
+ * CPU hotplug.  A CPU's online bit changes only here, under rcu_state.lock,
+ * so rcu_gp_start() (which builds its mask under that lock) either sees
+ * the CPU and waits for it, or does not and has nothing to wait for.
+ */
+
+/* The arriving CPU, interrupts off, before it runs anything. */
+void rcu_cpu_starting(int cpu)
+{
+	struct rcu_data *rdp = &rcu_data[cpu];
+	unsigned long flags;
+
+	spin_lock_irqsave(&rcu_state.lock, flags);
+	/*
+	 * Not idle: a grace period that starts from now on waits for us (an
+	 * offline CPU counts as idle, rcu_report_dead()).  A grace period
+	 * that started before this lock did not include us, and the lock
+	 * orders everything its updater removed before our first reader.
+	 */
+	WRITE_ONCE(rdp->idle, false);
+	rdp->irq_from_idle = false;
+	set_cpu_online(cpu, true);
+	spin_unlock_irqrestore(&rcu_state.lock, flags);
+	/*
+	 * [cpu_up_mb] pairs [wait_begin_mb]: our online bit is visible
+	 * before any reader here loads a pointer.  A synchronize_rcu() tour
+	 * that began earlier (wait_begin_mb after its updater's removal) and
+	 * read our bit as clear skipped us: then our readers see the removal.
+	 */
+	smp_mb();
+}
+
+/* The leaving CPU, interrupts off for good, after its last context switch. */
+void rcu_report_dead(int cpu)
+{
+	struct rcu_data *rdp = &rcu_data[cpu];
+	unsigned long flags;
+	bool ended = false;
+
+	/*
+	 * [cpu_offline_mb] pairs [schedule_mb], [gp_end_release], [migrate_mb]: every
+	 * reader this CPU ran (in a task before its last switch, or in an
+	 * interrupt handler since) is complete before our offline bit and our
+	 * report are visible.  A tour that sees us offline and skips us, or a
+	 * grace period that ends on our report, is followed by a full barrier
+	 * (the tour's next hop) or orders its end after our report: the
+	 * updater's kfree() comes after our readers.
+	 */
+	smp_mb();
+	spin_lock_irqsave(&rcu_state.lock, flags);
+	/*
+	 * Offline first: if our report ends the grace period and another is
+	 * needed, rcu_gp_start() starts it at once, and it must not wait for
+	 * us (it would wait forever).
+	 */
+	WRITE_ONCE(rdp->idle, true);	/* an offline CPU is quiescent, like an idle one */
+	set_cpu_online(cpu, false);
+	/* Our quiescent state, for a grace period that started after our last switch. */
+	if (!rcu_injected(RCU_INJECT_OFFLINE_NO_QS))	/* fault injection: no report */
+		ended = report_qs_locked(cpu, rcu_state.gp_seq);
+	spin_unlock_irqrestore(&rcu_state.lock, flags);
+	if (ended)
+		wake_cb_threads();	/* (on the CPUs that stay) */
+}
+
+/*
+ * On a CPU that stays, once `cpu` is stopped: its callbacks come here, in
+ * order.  Those that were ready stay ready (they join our `done`); the
+ * others join our `next` and wait for a grace period that starts after
+ * now, which ends after the one each was waiting for.  Nothing else
+ * touches the dead CPU's lists: its rcuc is parked, and nothing runs there.
+ */
+void rcu_migrate_callbacks(int cpu)
+{
+	struct rcu_data *src = &rcu_data[cpu], *dst;
+	unsigned long flags, snap;
+	bool need_gp, ready;
+	int me;
+
+	if (rcu_injected(RCU_INJECT_OFFLINE_CBS_LEFT))
+		return;		/* fault injection: left behind on the dead CPU */
+	local_irq_save(flags);
+	me = smp_processor_id();
+	dst = &rcu_data[me];
+	if (!src->ncbs) {
+		local_irq_restore(flags);
+		return;
+	}
+	/*
+	 * [migrate_mb] pairs [cpu_offline_mb]: we saw the CPU offline
+	 * (take_cpu_down()); its last stores to its callback lists, and the
+	 * grace-period number it last read, are visible to us now, so the
+	 * number we read is no older than the ones its callbacks wait for.
+	 */
+	smp_mb();
+	snap = rcu_seq_snap(READ_ONCE(rcu_state.gp_seq));
+	make_room_in_next(dst, snap, "rcu_migrate_callbacks");
+	seg_splice(&dst->done, &src->done);
+	if (rcu_injected(RCU_INJECT_OFFLINE_CBS_READY)) {
+		seg_splice(&dst->done, &src->wait);	/* fault injection: ready at once */
+		seg_splice(&dst->done, &src->next);
+	}
+	if (!seg_empty(&src->wait) || !seg_empty(&src->next)) {
+		seg_splice(&dst->next, &src->wait);
+		seg_splice(&dst->next, &src->next);
+		dst->next.gp = snap;
+	}
+	WRITE_ONCE(dst->ncbs, dst->ncbs + src->ncbs);
+	WRITE_ONCE(src->ncbs, 0);
+	need_gp = !seg_empty(&dst->next) && !rcu_seq_done(READ_ONCE(rcu_state.gp_seq), snap);
+	ready = !seg_empty(&dst->done);
+	local_irq_restore(flags);
+	if (need_gp)
+		rcu_request_gp();
+	if (ready)
+		wake_cb_thread(me);
 }

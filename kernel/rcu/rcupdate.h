@@ -179,6 +179,17 @@ void rcu_irq_exit(void);
 void rcu_init(void);
 void rcu_init_cpu_threads(void);
 void rcu_check_stalls(void);
+/*
+ * CPU hotplug (kernel/hotplug.c): the arriving CPU sets itself online,
+ * the leaving CPU reports its quiescent state and sets itself offline
+ * (each under rcu_state.lock, interrupts off), and a CPU that stays takes
+ * the callbacks of the one that left; rcu_online_cpu() starts rcuc/N for
+ * a CPU that was never up before.
+ */
+void rcu_cpu_starting(int cpu);
+void rcu_report_dead(int cpu);
+void rcu_migrate_callbacks(int cpu);
+void rcu_online_cpu(int cpu);
 
 /* State for reports, the monitor and tests. */
 struct rcu_stats {
@@ -233,6 +244,12 @@ bool rcu_cpu_owes_qs(int cpu);
 	  "a cookie reads done once a grace period numbered above it has started") \
 	X(RCU_INJECT_POLL_TOUR_EARLY, "poll_tour_early",		\
 	  "a cookie reads done after a tour that started before the cookie") \
+	X(RCU_INJECT_OFFLINE_NO_QS, "offline_no_qs",			\
+	  "a CPU going offline does not report its quiescent state")	\
+	X(RCU_INJECT_OFFLINE_CBS_LEFT, "offline_cbs_left",		\
+	  "a CPU going offline leaves its callbacks behind")		\
+	X(RCU_INJECT_OFFLINE_CBS_READY, "offline_cbs_ready",		\
+	  "the callbacks of a CPU going offline run without waiting for their grace period") \
 	X(RCU_INJECT_EXP_IPI_REPORTS_BUSY, "exp_ipi_reports_busy",	\
 	  "the expedited IPI reports a quiescent state even when it interrupted a task")
 

@@ -35,6 +35,9 @@ static void report_cpu(int cpu, u64 stalled_ns, const char *waiter)
 	       smp_processor_id(), (long)READ_ONCE(rcu_state.gp_seq), q, rcu_stall_timeout_s);
 	if (cpu == smp_processor_id())
 		dump_stack();
+	else if (!cpu_online(cpu))
+		printk("rcu: \tCPU%d is offline: it went down without reporting its quiescent "
+		       "state (rcu_report_dead())\n", cpu);
 	else if (!trigger_cpu_backtrace(cpu))
 		printk("rcu: \tCPU%d cannot be interrupted for a backtrace (interrupts off?)\n", cpu);
 	WRITE_ONCE(rcu_stall_reports, rcu_stall_reports + 1);	/* after the backtrace */
@@ -77,7 +80,8 @@ void rcu_check_stalls(void)
 						       now + NSEC_PER_SEC, false,
 						       __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		return;
-	for_each_online_cpu(cpu) {
+	/* Offline CPUs too: one that went down owing a quiescent state is a bug to report. */
+	for_each_possible_cpu(cpu) {
 		const char *waiter = NULL;
 		u64 stalled = stalled_for(cpu, now, &waiter);
 

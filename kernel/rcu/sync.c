@@ -4,6 +4,7 @@
  */
 #include "kernel.h"
 #include "rcu.h"
+#include "cpu.h"
 
 /*
  * Wait numbers, for the polled API.  Every grace-period wait, a
@@ -18,7 +19,7 @@
 unsigned long rcu_wait_begin(void)
 {
 	/*
-	 * [wait_begin_mb] pairs [get_state_mb]: fully ordered, so the wait
+	 * [wait_begin_mb] pairs [get_state_mb], [cpu_up_mb]: fully ordered, so the wait
 	 * looks at the CPUs only after taking its number: a cookie that read
 	 * the number before ours overlapped only readers our wait covers.
 	 */
@@ -56,6 +57,22 @@ void rcu_wait_end(unsigned long wait)
  * we then run on that CPU, so the reader's loads are ordered before
  * everything we do afterwards -- the kfree() included, wherever it runs
  * (each later hop passes through the same barrier on its CPU).
+ *
+ * CPU hotplug (kernel/hotplug.c) needs nothing more here: the loop stays
+ * the article's, and the tour tolerates a CPU leaving or arriving.
+ *  - A CPU goes offline only after its last context switch: its tasks
+ *    left it as they switched away, and its idle task clears its online
+ *    bit with interrupts off for good, after [cpu_offline_mb].  That last
+ *    switch is its quiescent state.  If we find the CPU offline and skip
+ *    it, every reader it ran ended before its bit changed, and our next
+ *    hop's [schedule_mb] orders the kfree() after them.
+ *  - If it leaves while we are queued there, its idle task sends us on
+ *    only after that last switch (run_on() returns -ENODEV; we ignore it:
+ *    the CPU owes us nothing more).
+ *  - A CPU that arrives after we passed its number starts with no reader:
+ *    it sets its bit and then [cpu_up_mb] before its first reader, and we
+ *    took our number ([wait_begin_mb]) after the caller's removal and
+ *    before reading its bit, so its readers see the removal.
  */
 void synchronize_rcu(void)
 {
@@ -154,6 +171,13 @@ void rcu_barrier(void)
 	int cpu, home = smp_processor_id();
 
 	might_sleep_check("rcu_barrier");
+	/*
+	 * No CPU comes or goes while we queue and wait: a CPU that went down
+	 * before we reached it would move its callbacks (some queued before
+	 * our call) to a CPU we already passed, behind a marker that may
+	 * already have run.
+	 */
+	cpus_read_lock();
 	mutex_lock(&barrier_mutex);
 	init_completion(&barrier_done);
 	atomic_set(&barrier_pending, 1);	/* our own, dropped below */
@@ -170,4 +194,5 @@ void rcu_barrier(void)
 		complete(&barrier_done);
 	wait_for_completion(&barrier_done);
 	mutex_unlock(&barrier_mutex);
+	cpus_read_unlock();
 }

@@ -1,0 +1,456 @@
+/*
+ * CPU hotplug (kernel/hotplug.c): CPUs go down and come back, tasks move,
+ * per-CPU threads park, and the calls' answers to bad input.  Every test
+ * leaves every CPU online again.  RCU across hotplug: tests/hotplug_rcu.c.
+ */
+#include <errno.h>
+#include "ktest.h"
+#include "irq.h"
+#include "monitor.h"
+
+/* The highest-numbered online CPU: the one these tests take down. */
+static int last_cpu(void)
+{
+	int cpu, last = 0;
+
+	for_each_online_cpu(cpu)
+		last = cpu;
+	return last;
+}
+
+KTEST(hotplug_cpu_goes_offline_and_comes_back)
+{
+	int cpu = last_cpu(), n = num_online_cpus();
+	unsigned long ops = cpu_hotplug_count();
+
+	if (n < 2)
+		KTEST_SKIP("needs two CPUs: the boot CPU never goes offline");
+	KASSERT_EQ(remove_cpu(cpu), 0);
+	KEXPECT(!cpu_online(cpu));
+	KEXPECT_EQ(num_online_cpus(), n - 1);
+	KEXPECT(arch_cpu_is_dead(cpu));
+	KASSERT_EQ(add_cpu(cpu), 0);
+	KEXPECT(cpu_online(cpu));
+	KEXPECT_EQ(num_online_cpus(), n);
+	KEXPECT_EQ(cpu_hotplug_count(), ops + 2);
+	/* It runs tasks again. */
+	KEXPECT_EQ(run_on(cpu), 0);
+	KEXPECT_EQ(smp_processor_id(), cpu);
+	KEXPECT_EQ(run_on(0), 0);
+}
+
+static atomic_t hp_calls;
+
+static void hp_count_call(void *info)
+{
+	(void)info;
+	atomic_inc(&hp_calls);
+}
+
+KTEST(hotplug_offline_cpu_takes_no_ticks_and_no_ipis)
+{
+	int cpu = last_cpu();
+	u64 ticks, ipis, ticks0;
+
+	if (num_online_cpus() < 2)
+		KTEST_SKIP("needs two CPUs: the boot CPU never goes offline");
+	KASSERT_EQ(remove_cpu(cpu), 0);
+	ticks0 = READ_ONCE(cpus[0].ticks);
+	ticks = READ_ONCE(cpus[cpu].ticks);
+	ipis = READ_ONCE(cpus[cpu].ipis);
+	while (READ_ONCE(cpus[0].ticks) < ticks0 + 10)	/* ten of our ticks */
+		msleep(1);
+	on_each_cpu(hp_count_call, NULL, true);		/* IPIs to every online CPU */
+	KEXPECT_EQ(READ_ONCE(cpus[cpu].ticks), ticks);
+	KEXPECT_EQ(READ_ONCE(cpus[cpu].ipis), ipis);
+	KASSERT_EQ(add_cpu(cpu), 0);
+	ticks = READ_ONCE(cpus[cpu].ticks);
+	KEXPECT_EQ(run_on(cpu), 0);			/* an IPI wakes it */
+	KEXPECT_EQ(smp_processor_id(), cpu);
+	KEXPECT_EQ(run_on(0), 0);
+	while (READ_ONCE(cpus[cpu].ticks) == ticks)	/* and it ticks again */
+		msleep(1);
+}
+
+KTEST(hotplug_cpu_down_and_up_are_the_same_calls)
+{
+	int cpu = last_cpu();
+
+	if (num_online_cpus() < 2)
+		KTEST_SKIP("needs two CPUs: the boot CPU never goes offline");
+	KASSERT_EQ(cpu_down(cpu), 0);
+	KEXPECT(!cpu_online(cpu));
+	KEXPECT_EQ(cpu_down(cpu), 1);		/* already offline: nothing to do */
+	KASSERT_EQ(cpu_up(cpu), 0);
+	KEXPECT(cpu_online(cpu));
+	KEXPECT_EQ(cpu_up(cpu), 1);		/* already online */
+}
+
+KTEST(hotplug_bad_input_changes_nothing)
+{
+	int n = num_online_cpus();
+	unsigned long ops = cpu_hotplug_count();
+
+	KEXPECT_EQ(remove_cpu(0), -EPERM);		/* the boot CPU */
+	KEXPECT_EQ(remove_cpu(nr_cpu_ids), -EINVAL);	/* no such CPU */
+	KEXPECT_EQ(remove_cpu(-1), -EINVAL);
+	KEXPECT_EQ(add_cpu(nr_cpu_ids), -EINVAL);
+	KEXPECT_EQ(add_cpu(0), 1);			/* already online */
+	KEXPECT_EQ(num_online_cpus(), n);
+	KEXPECT_EQ(cpu_hotplug_count(), ops);
+	KEXPECT(cpu_online(0));
+}
+
+/* A worker that counts its passes and where it ran; it yields between passes. */
+struct hp_mover {
+	atomic_t passes;
+	int last_cpu;
+	bool sleep;		/* msleep() between passes instead of cond_resched() */
+	bool stop;
+};
+
+static int hp_mover_fn(void *arg)
+{
+	struct hp_mover *m = arg;
+
+	while (!kthread_should_stop()) {
+		WRITE_ONCE(m->last_cpu, smp_processor_id());
+		atomic_inc(&m->passes);
+		if (m->sleep)
+			msleep(5);
+		else
+			cond_resched();
+		msleep(1);
+	}
+	return 0;
+}
+
+/* Waits (bounded by a generous count of sleeps) until the worker passes `more` times. */
+static bool hp_wait_passes(struct hp_mover *m, int more)
+{
+	int want = atomic_read(&m->passes) + more;
+
+	for (int i = 0; i < 2000 * num_online_cpus(); i++) {
+		if (atomic_read(&m->passes) >= want)
+			return true;
+		msleep(1);
+	}
+	return false;
+}
+
+KTEST(hotplug_tasks_move_to_a_cpu_that_stays)
+{
+	static struct hp_mover movers[2];
+	struct task_struct *t[2];
+	int cpu = last_cpu();
+
+	if (num_online_cpus() < 2)
+		KTEST_SKIP("needs two CPUs: the boot CPU never goes offline");
+	memset(movers, 0, sizeof(movers));
+	movers[1].sleep = true;		/* this one is asleep in msleep() when its CPU goes */
+	for (int i = 0; i < 2; i++) {
+		t[i] = kthread_run_on_cpu(hp_mover_fn, &movers[i], cpu, "hp_mover");
+		KASSERT(t[i] != NULL);
+	}
+	KEXPECT(hp_wait_passes(&movers[0], 3));
+	KEXPECT(hp_wait_passes(&movers[1], 3));
+	KEXPECT_EQ(READ_ONCE(movers[0].last_cpu), cpu);
+	KASSERT_EQ(remove_cpu(cpu), 0);
+	/* Both go on elsewhere: the one that yielded and the one that slept. */
+	for (int i = 0; i < 2; i++) {
+		KEXPECT(hp_wait_passes(&movers[i], 3));
+		KEXPECT(READ_ONCE(movers[i].last_cpu) != cpu);
+		KEXPECT(t[i]->cpu != cpu);
+	}
+	KEXPECT_EQ(add_cpu(cpu), 0);
+	for (int i = 0; i < 2; i++)
+		KEXPECT_EQ(kthread_stop(t[i]), 0);
+}
+
+struct hp_lookup {
+	const char *comm;
+	struct task_struct *found;
+};
+
+static void hp_match_task(struct task_struct *t, void *arg)
+{
+	struct hp_lookup *q = arg;
+
+	if (!strcmp(t->comm, q->comm))
+		q->found = t;
+}
+
+static struct task_struct *hp_find_task(const char *comm)
+{
+	struct hp_lookup q = { comm, NULL };
+
+	for_each_task(hp_match_task, &q);
+	return q.found;
+}
+
+static int hp_cb_cpu = -1;
+static char hp_cb_comm[TASK_COMM_LEN];
+
+static void hp_record_cb(struct rcu_head *head)
+{
+	(void)head;
+	WRITE_ONCE(hp_cb_cpu, smp_processor_id());
+	strncpy(hp_cb_comm, current->comm, sizeof(hp_cb_comm) - 1);
+}
+
+KTEST(hotplug_per_cpu_thread_parks_and_comes_back)
+{
+	static struct rcu_head rh;
+	int cpu = last_cpu();
+	char name[TASK_COMM_LEN], want[TASK_COMM_LEN];
+	struct task_struct *rcuc;
+
+	if (num_online_cpus() < 2)
+		KTEST_SKIP("needs two CPUs: the boot CPU never goes offline");
+	snprintf(name, sizeof(name), "rcuc/%d", cpu);
+	rcuc = hp_find_task(name);
+	KASSERT(rcuc != NULL);
+	KEXPECT(rcuc->per_cpu);
+	KASSERT_EQ(remove_cpu(cpu), 0);
+	/* Parked: blocked, still its CPU's, and a wake-up does not move it. */
+	KEXPECT_EQ(rcuc->state, TASK_BLOCKED);
+	KEXPECT_EQ(rcuc->cpu, cpu);
+	wake_up_process(rcuc);
+	KEXPECT_EQ(rcuc->state, TASK_BLOCKED);
+	KEXPECT_EQ(rcuc->cpu, cpu);
+	KASSERT_EQ(add_cpu(cpu), 0);
+	/* Back: a callback queued there is invoked there, by rcuc/N. */
+	hp_cb_cpu = -1;
+	memset(hp_cb_comm, 0, sizeof(hp_cb_comm));
+	KASSERT_EQ(run_on(cpu), 0);
+	call_rcu(&rh, hp_record_cb);
+	KASSERT_EQ(run_on(0), 0);
+	rcu_barrier();
+	KEXPECT_EQ(READ_ONCE(hp_cb_cpu), cpu);
+	strncpy(want, name, sizeof(want));
+	KEXPECT(!strcmp(hp_cb_comm, want));
+}
+
+KTEST(hotplug_run_on_an_offline_cpu_returns_enodev)
+{
+	int cpu = last_cpu();
+
+	if (num_online_cpus() < 2)
+		KTEST_SKIP("needs two CPUs: the boot CPU never goes offline");
+	KASSERT_EQ(remove_cpu(cpu), 0);
+	KEXPECT_EQ(run_on(cpu), -ENODEV);
+	KEXPECT(smp_processor_id() != cpu);
+	KEXPECT_EQ(run_on(NR_CPUS + 5), -ENODEV);
+	KEXPECT_EQ(add_cpu(cpu), 0);
+	KEXPECT_EQ(run_on(cpu), 0);
+	KEXPECT_EQ(run_on(0), 0);
+}
+
+/*
+ * run_on() to a CPU that goes offline while the task is queued there: a
+ * hog keeps the CPU busy (it never yields), a task queues itself behind
+ * it, remove_cpu() starts, and only then the hog ends.  The queued task
+ * must come back with -ENODEV, on another CPU, not run there.
+ */
+static bool hp_hog_running, hp_hog_release;
+
+static int hp_hog_fn(void *arg)
+{
+	(void)arg;
+	WRITE_ONCE(hp_hog_running, true);
+	while (!READ_ONCE(hp_hog_release))
+		cpu_relax();
+	return 0;
+}
+
+struct hp_call {
+	int cpu;
+	int ret;
+	int ran_on;
+	bool done;
+};
+
+static int hp_run_on_fn(void *arg)
+{
+	struct hp_call *c = arg;
+
+	c->ret = run_on(c->cpu);
+	c->ran_on = smp_processor_id();
+	WRITE_ONCE(c->done, true);
+	return 0;
+}
+
+static int hp_remove_fn(void *arg)
+{
+	struct hp_call *c = arg;
+
+	c->ret = remove_cpu(c->cpu);
+	WRITE_ONCE(c->done, true);
+	return 0;
+}
+
+static bool hp_wait_for(bool *flag)
+{
+	for (int i = 0; i < 2000 * num_online_cpus(); i++) {
+		if (READ_ONCE(*flag))
+			return true;
+		msleep(1);
+	}
+	return false;
+}
+
+KTEST(hotplug_run_on_a_cpu_going_offline_while_queued_returns_enodev)
+{
+	static struct hp_call hop, rm;
+	struct task_struct *hog, *hopper, *remover;
+	int cpu = last_cpu();
+
+	if (num_online_cpus() < 2)
+		KTEST_SKIP("needs two CPUs: the boot CPU never goes offline");
+	memset(&hop, 0, sizeof(hop));
+	memset(&rm, 0, sizeof(rm));
+	hop.cpu = rm.cpu = cpu;
+	hp_hog_running = hp_hog_release = false;
+	hog = kthread_run_on_cpu(hp_hog_fn, NULL, cpu, "hp_hog");
+	KASSERT(hog != NULL);
+	KASSERT(hp_wait_for(&hp_hog_running));
+	hopper = kthread_run_on_cpu(hp_run_on_fn, &hop, 0, "hp_hopper");
+	KASSERT(hopper != NULL);
+	while (sched_nr_running(cpu) < 1)	/* the hopper queued behind the hog */
+		msleep(1);
+	remover = kthread_run_on_cpu(hp_remove_fn, &rm, 0, "hp_remover");
+	KASSERT(remover != NULL);
+	while (!sched_cpu_dying_now(cpu))
+		msleep(1);
+	KEXPECT(!READ_ONCE(hop.done));		/* still queued behind the hog */
+	WRITE_ONCE(hp_hog_release, true);
+	KEXPECT(hp_wait_for(&rm.done));
+	KEXPECT(hp_wait_for(&hop.done));
+	KEXPECT_EQ(rm.ret, 0);
+	KEXPECT_EQ(hop.ret, -ENODEV);
+	KEXPECT(hop.ran_on != cpu);
+	kthread_stop(hog);
+	kthread_stop(hopper);
+	kthread_stop(remover);
+	KEXPECT_EQ(add_cpu(cpu), 0);
+}
+
+KTEST(hotplug_cross_cpu_calls_and_backtraces_skip_offline_cpus)
+{
+	static struct irq_work work;
+	int cpu = last_cpu();
+
+	if (num_online_cpus() < 2)
+		KTEST_SKIP("needs two CPUs: the boot CPU never goes offline");
+	KASSERT_EQ(remove_cpu(cpu), 0);
+	atomic_set(&hp_calls, 0);
+	on_each_cpu(hp_count_call, NULL, true);
+	KEXPECT_EQ(atomic_read(&hp_calls), num_online_cpus());
+	KEXPECT_EQ(smp_call_function_single(cpu, hp_count_call, NULL, true), -ENXIO);
+	KEXPECT_EQ(atomic_read(&hp_calls), num_online_cpus());
+	KEXPECT(!trigger_cpu_backtrace(cpu));
+	work.func = (void (*)(struct irq_work *))hp_count_call;
+	KEXPECT(!irq_work_queue_on(&work, cpu));
+	KEXPECT_EQ(add_cpu(cpu), 0);
+	atomic_set(&hp_calls, 0);
+	on_each_cpu(hp_count_call, NULL, true);
+	KEXPECT_EQ(atomic_read(&hp_calls), num_online_cpus());
+}
+
+KTEST(hotplug_monitor_cpu_commands)
+{
+	int cpu = last_cpu(), n = num_online_cpus();
+	char line[32];
+
+	KEXPECT_EQ(monitor_exec("cpu off 0"), MON_ERROR);
+	KEXPECT_EQ(monitor_exec("cpu off 999"), MON_ERROR);
+	KEXPECT_EQ(monitor_exec("cpu off x"), MON_ERROR);
+	KEXPECT_EQ(monitor_exec("cpu off"), MON_ERROR);
+	KEXPECT_EQ(monitor_exec("cpu sideways 1"), MON_ERROR);
+	KEXPECT_EQ(monitor_exec("cpu on 0"), MON_ERROR);	/* already online */
+	KEXPECT_EQ(num_online_cpus(), n);
+	if (n < 2)
+		KTEST_SKIP("needs two CPUs for the rest: the boot CPU never goes offline");
+	snprintf(line, sizeof(line), "cpu off %d", cpu);
+	KEXPECT_EQ(monitor_exec(line), MON_OK);
+	KEXPECT(!cpu_online(cpu));
+	KEXPECT_EQ(monitor_exec(line), MON_ERROR);		/* twice: already offline */
+	KEXPECT_EQ(monitor_exec("cpus"), MON_OK);
+	KEXPECT_EQ(num_online_cpus(), n - 1);
+	snprintf(line, sizeof(line), "cpu on %d", cpu);
+	KEXPECT_EQ(monitor_exec(line), MON_OK);
+	KEXPECT(cpu_online(cpu));
+	KEXPECT_EQ(num_online_cpus(), n);
+}
+
+KTEST(hotplug_offline_cpu_stays_down_after_an_nmi)
+{
+	int cpu = last_cpu();
+	u64 ticks0;
+
+	if (num_online_cpus() < 2)
+		KTEST_SKIP("needs two CPUs: the boot CPU never goes offline");
+	KASSERT_EQ(remove_cpu(cpu), 0);
+	/* x86-64: the NMI wakes its hlt; the handler returns and it halts again. */
+	for (int i = 0; i < 3; i++)
+		arch_send_nmi(cpu);
+	ticks0 = READ_ONCE(cpus[0].ticks);
+	while (READ_ONCE(cpus[0].ticks) < ticks0 + 5)
+		msleep(1);
+	KEXPECT(!cpu_online(cpu));
+	KEXPECT(arch_cpu_is_dead(cpu));
+	KEXPECT_EQ(add_cpu(cpu), 0);
+	KEXPECT_EQ(run_on(cpu), 0);
+	KEXPECT_EQ(run_on(0), 0);
+}
+
+/*
+ * A cross-CPU call to a CPU that goes offline in the middle of it: the
+ * leaving CPU (in the test's cpu_dying_hook, interrupts off for good, its
+ * calls already flushed) waits until our on_each_cpu() has addressed it
+ * and is running the function here, then goes.  on_each_cpu() must not
+ * wait for it forever: it takes its request back once the CPU is offline.
+ */
+static bool hp_hook_entered, hp_caller_inside;
+
+static void hp_wait_for_caller_hook(int cpu)
+{
+	u64 end = ktime_get_ns() + 60 * NSEC_PER_SEC;	/* only a broken test gets here */
+
+	(void)cpu;
+	WRITE_ONCE(hp_hook_entered, true);
+	while (!READ_ONCE(hp_caller_inside) && ktime_get_ns() < end)
+		cpu_relax();
+}
+
+static void hp_mark_inside(void *info)
+{
+	(void)info;
+	WRITE_ONCE(hp_caller_inside, true);
+	atomic_inc(&hp_calls);
+}
+
+KTEST(hotplug_cross_cpu_call_to_a_cpu_dying_mid_call_returns)
+{
+	static struct hp_call rm;
+	struct task_struct *remover;
+	int cpu = last_cpu(), n = num_online_cpus();
+
+	if (n < 2)
+		KTEST_SKIP("needs two CPUs: the boot CPU never goes offline");
+	memset(&rm, 0, sizeof(rm));
+	rm.cpu = cpu;
+	hp_hook_entered = hp_caller_inside = false;
+	atomic_set(&hp_calls, 0);
+	WRITE_ONCE(cpu_dying_hook, hp_wait_for_caller_hook);
+	remover = kthread_run_on_cpu(hp_remove_fn, &rm, 0, "hp_remover");
+	KASSERT(remover != NULL);
+	KEXPECT(hp_wait_for(&hp_hook_entered));
+	on_each_cpu(hp_mark_inside, NULL, true);	/* cpu is still online: addressed */
+	KEXPECT(hp_wait_for(&rm.done));
+	WRITE_ONCE(cpu_dying_hook, NULL);
+	KEXPECT_EQ(rm.ret, 0);
+	KEXPECT_EQ(atomic_read(&hp_calls), n - 1);	/* everywhere but on the CPU that left */
+	kthread_stop(remover);
+	KEXPECT_EQ(add_cpu(cpu), 0);
+}
