@@ -12,6 +12,9 @@
 #                   (docs/model.md); non-zero exit on any unexpected verdict
 #   make torture    rcutorture for DURATION seconds at each CPU count in TORTURE_SMP
 #   make bench      the benchmarks on the production kernel (docs/benchmarks.md)
+#   make lab        LAB=NAME: start a lab on branch lab/NAME (LAB=list lists
+#                   them; docs/labs/README.md)
+#   make grade      grade the lab of this branch (or LAB=NAME): Score: N/M
 #   make clean      remove everything under $(BUILD) but the prebuilt newlib
 #
 # Variables: ARCH (x86_64), SMP (4), MEM (128M), ACCEL (tcg | kvm), TESTS (a
@@ -82,7 +85,7 @@ OBJS := $(patsubst %,$(B)/obj/%.o,$(SRCS))
 RUN := python3 tools/run.py --arch $(ARCH) --kernel $(ELF) --smp $(SMP) --mem $(MEM) \
        --accel $(ACCEL) --timeout $(TIMEOUT)
 
-.PHONY: all run test debug trace torture bench clean deps newlib FORCE
+.PHONY: all run test debug trace torture bench clean deps newlib lab grade FORCE
 all: $(ELF) $(BOOT_IMAGE)
 
 deps:
@@ -159,6 +162,15 @@ clean:
 TRACE_DIR := $(BUILD)/trace
 trace: deps all
 	@bash tools/trace.sh $(TRACE_DIR) "$(CMDLINE)" $(RUN)
+
+# make lab LAB=NAME: this clone becomes the lab's starting point, on a new
+# branch lab/NAME (LAB=list lists the labs); make grade scores it, or the
+# lab LAB=NAME on any branch (tools/labs/labs.py, docs/labs/README.md).
+LAB ?=
+lab:
+	@python3 tools/labs/labs.py start $(if $(LAB),$(LAB),list)
+grade:
+	@python3 tools/labs/labs.py grade --arch $(ARCH) $(if $(LAB),--lab $(LAB))
 
 # make torture DURATION=600: rcutorture at each CPU count in TORTURE_SMP
 # (not in CI), its histograms per CPU count (tools/torture.sh).

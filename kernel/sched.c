@@ -140,6 +140,21 @@ static void enqueue_on(struct task_struct *t, int cpu)
 }
 
 /*
+ * run_on()'s second half: prev asked to move to prev->migrate_to and is
+ * now fully off this CPU (its registers saved, our lock released), so
+ * the target may run it: queue it there.
+ */
+static void finish_run_on(struct task_struct *prev)
+{
+	int target = prev->migrate_to;
+
+	prev->migrate_to = -1;
+	/* Whatever runs on target now is what the hop will wait for. */
+	trace_record(TR_HOP_QUEUE, target, prev->pid);
+	enqueue_on(prev, target);	/* run_on(): now it may run there */
+}
+
+/*
  * Runs on the task switched to, with this CPU's run-queue lock still held
  * by the task switched away from: releases it, then deals with that task,
  * which is now fully off this CPU.
@@ -148,21 +163,15 @@ static void finish_task_switch(void)
 {
 	struct rq *rq = this_rq();
 	struct task_struct *prev = rq->prev;
-	int target;
 
 	rq->prev = NULL;
 	spin_unlock(&rq->lock);
 	if (!prev)
 		return;
-	target = prev->migrate_to;
-	if (target >= 0) {
-		prev->migrate_to = -1;
-		/* Whatever runs on target now is what the hop will wait for. */
-		trace_record(TR_HOP_QUEUE, target, prev->pid);
-		enqueue_on(prev, target);	/* run_on(): now it may run there */
-	} else if (prev->state == TASK_DEAD) {
+	if (prev->migrate_to >= 0)
+		finish_run_on(prev);
+	else if (prev->state == TASK_DEAD)
 		complete(&prev->exited);	/* kthread_stop() may free it now */
-	}
 }
 
 static struct task_struct *pick_next(struct rq *rq)
