@@ -6,12 +6,15 @@ SUMMARY = "run_on() and the article's two-line synchronize_rcu()"
 # the function's body; the rest of the kernel is the reference's.
 FUNCTIONS = [
     ("kernel/sched.c", "run_on", """
+	(void)cpu;
 	panic("lab stub: run_on");
 """),
     ("kernel/sched.c", "finish_run_on", """
+	(void)prev;
 	panic("lab stub: finish_run_on");
 """),
     ("kernel/rcu/sync.c", "visit_every_cpu", """
+	(void)home;
 	panic("lab stub: visit_every_cpu");
 """),
 ]
