@@ -74,3 +74,70 @@ KTEST(spinlock_irqsave_restores_interrupt_state)
 	spin_unlock_irqrestore(&l, flags);
 	KEXPECT(!irqs_disabled());
 }
+
+/*
+ * Exclusion shown by events, not by luck.  The counter test above needs
+ * two CPUs inside the loop at the same moment, which a loaded host may
+ * never schedule.  Here CPU A holds the lock and does not let go until a
+ * worker on another CPU has taken its ticket and then answered
+ * PINGS_WHILE_WAITING function-call IPIs: each answer proves the worker's
+ * vCPU ran after it asked for the lock, and a lock that excludes nothing
+ * lets the worker in within a few instructions of its ticket.
+ */
+#define EXCLUSION_ROUNDS	5
+#define PINGS_WHILE_WAITING	20
+
+static DEFINE_SPINLOCK(exclusion_lock);
+static atomic_t worker_go, worker_inside;
+
+static int take_exclusion_lock(void *unused)
+{
+	(void)unused;
+	while (!atomic_read(&worker_go))
+		msleep(1);
+	spin_lock(&exclusion_lock);
+	atomic_set(&worker_inside, 1);
+	spin_unlock(&exclusion_lock);
+	while (!kthread_should_stop())
+		msleep(1);
+	return 0;
+}
+
+static void ping(void *info)
+{
+	(void)info;
+}
+
+/* The worker has asked for the lock: a second ticket is out. */
+static bool lock_has_waiter(spinlock_t *lock)
+{
+	return READ_ONCE(lock->next) - READ_ONCE(lock->owner) >= 2;
+}
+
+KTEST(spinlock_excludes_a_waiting_cpu)
+{
+	struct workers w;
+	int cpu;
+
+	if (num_online_cpus() < 2)
+		KTEST_SKIP("needs a second CPU to wait for the lock");
+	worker_cpus(&cpu, 1);
+	for (int round = 0; round < EXCLUSION_ROUNDS; round++) {
+		bool entered_while_held;
+
+		atomic_set(&worker_go, 0);
+		atomic_set(&worker_inside, 0);
+		KASSERT(workers_start_on(&w, &cpu, 1, take_exclusion_lock, NULL, 0, "excl"));
+		spin_lock(&exclusion_lock);
+		atomic_set(&worker_go, 1);
+		while (!lock_has_waiter(&exclusion_lock) && !atomic_read(&worker_inside))
+			cpu_relax();
+		for (int i = 0; i < PINGS_WHILE_WAITING && !atomic_read(&worker_inside); i++)
+			smp_call_function_single(cpu, ping, NULL, true);
+		entered_while_held = atomic_read(&worker_inside);
+		spin_unlock(&exclusion_lock);
+		workers_stop(&w);
+		KEXPECT(!entered_while_held);
+		KEXPECT_EQ(atomic_read(&worker_inside), 1);
+	}
+}
