@@ -177,7 +177,7 @@ LAB ?=
 lab:
 	@python3 tools/labs/labs.py start $(if $(LAB),$(LAB),list)
 grade:
-	@python3 tools/labs/labs.py grade --arch $(ARCH) $(if $(LAB),--lab $(LAB))
+	@python3 tools/labs/labs.py grade --arch $(ARCH) $(if $(LAB),--lab $(LAB)) $(GRADE_FLAGS)
 
 # make torture DURATION=600: rcutorture at each CPU count in TORTURE_SMP
 # (not in CI), its histograms per CPU count (tools/torture.sh).

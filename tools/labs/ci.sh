@@ -20,6 +20,9 @@ bad() { echo "labs-ci: FAILED: $*"; failed=$((failed + 1)); }
 
 if python3 tools/labs/labs.py check; then ok "every lab's functions exist"; else bad "labs.py check"; fi
 labs=$(ls tools/labs/defs/*.py | xargs -n1 basename | sed 's/\.py$//')
+# Starters: the labs whose starter changes a header everything includes
+# last, so that the others rebuild only their own files.
+starters="$(echo "$labs" | grep -vx publish) $(echo "$labs" | grep -x publish)"
 
 # The clone reuses this checkout's newlib and kernel objects (copied, then
 # made newer than the clone's sources): only what make lab changes is rebuilt.
@@ -31,13 +34,14 @@ cp -a build/newlib-x86_64 "$clone/build/"
 find "$clone/build" -type f -exec touch {} +
 start=$(git -C "$clone" rev-parse HEAD)
 
-for lab in $labs; do
+for lab in $starters; do
 	t0=$SECONDS
 	git -C "$clone" switch -q --detach "$start"
 	if ! make -C "$clone" --no-print-directory lab LAB="$lab" >"$log" 2>&1; then
 		cat "$log"; bad "make lab LAB=$lab"; continue
 	fi
-	make -C "$clone" --no-print-directory grade >"$log" 2>&1
+	# The first failed part is enough to show a starter below full marks.
+	make -C "$clone" --no-print-directory grade GRADE_FLAGS=--stop-at-first-failure >"$log" 2>&1
 	rc=$?
 	score=$(sed -n 's/^Score: //p' "$log")
 	got=${score%/*} total=${score#*/}

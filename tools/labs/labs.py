@@ -3,7 +3,7 @@
 
     tools/labs/labs.py list
     tools/labs/labs.py start NAME       make lab LAB=NAME: branch lab/NAME, starter bodies
-    tools/labs/labs.py grade [--lab NAME] [--arch ARCH]
+    tools/labs/labs.py grade [--lab NAME] [--arch ARCH] [--stop-at-first-failure]
                                         make grade: one line per part, then Score: N/M
     tools/labs/labs.py check            every lab's functions exist (CI)
 
@@ -206,7 +206,7 @@ def grade_part(lab, part, arch):
     return True, ""
 
 
-def cmd_grade(name, arch):
+def cmd_grade(name, arch, stop_at_first_failure=False):
     rec = read_record()
     source = None
     if rec and (name is None or name == rec[0]):
@@ -228,11 +228,15 @@ def cmd_grade(name, arch):
     if rc != 0:
         errs = [l for l in out.splitlines() if "error" in l.lower()]
         print("grade: the kernel does not build: " + (errs[0] if errs else out.strip()[-300:]))
+    stopped = False
     for part in lab["PARTS"]:
         if rc != 0:
             ok, why = False, "not built"
+        elif stopped:
+            ok, why = False, "not run (--stop-at-first-failure)"
         else:
             ok, why = grade_part(lab, part, arch)
+            stopped = not ok and stop_at_first_failure
         score += part["points"] if ok else 0
         smp = ",".join(str(n) for n in part["smp"])
         line = f"  {part['name']} (SMP={smp}): {'OK' if ok else 'FAIL'}"
@@ -265,6 +269,8 @@ def main(argv=None):
     g = sub.add_parser("grade")
     g.add_argument("--lab")
     g.add_argument("--arch", default="x86_64")
+    g.add_argument("--stop-at-first-failure", action="store_true",
+                   help="fail the parts after the first failed one without running them (CI)")
     sub.add_parser("check")
     a = p.parse_args(argv)
     try:
@@ -273,7 +279,7 @@ def main(argv=None):
         if a.cmd == "start":
             return cmd_list() if a.name == "list" else cmd_start(a.name)
         if a.cmd == "grade":
-            return cmd_grade(a.lab or None, a.arch)
+            return cmd_grade(a.lab or None, a.arch, a.stop_at_first_failure)
         return cmd_check()
     except Refused as e:
         print(e)
