@@ -102,6 +102,8 @@ void might_sleep_check(const char *what)
 		      what, c->locks_held, c->locks_held == 1 ? "" : "s");
 	if (unlikely(arch_irqs_disabled()))
 		panic("BUG: scheduling while atomic: %s() with interrupts disabled", what);
+	if (unlikely(preempt_count()))
+		panic("BUG: scheduling while atomic: %s() with preemption disabled", what);
 }
 
 /* Queues t on cpu's run queue; called with that queue's lock held. */
@@ -572,4 +574,28 @@ void sched_show_cpu(int cpu)
 			n += snprintf(line + n, sizeof(line) - n, " %s", t->comm);
 	spin_unlock_irqrestore(&rq->lock, flags);
 	printk("%s%s\n", line, rq->nr_queued ? "" : " (empty)");
+}
+
+/*
+ * PREEMPT=1 (kernel/preempt.h), at the return of an interrupt that
+ * interrupted task code.  Not a task that is blocking: it set its state
+ * and is about to call schedule() (the sleeper's half of a wake-up), and
+ * switching it out now would put it to sleep before it saw its condition.
+ */
+bool __preempt_wanted(void)
+{
+	struct cpu *c = this_cpu();
+	struct task_struct *t = c->curr_task;
+	bool tick = c->preempt_tick;
+
+	c->preempt_tick = false;
+	return tick && t && c->preempt_count == 0 && c->irq_depth == 0 &&
+	       t != this_rq()->idle && t->state == TASK_RUNNING && t->migrate_to < 0 &&
+	       READ_ONCE(this_rq()->nr_queued) > 0;
+}
+
+void preempt_schedule_irq(void)
+{
+	this_cpu()->preemptions++;
+	__schedule();	/* round-robin: t goes to the back of this CPU's queue */
 }
