@@ -216,7 +216,7 @@ def cmd_grade(name, arch, stop_at_first_failure=False):
             raise Refused("grade: this branch changed what grades it (tests/ and tools/labs/ "
                           "must stay as at the lab's base commit " + base[:12] + "):\n  " +
                           "\n  ".join(changed) + "\nundo with: git checkout " + base[:12] +
-                          " -- " + " ".join(PROTECTED))
+                          " -- " + " ".join(PROTECTED) + " (and remove files you added there)")
         source = git("show", f"{base}:{DEFS}/{name}.py")
     elif name is None:
         raise Refused("grade: not on a lab branch (no .lab here); use make grade LAB=NAME, "
