@@ -12,12 +12,17 @@
 #                   (docs/model.md); non-zero exit on any unexpected verdict
 #   make torture    rcutorture for DURATION seconds at each CPU count in TORTURE_SMP
 #   make bench      the benchmarks on the production kernel (docs/benchmarks.md)
+#   make lab        LAB=NAME: start a lab on branch lab/NAME (LAB=list lists
+#                   them; docs/labs/README.md)
+#   make grade      grade the lab of this branch (or LAB=NAME): Score: N/M
 #   make clean      remove everything under $(BUILD) but the prebuilt newlib
 #
 # Variables: ARCH (x86_64), SMP (4), MEM (128M), ACCEL (tcg | kvm), TESTS (a
 # glob on test names), CMDLINE (extra kernel command line), TIMEOUT (seconds;
 # grows with SMP: under TCG on two host cores many vCPUs are slow), CHECKING
-# (1: the checking build, the default; 0: production, read side compiled away).
+# (1: the checking build, the default; 0: production, read side compiled away),
+# PREEMPT (0: no preemption, the default; 1: the timer tick preempts tasks,
+# for lab preempt, docs/labs/preempt.md; its own build folder, *-preempt).
 
 ARCH    ?= x86_64
 SMP     ?= 4
@@ -33,6 +38,8 @@ CHECKING ?= 1
 # 1: make test also boots each expect-panic/warning test alone (at SMP=2);
 # 0: they are listed as skipped (CI boots them in one run per build, not in every one)
 ISOLATED ?= 1
+# 1: the tick preempts a task at interrupt return (docs/labs/preempt.md)
+PREEMPT ?= 0
 # make run: the demo to play (a name, list, none) and its pace (enter, 0, milliseconds)
 DEMO      ?=
 DEMO_PACE ?=
@@ -44,13 +51,13 @@ ifneq ($(words $(ARCH)) $(filter $(ARCHES),$(ARCH)),1 $(ARCH))
 $(error ARCH=$(ARCH): unknown architecture; use ARCH=x86_64 or ARCH=aarch64)
 endif
 
-$(foreach v,CHECKING ISOLATED,$(if $(filter-out 0 1,$($(v)))$(filter-out 1,$(words $($(v)))),\
+$(foreach v,CHECKING ISOLATED PREEMPT,$(if $(filter-out 0 1,$($(v)))$(filter-out 1,$(words $($(v)))),\
 	$(error $(v)=$($(v)): use $(v)=1 or $(v)=0)))
 
 include arch/$(ARCH)/arch.mk
 
 BUILD   ?= build
-B        := $(BUILD)/$(ARCH)$(if $(filter 0,$(CHECKING)),-prod)
+B        := $(BUILD)/$(ARCH)$(if $(filter 0,$(CHECKING)),-prod)$(if $(filter 1,$(PREEMPT)),-preempt)
 ELF      := $(B)/kernel.elf
 ISO      := $(B)/quiescent.iso
 NEWLIB   := build/newlib-$(ARCH)
@@ -70,7 +77,8 @@ CFLAGS := $(BASE_CFLAGS) -std=gnu11 -Wall -Wextra -Werror -fno-strict-aliasing \
           -fno-common -nostdinc -isystem $(NEWLIB)/$(NEWLIB_TARGET)/include \
           -isystem $(shell $(CC) -print-file-name=include) \
           -Ikernel -Ilib -Iarch/$(ARCH) -Iarch/$(ARCH)/include \
-          -DNR_CPUS=$(NR_CPUS) -DCONFIG_RCU_CHECKING=$(CHECKING) -MMD -MP
+          -DNR_CPUS=$(NR_CPUS) -DCONFIG_RCU_CHECKING=$(CHECKING) \
+          -DCONFIG_PREEMPT=$(PREEMPT) -MMD -MP
 ASFLAGS := $(ARCH_CFLAGS) -fno-pic -fno-pie -g -Ikernel -Iarch/$(ARCH) -MMD -MP
 LDFLAGS := $(ARCH_LDFLAGS) -nostdlib -static -z max-page-size=4096 -z noexecstack \
            --no-warn-rwx-segments -T $(B)/linker.ld
@@ -88,7 +96,7 @@ OBJS := $(patsubst %,$(B)/obj/%.o,$(SRCS))
 RUN := python3 tools/run.py --arch $(ARCH) --kernel $(ELF) --smp $(SMP) --mem $(MEM) \
        --accel $(ACCEL) --timeout $(TIMEOUT)
 
-.PHONY: all run test debug trace torture bench clean deps newlib FORCE
+.PHONY: all run test debug trace torture bench clean deps newlib lab grade FORCE
 all: $(ELF) $(BOOT_IMAGE)
 
 deps:
@@ -167,6 +175,15 @@ TRACE_DIR := $(BUILD)/trace
 trace: deps all
 	@bash tools/trace.sh $(TRACE_DIR) "$(CMDLINE)" $(RUN)
 
+# make lab LAB=NAME: this clone becomes the lab's starting point, on a new
+# branch lab/NAME (LAB=list lists the labs); make grade scores it, or the
+# lab LAB=NAME on any branch (tools/labs/labs.py, docs/labs/README.md).
+LAB ?=
+lab:
+	@python3 tools/labs/labs.py start $(if $(LAB),$(LAB),list)
+grade:
+	@python3 tools/labs/labs.py grade --arch $(ARCH) $(if $(LAB),--lab $(LAB)) $(GRADE_FLAGS)
+
 # make torture DURATION=600: rcutorture at each CPU count in TORTURE_SMP
 # (not in CI), its histograms per CPU count (tools/torture.sh).
 DURATION    ?= 60
@@ -180,13 +197,16 @@ torture: deps all
 # benchmarks (tests/bench/, docs/benchmarks.md); tools/bench.py writes
 # $(BENCH_DIR)/results.csv, results.md and PNG plots, checks with objdump
 # that the read side costs zero instructions, and prints the table.
+# PREEMPT=1 measures the preemptible build, whose read side is not free
+# (the count is reported, not checked).
 BENCH_SMP ?= 1 2 4
-BENCH_DIR ?= $(BUILD)/bench
-BENCH_ELF := $(BUILD)/$(ARCH)-prod/kernel.elf
+BENCH_DIR ?= $(BUILD)/bench$(if $(filter 1,$(PREEMPT)),-preempt)
+BENCH_ELF := $(BUILD)/$(ARCH)-prod$(if $(filter 1,$(PREEMPT)),-preempt)/kernel.elf
 bench:
 	@bash tools/deps.sh bench
 	@$(MAKE) --no-print-directory CHECKING=0 all
 	@python3 tools/bench.py run --arch $(ARCH) --kernel $(BENCH_ELF) --out $(BENCH_DIR) \
+	    $(if $(filter 1,$(PREEMPT)),--preempt) \
 	    --smp "$(BENCH_SMP)" --accel $(ACCEL) --mem $(MEM) --objdump $(OBJDUMP) --nm $(NM) \
 	    --cmdline "$(CMDLINE)" --command "make bench ARCH=$(ARCH) BENCH_SMP=\"$(BENCH_SMP)\" ACCEL=$(ACCEL)"
 

@@ -52,12 +52,17 @@ static void irq_work_run(bool lazy)
 		work->func(work);
 }
 
-/* The tick never preempts: it counts, and (later) wakes sleepers. */
+/*
+ * The tick counts and wakes sleepers; only in the PREEMPT=1 build does it
+ * ask for a preemption, which the arch performs at interrupt return.
+ */
 void irq_timer(void)
 {
 	struct cpu *c = this_cpu();
 
 	c->ticks++;
+	if (CONFIG_PREEMPT)
+		c->preempt_tick = true;
 	if (c->id == 0)
 		jiffies++;
 	sched_tick();

@@ -11,6 +11,7 @@
 #include "atomic.h"
 #include "arch.h"
 #include "smp.h"
+#include "preempt.h"
 #include "spinlock.h"
 #include "printk.h"
 #include "panic.h"

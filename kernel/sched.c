@@ -128,6 +128,8 @@ void might_sleep_check(const char *what)
 		      what, c->locks_held, c->locks_held == 1 ? "" : "s");
 	if (unlikely(arch_irqs_disabled()))
 		panic("BUG: scheduling while atomic: %s() with interrupts disabled", what);
+	if (unlikely(preempt_count()))
+		panic("BUG: scheduling while atomic: %s() with preemption disabled", what);
 }
 
 /* Queues t on cpu's run queue; called with that queue's lock held. */
@@ -181,6 +183,21 @@ static void enqueue_on(struct task_struct *t, int cpu)
 }
 
 /*
+ * run_on()'s second half: prev asked to move to prev->migrate_to and is
+ * now fully off this CPU (its registers saved, our lock released), so
+ * the target may run it: queue it there.
+ */
+static void finish_run_on(struct task_struct *prev)
+{
+	int target = prev->migrate_to;
+
+	prev->migrate_to = -1;
+	/* Whatever runs on target now is what the hop will wait for. */
+	trace_record(TR_HOP_QUEUE, target, prev->pid);
+	enqueue_on(prev, target);	/* run_on(): now it may run there */
+}
+
+/*
  * Runs on the task switched to, with this CPU's run-queue lock still held
  * by the task switched away from: releases it, then deals with that task,
  * which is now fully off this CPU.
@@ -189,21 +206,15 @@ static void finish_task_switch(void)
 {
 	struct rq *rq = this_rq();
 	struct task_struct *prev = rq->prev;
-	int target;
 
 	rq->prev = NULL;
 	spin_unlock(&rq->lock);
 	if (!prev)
 		return;
-	target = prev->migrate_to;
-	if (target >= 0) {
-		prev->migrate_to = -1;
-		/* Whatever runs on target now is what the hop will wait for. */
-		trace_record(TR_HOP_QUEUE, target, prev->pid);
-		enqueue_on(prev, target);	/* run_on(): now it may run there */
-	} else if (prev->state == TASK_DEAD) {
+	if (prev->migrate_to >= 0)
+		finish_run_on(prev);
+	else if (prev->state == TASK_DEAD)
 		complete(&prev->exited);	/* kthread_stop() may free it now */
-	}
 }
 
 static struct task_struct *pick_next(struct rq *rq)
@@ -780,4 +791,28 @@ void sched_show_cpu(int cpu)
 			n += snprintf(line + n, sizeof(line) - n, " %s", t->comm);
 	spin_unlock_irqrestore(&rq->lock, flags);
 	printk("%s%s\n", line, rq->nr_queued ? "" : " (empty)");
+}
+
+/*
+ * PREEMPT=1 (kernel/preempt.h), at the return of an interrupt that
+ * interrupted task code.  Not a task that is blocking: it set its state
+ * and is about to call schedule() (the sleeper's half of a wake-up), and
+ * switching it out now would put it to sleep before it saw its condition.
+ */
+bool __preempt_wanted(void)
+{
+	struct cpu *c = this_cpu();
+	struct task_struct *t = c->curr_task;
+	bool tick = c->preempt_tick;
+
+	c->preempt_tick = false;
+	return tick && t && c->preempt_count == 0 && c->irq_depth == 0 &&
+	       t != this_rq()->idle && t->state == TASK_RUNNING && t->migrate_to < 0 &&
+	       READ_ONCE(this_rq()->nr_queued) > 0;
+}
+
+void preempt_schedule_irq(void)
+{
+	this_cpu()->preemptions++;
+	__schedule();	/* round-robin: t goes to the back of this CPU's queue */
 }

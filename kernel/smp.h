@@ -31,6 +31,10 @@ struct cpu {
 	struct task_struct *curr_task;	/* `current` */
 	bool in_nmi;
 	void *arch;		/* arch-private per-CPU state */
+	/* PREEMPT=1 only (kernel/preempt.h): */
+	int preempt_count;	/* > 0: the tick may not preempt (spinlocks, preempt_disable()) */
+	bool preempt_tick;	/* a tick asked for a preemption at interrupt return */
+	u64 preemptions;	/* tasks the tick preempted here */
 };
 
 extern struct cpu cpus[NR_CPUS];

@@ -24,6 +24,7 @@ void spin_lock(spinlock_t *lock)
 {
 	unsigned int ticket;
 
+	preempt_disable();	/* PREEMPT=1: no preemption holding or waiting for a ticket */
 	check_recursion(lock);
 	ticket = __atomic_fetch_add(&lock->next, 1, __ATOMIC_RELAXED);
 	/*
@@ -42,6 +43,9 @@ void spin_lock(spinlock_t *lock)
 
 bool spin_trylock(spinlock_t *lock)
 {
+	unsigned int owner;
+
+	preempt_disable();
 	/*
 	 * [trylock_acquire] pairs [unlock_release]: the acquire belongs on
 	 * the load that sees the last unlock's store to `owner`; an acquire
@@ -49,7 +53,7 @@ bool spin_trylock(spinlock_t *lock)
 	 * unlock, and the critical section could read what the previous
 	 * holder wrote before it was visible here (AArch64; TCG cannot show it).
 	 */
-	unsigned int owner = __atomic_load_n(&lock->owner, __ATOMIC_ACQUIRE);
+	owner = __atomic_load_n(&lock->owner, __ATOMIC_ACQUIRE);
 
 	/*
 	 * Take the ticket only if it would be served at once: `next` still
@@ -59,8 +63,10 @@ bool spin_trylock(spinlock_t *lock)
 	 * alone decides which of two trylockers gets the ticket.
 	 */
 	if (!__atomic_compare_exchange_n(&lock->next, &owner, owner + 1, false,
-					 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+					 __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+		preempt_enable();
 		return false;
+	}
 	WRITE_ONCE(lock->holder, smp_processor_id());
 	this_cpu()->locks_held++;
 	return true;
@@ -81,6 +87,7 @@ void spin_unlock(spinlock_t *lock)
 	 * stores overwritten by ours.
 	 */
 	__atomic_store_n(&lock->owner, lock->owner + 1, __ATOMIC_RELEASE);
+	preempt_enable();
 }
 
 bool spin_is_locked(spinlock_t *lock)

@@ -161,12 +161,37 @@ static void __noreturn sync_exception(struct trap_frame *tf)
 		   name ? name : "unknown exception class", esr, ec, iss);
 }
 
+/*
+ * PREEMPT=1.  The interrupt came in on this CPU's exception stack, which
+ * the next task's interrupts reuse: the switch cannot happen on it.  So
+ * the frame is copied onto the interrupted task's own stack, just below
+ * its sp, and the exception returns into preempt_return (vectors.S) on
+ * that stack, interrupts still off: it switches tasks there, then restores
+ * the copy and returns where the interrupt struck, as trap_entry would.
+ */
+extern char preempt_return[];
+
+static void preempt_on_task_stack(struct trap_frame *tf)
+{
+	struct trap_frame *copy = (struct trap_frame *)(uintptr_t)(tf->sp - sizeof(*tf));
+
+	if (tf->sp & 15)
+		return;		/* the restore needs sp = copy + TF_SIZE exactly */
+	*copy = *tf;
+	write_sysreg(sp_el0, copy);
+	tf->elr = (u64)(uintptr_t)preempt_return;
+	tf->spsr |= DAIF_I;
+}
+
 void trap_dispatch(struct trap_frame *tf)
 {
 	switch (tf->kind) {
 	case VEC_CUR_SP0_IRQ:
 	case VEC_CUR_SPX_IRQ:
 		gic_handle_irq(tf);
+		/* PREEMPT=1: task code (on SP_EL0) only, not a handler's. */
+		if (tf->kind == VEC_CUR_SP0_IRQ && preempt_wanted())
+			preempt_on_task_stack(tf);
 		return;
 	case VEC_CUR_SP0_SYNC:
 	case VEC_CUR_SPX_SYNC:

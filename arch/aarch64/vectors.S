@@ -111,7 +111,7 @@ trap_entry:
 
 	mov	x0, sp
 	bl	trap_dispatch
-
+trap_restore:
 	add	x2, sp, #TF_Q
 	ldp	q0, q1, [x2, #32 * 0]
 	ldp	q2, q3, [x2, #32 * 1]
@@ -156,6 +156,20 @@ trap_entry:
 	add	sp, sp, #TF_SIZE
 	eret
 	.size	trap_entry, . - trap_entry
+
+/*
+ * PREEMPT=1 only (trap.c: preempt_on_task_stack()): the exception returned
+ * here at EL1t, on the interrupted task's stack, interrupts off, sp at a
+ * copy of the trap frame.  Switch tasks; when this task runs again,
+ * restore the copy (sp then is the interrupted sp again) and eret.
+ */
+	.globl	preempt_return
+	.type	preempt_return, %function
+preempt_return:
+	add	x29, sp, #TF_FRAME		/* backtraces walk on into the interrupted code */
+	bl	preempt_schedule_irq
+	b	trap_restore
+	.size	preempt_return, . - preempt_return
 
 /*
  * An exception whose frame would not fit on the exception stack: a

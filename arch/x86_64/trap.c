@@ -117,4 +117,7 @@ void trap_dispatch(struct trap_frame *tf)
 	else
 		printk("CPU%d: unexpected interrupt vector %#x\n", smp_processor_id(), vec);
 	irq_exit();
+	/* PREEMPT=1: interrupts run on the interrupted task's stack, so switch right here. */
+	if (preempt_wanted())
+		preempt_schedule_irq();
 }

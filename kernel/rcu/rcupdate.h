@@ -20,6 +20,7 @@
 #include "compiler.h"
 #include "barrier.h"
 #include "sched.h"
+#include "preempt.h"
 #include "trace.h"
 
 #ifndef CONFIG_RCU_CHECKING
@@ -38,10 +39,29 @@ void rcu_read_unlock_underflow(void) __noreturn;
 /* might_sleep_check() in an RCU callback (checking build): reports it. */
 void rcu_callback_might_sleep(const char *what) __noreturn;
 
+/*
+ * The read side's part that the PREEMPT=1 build needs (Linux's names for
+ * it): a reader must not be preempted, since a preempted reader's CPU
+ * switches context -- a quiescent state -- while the reader still holds
+ * its pointers.  The preempt count nests, as readers do.  In the other
+ * builds nothing preempts, and these are compiler barriers: no
+ * instruction (lab preempt, docs/labs/preempt.md).
+ */
+static __always_inline void __rcu_read_lock(void)
+{
+	preempt_disable();
+}
+
+static __always_inline void __rcu_read_unlock(void)
+{
+	preempt_enable();
+}
+
 #if CONFIG_RCU_CHECKING
 
 static __always_inline void rcu_read_lock(void)
 {
+	__rcu_read_lock();
 	if (current->rcu_read_lock_nesting++ == 0)
 		trace_record(TR_READ_LOCK, 0, 0);
 	barrier();	/* the critical section's accesses stay after this */
@@ -57,6 +77,7 @@ static __always_inline void rcu_read_unlock(void)
 		trace_record(TR_READ_UNLOCK, 0, 0);
 	else if (unlikely(nesting < 0))
 		rcu_read_unlock_underflow();
+	__rcu_read_unlock();
 }
 
 static inline bool rcu_read_lock_held(void)
@@ -76,8 +97,8 @@ static inline bool rcu_read_lock_held(void)
 
 #else /* production: readers are free */
 
-static __always_inline void rcu_read_lock(void) { barrier(); }
-static __always_inline void rcu_read_unlock(void) { barrier(); }
+static __always_inline void rcu_read_lock(void) { __rcu_read_lock(); barrier(); }
+static __always_inline void rcu_read_unlock(void) { barrier(); __rcu_read_unlock(); }
 static inline bool rcu_read_lock_held(void) { return true; }
 #define RCU_LOCKDEP_WARN(cond, what)	do { (void)sizeof(cond); } while (0)
 

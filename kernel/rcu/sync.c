@@ -41,6 +41,21 @@ void rcu_wait_end(unsigned long wait)
 }
 
 /*
+ * The article's synchronize_rcu(): run on every online CPU in turn, then
+ * come back to the CPU we started on.  synchronize_rcu() below says why
+ * this waits for every pre-existing reader.
+ */
+static void visit_every_cpu(int home)
+{
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		if (!rcu_injected(RCU_INJECT_TOUR_SKIP_CPU) || cpu != rcu_inject_victim(home))
+			run_on(cpu);
+	run_on(home);
+}
+
+/*
  * Wait for every RCU read-side critical section that began before this
  * call to end.
  *
@@ -76,7 +91,6 @@ void rcu_wait_end(unsigned long wait)
  */
 void synchronize_rcu(void)
 {
-	int cpu, home = smp_processor_id();
 	unsigned long tour;
 
 	might_sleep_check("synchronize_rcu");
@@ -86,11 +100,7 @@ void synchronize_rcu(void)
 	atomic_long_inc(&rcu_state.tours_started);
 	trace_record(TR_SYNC_BEGIN, tour, 0);
 
-	for_each_online_cpu(cpu)
-		if (!rcu_injected(RCU_INJECT_TOUR_SKIP_CPU) || cpu != rcu_inject_victim(home))
-			run_on(cpu);
-
-	run_on(home);
+	visit_every_cpu(smp_processor_id());
 	/* (fault injection poll_tour_early: also the next number, taken after we began) */
 	rcu_wait_end(tour + rcu_injected(RCU_INJECT_POLL_TOUR_EARLY));
 	atomic_long_inc(&rcu_state.tours_completed);

@@ -1,0 +1,36 @@
+# Lab 3: call_rcu() from the context-switch hook.  Handout: docs/labs/call_rcu.md
+ORDER = 3
+SUMMARY = "call_rcu(): grace periods driven by the context-switch hook, callback segments"
+
+FUNCTIONS = [
+    ("kernel/rcu/gp.c", "advance_callbacks", """
+	(void)rdp;
+	panic("lab stub: advance_callbacks");
+"""),
+    ("kernel/rcu/gp.c", "rcu_gp_end", """
+	panic("lab stub: rcu_gp_end");
+"""),
+    ("kernel/rcu/gp.c", "report_qs_locked", """
+	(void)cpu; (void)gp;
+	(void)rcu_gp_end;	/* yours to call */
+	panic("lab stub: report_qs_locked");
+"""),
+    ("kernel/rcu/gp.c", "rcu_gp_start", """
+	panic("lab stub: rcu_gp_start");
+"""),
+    ("kernel/rcu/gp.c", "call_rcu", """
+	(void)head; (void)func;
+	panic("lab stub: call_rcu");
+"""),
+]
+
+PARTS = [
+    {"name": "call_rcu() waits for a held reader", "points": 25, "smp": [2, 4],
+     "tests": "call_rcu_waits_for_a_held_reader", "timeout": 60},
+    {"name": "callbacks run once; rcu_barrier() waits for them", "points": 25, "smp": [2],
+     "tests": "call_rcu_callbacks_run_once*", "timeout": 60},
+    {"name": "a reader right after its CPU's quiescent state", "points": 25, "smp": [2],
+     "tests": "rcu_window_reader_after_qs_call_rcu", "timeout": 90},
+    {"name": "rcutorture", "points": 25, "smp": [2],
+     "tests": "rcutorture", "timeout": 120},
+]

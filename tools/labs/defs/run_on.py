@@ -1,0 +1,33 @@
+# Lab 1: run_on() and the article's synchronize_rcu().  Handout: docs/labs/run_on.md
+ORDER = 1
+SUMMARY = "run_on() and the article's two-line synchronize_rcu()"
+
+# (file, function, starter body): make lab puts each starter in place of
+# the function's body; the rest of the kernel is the reference's.
+FUNCTIONS = [
+    ("kernel/sched.c", "run_on", """
+	(void)cpu;
+	panic("lab stub: run_on");
+"""),
+    ("kernel/sched.c", "finish_run_on", """
+	(void)prev;
+	panic("lab stub: finish_run_on");
+"""),
+    ("kernel/rcu/sync.c", "visit_every_cpu", """
+	(void)home;
+	panic("lab stub: visit_every_cpu");
+"""),
+]
+
+# Graded parts: tests (a ktest.filter glob), CPU counts, points, timeout (s).
+PARTS = [
+    {"name": "run_on() moves the task to each CPU", "points": 20, "smp": [2],
+     "tests": "run_on_*", "timeout": 60},
+    {"name": "held readers: synchronize_rcu() waits for them", "points": 30, "smp": [2, 4],
+     "tests": "synchronize_rcu_waits_for_a_held_reader", "timeout": 60},
+    {"name": "the article's examples", "points": 30, "smp": [2, 4],
+     "tests": "rcu_example*", "timeout": 60},
+    {"name": "the trace: each tour runs on every CPU", "points": 20, "smp": [2],
+     "tests": "trace_scenario*", "cmdline": ["trace=rcu"], "timeout": 60,
+     "check": "tour_visits_every_cpu"},
+]
