@@ -456,8 +456,14 @@ static int hpr_exp_fn(void *arg)
 {
 	struct hpr_onoff *o = arg;
 
-	while (!READ_ONCE(o->done))
+	/*
+	 * With every other CPU idle or offline the call need not block, and
+	 * hpr_onoff shares our CPU: yield, or it never runs again.
+	 */
+	while (!READ_ONCE(o->done)) {
 		synchronize_rcu_expedited();
+		cond_resched();
+	}
 	return 0;
 }
 
