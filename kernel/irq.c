@@ -61,7 +61,7 @@ void irq_timer(void)
 	struct cpu *c = this_cpu();
 
 	c->ticks++;
-	trace_record(TR_IRQ, TRACE_IRQ_TICK, 0);
+	trace_record_sched(TR_IRQ, TRACE_IRQ_TICK);
 	if (CONFIG_PREEMPT)
 		c->preempt_tick = true;
 	if (c->id == 0)
@@ -75,7 +75,7 @@ void irq_timer(void)
 void irq_ipi(int kind)
 {
 	this_cpu()->ipis++;
-	trace_record(TR_IRQ, kind == IPI_CALL_FUNC ? TRACE_IRQ_CALL : TRACE_IRQ_RESCHED, 0);
+	trace_record_sched(TR_IRQ, kind == IPI_CALL_FUNC ? TRACE_IRQ_CALL : TRACE_IRQ_RESCHED);
 	if (kind == IPI_CALL_FUNC)
 		smp_handle_call_ipi();
 	irq_work_run(false);

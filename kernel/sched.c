@@ -157,7 +157,7 @@ static bool enqueue_locked(struct rq *rq, struct task_struct *t, int cpu)
 /* Wakes cpu's idle loop: it looks at its queue again (cpu_idle_loop()). */
 static void kick_cpu(int cpu)
 {
-	trace_record(TR_KICK, cpu, 0);
+	trace_record_sched(TR_KICK, cpu);
 	arch_send_ipi(cpu, IPI_RESCHEDULE);
 }
 
@@ -604,10 +604,10 @@ void cpu_idle_loop(void)
 			continue;
 		}
 		note_halt(rq);
-		trace_record(TR_HALT, 0, 0);
+		trace_record_sched(TR_HALT, 0);
 		/* sti;hlt: an IPI sent after the check above still wakes us. */
 		arch_wait_for_interrupt();
-		trace_record(TR_UNHALT, 0, 0);
+		trace_record_sched(TR_UNHALT, 0);
 		local_irq_disable();
 		rcu_idle_exit();
 		local_irq_enable();

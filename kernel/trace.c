@@ -23,6 +23,7 @@ struct trace_ring {
 #define RING_PAGES	((sizeof(struct trace_ring) + PAGE_SIZE - 1) / PAGE_SIZE)
 
 bool trace_enabled;
+bool trace_sched_events;
 static struct trace_ring *rings[NR_CPUS];
 static char trace_param[16];
 KPARAM_STRING("trace", trace_param);

@@ -49,6 +49,19 @@ static __always_inline void trace_record(enum trace_type type, u64 a, u64 b)
 		__trace_record(type, a, b);
 }
 
+/*
+ * The scheduler's events (kick, irq, halt, unhalt: every tick of every
+ * CPU) are many: recorded only while trace_sched_events is also on, which
+ * tests/tour_cost.c sets around the tours it breaks down.
+ */
+extern bool trace_sched_events;
+
+static __always_inline void trace_record_sched(enum trace_type type, u64 a)
+{
+	if (unlikely(trace_enabled) && READ_ONCE(trace_sched_events))
+		__trace_record(type, a, 0);
+}
+
 /* A label on the timeline ("list_del_rcu(5,6,7)", ...): text must be static. */
 static inline void trace_mark(const char *text)
 {

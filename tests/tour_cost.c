@@ -41,6 +41,7 @@ KTEST(tour_cost_idle_tours_kick_each_cpu)
 	trace_stop();
 	trace_clear();
 	msleep(20);		/* the other CPUs settle in their idle loops */
+	WRITE_ONCE(trace_sched_events, true);	/* kick, irq, halt, unhalt */
 	trace_start();
 	trace_mark("idle tours");
 	t0 = ktime_get_ns();
@@ -48,6 +49,7 @@ KTEST(tour_cost_idle_tours_kick_each_cpu)
 		synchronize_rcu();
 	tours_ns = ktime_get_ns() - t0;
 	trace_stop();
+	WRITE_ONCE(trace_sched_events, false);
 	kicks = trace_count(TR_KICK);
 	KEXPECT_EQ(trace_count(TR_SYNC_END), TC_TOURS);
 	/* Each tour leaves home for every other CPU and comes back to it. */
