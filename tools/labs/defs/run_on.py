@@ -40,7 +40,7 @@ PARTS = [
     {"name": "the article's examples", "points": 30, "smp": [2, 4],
      "tests": "rcu_example*", "timeout": 60},
     {"name": "the trace: each tour runs on every CPU, one hop each", "points": 20,
-     "smp": [2, 4],
+     "smp": [2],
      "tests": "trace_scenario*", "cmdline": ["trace=rcu"], "timeout": 60,
      "check": "tour_visits_every_cpu"},
 ]
