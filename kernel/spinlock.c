@@ -95,6 +95,12 @@ bool spin_is_locked(spinlock_t *lock)
 	return READ_ONCE(lock->owner) != READ_ONCE(lock->next);
 }
 
+/* Linux's name: a CPU has taken a ticket behind the holder's and waits. */
+bool spin_is_contended(spinlock_t *lock)
+{
+	return READ_ONCE(lock->next) - READ_ONCE(lock->owner) >= 2;
+}
+
 bool lockdep_is_held(const spinlock_t *lock)
 {
 	return READ_ONCE(lock->holder) == smp_processor_id();

@@ -25,6 +25,7 @@ void spin_lock(spinlock_t *lock);
 bool spin_trylock(spinlock_t *lock);
 void spin_unlock(spinlock_t *lock);
 bool spin_is_locked(spinlock_t *lock);
+bool spin_is_contended(spinlock_t *lock);
 
 #define spin_lock_irqsave(lock, flags)					\
 	do { (flags) = arch_irq_save(); spin_lock(lock); } while (0)

@@ -108,12 +108,6 @@ static void ping(void *info)
 	(void)info;
 }
 
-/* The worker has asked for the lock: a second ticket is out. */
-static bool lock_has_waiter(spinlock_t *lock)
-{
-	return READ_ONCE(lock->next) - READ_ONCE(lock->owner) >= 2;
-}
-
 KTEST(spinlock_excludes_a_waiting_cpu)
 {
 	struct workers w;
@@ -124,14 +118,20 @@ KTEST(spinlock_excludes_a_waiting_cpu)
 	worker_cpus(&cpu, 1);
 	for (int round = 0; round < EXCLUSION_ROUNDS; round++) {
 		bool entered_while_held;
+		u64 deadline;
 
 		atomic_set(&worker_go, 0);
 		atomic_set(&worker_inside, 0);
 		KASSERT(workers_start_on(&w, &cpu, 1, take_exclusion_lock, NULL, 0, "excl"));
 		spin_lock(&exclusion_lock);
+		KEXPECT(!spin_is_contended(&exclusion_lock));	/* only our ticket is out */
+		deadline = ktime_get_ns() + ktest_budget_ns(10, 1);
 		atomic_set(&worker_go, 1);
-		while (!lock_has_waiter(&exclusion_lock) && !atomic_read(&worker_inside))
+		while (!spin_is_contended(&exclusion_lock) && !atomic_read(&worker_inside) &&
+		       ktime_get_ns() < deadline)
 			cpu_relax();
+		/* The worker's ticket is seen, unless a broken lock let it in. */
+		KEXPECT(spin_is_contended(&exclusion_lock) || atomic_read(&worker_inside));
 		for (int i = 0; i < PINGS_WHILE_WAITING && !atomic_read(&worker_inside); i++)
 			smp_call_function_single(cpu, ping, NULL, true);
 		entered_while_held = atomic_read(&worker_inside);

@@ -128,18 +128,28 @@ static void show_table(void)
 	demo_say("All of them are in kernel/rcu/rcupdate.h and kernel/rcu/rculist.h.");
 }
 
-static void nesting_live(void)
+/* Publishes a fresh {1, 2, 3} at api_gp for a live reader to hold. */
+static struct nfoo *publish_fresh_nfoo(void)
 {
 	struct nfoo *p = kmalloc(sizeof(*p), GFP_KERNEL);
-	int cpus[1];
-	u64 t0, t1;
 
 	if (!p) {
 		demo_fail("out of memory");
-		return;
+		return NULL;
 	}
 	p->a = 1, p->b = 2, p->c = 3;
 	rcu_assign_pointer(api_gp, p);
+	return p;
+}
+
+static void nesting_live(void)
+{
+	struct nfoo *p = publish_fresh_nfoo();
+	int cpus[1];
+	u64 t0, t1;
+
+	if (!p)
+		return;
 	memset(&nest, 0, sizeof(nest));
 	worker_cpus(cpus, 1);
 	nest.cpu = cpus[0];
@@ -233,16 +243,12 @@ static void irq_reader(struct irq_work *work)
 
 static void irq_reader_live(void)
 {
-	struct nfoo *p = kmalloc(sizeof(*p), GFP_KERNEL);
+	struct nfoo *p = publish_fresh_nfoo();
 	int cpus[1];
 	u64 t0, t1;
 
-	if (!p) {
-		demo_fail("out of memory");
+	if (!p)
 		return;
-	}
-	p->a = 1, p->b = 2, p->c = 3;
-	rcu_assign_pointer(api_gp, p);
 	memset(&irqr, 0, sizeof(irqr));
 	worker_cpus(cpus, 1);
 	irqr.cpu = cpus[0];
