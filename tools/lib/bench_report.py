@@ -428,6 +428,9 @@ def plot(rows, outdir, ctx):
         ax.set_title(f"Update side latency ({where})\nsolid: other CPUs idle, "
                      "dotted: busy", fontsize=10)
         save(fig, "update_latency.png")
+    if len(cpus) > 1:	# every cost against the CPU count, log-log (bench_scale.py)
+        from bench_scale import plot_scale
+        written += plot_scale(rows, outdir, ctx)
     return written
 
 
