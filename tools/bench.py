@@ -106,6 +106,7 @@ def boot_one(args, n, log):
     cmd = [sys.executable, os.path.join(TOOLS, "run.py"), "--arch", args.arch,
            "--kernel", args.kernel, "--smp", str(n), "--mem", args.mem,
            "--accel", args.accel, "--mode", "test", "--log", log,
+           *(["--icount", args.icount] if args.icount else []),
            "--timeout", str(args.timeout + 60 * n), "--cmdline", " ".join(words)]
     out = os.path.splitext(log)[0] + ".out"
     with open(out, "w", encoding="utf-8") as f:
@@ -120,7 +121,8 @@ def boot_one(args, n, log):
 
 def context(args):
     return {
-        "arch": args.arch, "accel": args.accel, "host_cpu": host_cpu_model(),
+        "arch": args.arch, "accel": args.accel, "icount": args.icount,
+        "host_cpu": host_cpu_model(),
         "host_cores": os.cpu_count(), "qemu": qemu_version(args.arch),
         "reps": args.runs or args.reps, "date": datetime.date.today().isoformat(),
         "command": args.command or f"make bench ARCH={args.arch} BENCH_SMP=\"{args.smp}\"",
@@ -195,6 +197,8 @@ def main(argv=None):
     p.add_argument("--smp", default="1 2 4", help="CPU counts, space-separated")
     p.add_argument("--accel", default="tcg", choices=["tcg", "kvm"])
     p.add_argument("--mem", default="128M")
+    p.add_argument("--icount", metavar="SHIFT",
+                   help="boot under QEMU's -icount (repeatable, one vCPU at a time)")
     p.add_argument("--objdump", default="objdump")
     p.add_argument("--nm", default="nm")
     p.add_argument("--cmdline", default="", help="extra kernel command-line words")

@@ -164,6 +164,8 @@ def markdown(rows, ctx, check=None):
     L.append("")
     L.append(f"- Machine: host CPU **{ctx['host_cpu']}**, {ctx.get('host_cores', '?')} host "
              f"cores; guest {ctx['arch']}, accelerator **{ctx['accel']}**"
+             + (f" with `-icount shift={ctx['icount']}` (one vCPU at a time)"
+                if ctx.get("icount") else "")
              + (f" ({ctx['qemu']})" if ctx.get("qemu") else ""))
     if ctx.get("command"):
         L.append(f"- Command: `{ctx['command']}`" + (f", {ctx['date']}" if ctx.get("date") else ""))

@@ -134,7 +134,7 @@ class Series(unittest.TestCase):
 
 class Boots(unittest.TestCase):
     def args(self, **kw):
-        a = argparse.Namespace(runs=0, reps=5, window_ms=100, cmdline="")
+        a = argparse.Namespace(runs=0, reps=5, window_ms=100, cmdline="", icount=None)
         vars(a).update(kw)
         return a
 
