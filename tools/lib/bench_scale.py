@@ -129,7 +129,8 @@ def scale_markdown(rows, runs=None):
             if p is None:
                 cells.append("-")
                 continue
-            extra = f" ({p['n']} runs)" if runs and p["n"] != runs else ""
+            extra = (f" ({p['n']} run{'s' if p['n'] != 1 else ''})"
+                     if runs and p["n"] != runs else "")
             cells.append(f"{fmt(p['median'])} [{fmt(p['q1'])}–{fmt(p['q3'])}]{extra}")
         s = loglog_slope(pts)
         L.append(f"| {title} | {load} | {unit} | " + " | ".join(cells) +
