@@ -451,13 +451,21 @@ KTEST_EXPECT_WARN(hotplug_rcu_stall_names_an_offline_cpu_that_owes_its_qs,
 	KEXPECT_EQ(add_cpu(cpu), 0);
 }
 
-/* synchronize_rcu_expedited() while a CPU goes down and comes back, again and again. */
+/*
+ * synchronize_rcu_expedited() while a CPU goes down and comes back, again
+ * and again.  With every other CPU offline it has nobody to wait for and
+ * returns without sleeping, so the loop yields each time: otherwise it
+ * would keep CPU0, which the on/off thread shares, to itself (a
+ * non-preemptive kernel; the stall warning names such a loop).
+ */
 static int hpr_exp_fn(void *arg)
 {
 	struct hpr_onoff *o = arg;
 
-	while (!READ_ONCE(o->done))
+	while (!READ_ONCE(o->done)) {
 		synchronize_rcu_expedited();
+		cond_resched();
+	}
 	return 0;
 }
 
