@@ -217,6 +217,12 @@ struct rcu_stats {
 	unsigned long gp_seq;
 	struct cpumask qs_mask;
 	unsigned long gps_completed;
+	/*
+	 * Quiescent-state reports to call_rcu()'s grace periods, those that
+	 * found rcu_state.lock taken, and the nanoseconds they waited for it
+	 */
+	unsigned long qs_reports, qs_contended;
+	u64 qs_lock_wait_ns;
 	unsigned long tours_started;	/* synchronize_rcu() tours */
 	unsigned long tours_completed;
 	long cbs_queued;
