@@ -200,7 +200,12 @@ torture: deps all
 # PREEMPT=1 measures the preemptible build, whose read side is not free
 # (the count is reported, not checked).
 BENCH_SMP ?= 1 2 4
-BENCH_DIR ?= $(BUILD)/bench$(if $(filter 1,$(PREEMPT)),-preempt)
+# BENCH_RUNS=R: the scaling run, R boots at each CPU count (docs/benchmarks.md)
+BENCH_RUNS ?=
+# ICOUNT=1: boot under QEMU's -icount shift=0 (repeatable figures, one vCPU
+# at a time: nothing runs in parallel; docs/benchmarks.md).  Never in tests.
+ICOUNT ?=
+BENCH_DIR ?= $(BUILD)/bench$(if $(BENCH_RUNS),-scale)$(if $(filter 1,$(PREEMPT)),-preempt)
 BENCH_ELF := $(BUILD)/$(ARCH)-prod$(if $(filter 1,$(PREEMPT)),-preempt)/kernel.elf
 bench:
 	@bash tools/deps.sh bench
@@ -208,7 +213,8 @@ bench:
 	@python3 tools/bench.py run --arch $(ARCH) --kernel $(BENCH_ELF) --out $(BENCH_DIR) \
 	    $(if $(filter 1,$(PREEMPT)),--preempt) \
 	    --smp "$(BENCH_SMP)" --accel $(ACCEL) --mem $(MEM) --objdump $(OBJDUMP) --nm $(NM) \
-	    --cmdline "$(CMDLINE)" --command "make bench ARCH=$(ARCH) BENCH_SMP=\"$(BENCH_SMP)\" ACCEL=$(ACCEL)"
+	    $(if $(BENCH_RUNS),--runs $(BENCH_RUNS)) $(if $(filter 1,$(ICOUNT)),--icount 0) \
+	    --cmdline "$(CMDLINE)" --command "make bench ARCH=$(ARCH) BENCH_SMP=\"$(BENCH_SMP)\" ACCEL=$(ACCEL)$(if $(BENCH_RUNS), BENCH_RUNS=$(BENCH_RUNS))$(if $(filter 1,$(ICOUNT)), ICOUNT=1)"
 
 # make model: the models of tools/model/ checked exhaustively by Spin
 # (docs/model.md): first the barrier table's links to the code, then the

@@ -51,6 +51,10 @@ def parse_args(argv=None):
     p.add_argument("--mode", choices=["test", "run"], default="run")
     p.add_argument("--debug", action="store_true",
                    help="start QEMU halted with a gdb stub on :1234")
+    p.add_argument("--icount", metavar="SHIFT",
+                   help="QEMU's deterministic mode, -icount shift=SHIFT,sleep=off: each "
+                        "instruction takes 2^SHIFT ns of virtual time and one vCPU runs "
+                        "at a time (TCG only; make bench ICOUNT=1, docs/benchmarks.md)")
     p.add_argument("--no-isolated", action="store_true",
                    help="skip the tests that need a boot of their own (expect a panic "
                         "or a warning): each is reported as skipped")
@@ -83,6 +87,8 @@ def qemu_command(args, serial_interactive, iso=None):
             cmd += ["-append", args.cmdline]
         cmd += ["-semihosting-config", "enable=on,target=native",
                 "-smp", str(args.smp), "-m", args.mem, "-accel", "tcg"]
+    if args.icount is not None:
+        cmd += ["-icount", f"shift={args.icount},sleep=off"]
     if serial_interactive:
         cmd += ["-serial", "mon:stdio"]
     else:
@@ -329,6 +335,12 @@ def _main(args):
                       "(KVM runs guests of the host's own architecture only); use --accel tcg")
         if not os.access("/dev/kvm", os.R_OK | os.W_OK):
             return _early_failure(args, "run: --accel kvm needs a usable /dev/kvm; use --accel tcg")
+        if args.icount is not None:
+            return _early_failure(args, "run: --icount counts TCG's instructions; it does "
+                                        "not exist under --accel kvm")
+    if args.icount is not None and not (args.icount.isdigit() and int(args.icount) <= 10):
+        return _early_failure(args, f"run: --icount {args.icount!r}: give a shift from 0 "
+                                    "to 10 (2^shift ns of virtual time per instruction)")
 
     interactive = (args.mode == "run" and sys.stdin.isatty())
     if interactive:

@@ -230,12 +230,26 @@ void rcu_request_gp(void)
 		wake_cb_threads();
 }
 
+/*
+ * Every report takes the one global lock: the flat design's price, which
+ * grows with the CPU count (docs/rcu.md, "One lock for every report").
+ * So each report counts whether it found the lock taken and how long it
+ * waited for it; make bench prints both (tests/bench/update.c).  The
+ * counters are written under the lock: plain increments suffice.
+ */
 static void rcu_report_qs(int cpu, unsigned long gp)
 {
 	unsigned long flags;
-	bool ended;
+	bool ended, contended;
+	u64 t0 = ktime_get_ns();
 
-	spin_lock_irqsave(&rcu_state.lock, flags);
+	local_irq_save(flags);
+	contended = !spin_trylock(&rcu_state.lock);
+	if (contended)
+		spin_lock(&rcu_state.lock);
+	rcu_state.qs_reports++;
+	rcu_state.qs_contended += contended;
+	rcu_state.qs_lock_wait_ns += ktime_get_ns() - t0;
 	ended = report_qs_locked(cpu, gp);
 	spin_unlock_irqrestore(&rcu_state.lock, flags);
 	if (ended)
@@ -533,6 +547,9 @@ void rcu_get_stats(struct rcu_stats *s)
 	s->gp_seq = READ_ONCE(rcu_state.gp_seq);
 	cpumask_copy(&s->qs_mask, &rcu_state.qs_mask);
 	s->gps_completed = READ_ONCE(rcu_state.gps_completed);
+	s->qs_reports = READ_ONCE(rcu_state.qs_reports);
+	s->qs_contended = READ_ONCE(rcu_state.qs_contended);
+	s->qs_lock_wait_ns = READ_ONCE(rcu_state.qs_lock_wait_ns);
 	s->tours_started = atomic_long_read(&rcu_state.tours_started);
 	s->tours_completed = atomic_long_read(&rcu_state.tours_completed);
 	s->stall_reports = READ_ONCE(rcu_stall_reports);
@@ -564,7 +581,8 @@ void rcu_cpu_starting(int cpu)
 	 * that started before this lock did not include us, and the lock
 	 * orders everything its updater removed before our first reader.
 	 */
-	WRITE_ONCE(rdp->idle, false);
+	if (!rcu_injected(RCU_INJECT_ONLINE_STARTS_IDLE))	/* fault injection: still "idle" */
+		WRITE_ONCE(rdp->idle, false);
 	rdp->irq_from_idle = false;
 	set_cpu_online(cpu, true);
 	spin_unlock_irqrestore(&rcu_state.lock, flags);

@@ -46,6 +46,9 @@ struct rcu_state {
 	u64 gp_start_ns;
 	unsigned long gp_wait;		/* the running grace period's wait number */
 	unsigned long gps_completed;
+	/* rcu_report_qs(): reports, those that found the lock taken, time to get it */
+	unsigned long qs_reports, qs_contended;
+	u64 qs_lock_wait_ns;
 	atomic_long_t waits_started;	/* last wait number handed out */
 	unsigned long waits_done;	/* highest wait number that has ended */
 	atomic_long_t tours_started;	/* synchronize_rcu() tours, for reports */

@@ -20,6 +20,21 @@
 #define SYNC_ROUNDS	20
 #define GP_ROUNDS	20
 
+/*
+ * Each measurement does its operation up to its round count, but stops
+ * once it has done it `min` times and bench.window_ms has passed: at
+ * 64 CPUs under TCG one tour of busy CPUs takes seconds, and twenty of
+ * them at every point would make the scaling run last hours.  At a few
+ * CPUs the round counts end the loops first, as before.
+ */
+#define MIN_ROUNDS	3
+
+static bool enough(int rounds, int min, u64 t0)
+{
+	return rounds >= min &&
+	       ktime_get_ns() - t0 >= (u64)bench_window_ms * NSEC_PER_MSEC;
+}
+
 enum bench_op { OP_HOP, OP_CTXSW, OP_IPI, OP_SYNC, OP_EXP, OP_GP, OP_NR };
 static const char *const op_names[OP_NR] = {
 	[OP_HOP] = "run_on_hop", [OP_CTXSW] = "context_switch", [OP_IPI] = "ipi_round_trip",
@@ -39,7 +54,7 @@ static u64 measure_hop(u64 *ops)
 	u64 t0 = ktime_get_ns();
 
 	*ops = 0;
-	for (int i = 0; i < HOP_ROUNDS; i++) {
+	for (int i = 0; i < HOP_ROUNDS && !enough(i, 1, t0); i++) {	/* whole tours */
 		if (ncpu == 1) {
 			run_on(0);
 			(*ops)++;
@@ -98,30 +113,33 @@ static u64 measure_ipi(u64 *ops)
 {
 	int target = num_online_cpus() - 1;
 	u64 t0 = ktime_get_ns();
+	int i;
 
-	for (int i = 0; i < IPI_ROUNDS; i++)
+	for (i = 0; i < IPI_ROUNDS && !enough(i, MIN_ROUNDS, t0); i++)
 		smp_call_function_single(target, noop_fn, NULL, true);
-	*ops = IPI_ROUNDS;
+	*ops = i;
 	return ktime_get_ns() - t0;
 }
 
 static u64 measure_sync(u64 *ops)
 {
 	u64 t0 = ktime_get_ns();
+	int i;
 
-	for (int i = 0; i < SYNC_ROUNDS; i++)
+	for (i = 0; i < SYNC_ROUNDS && !enough(i, MIN_ROUNDS, t0); i++)
 		synchronize_rcu();
-	*ops = SYNC_ROUNDS;
+	*ops = i;
 	return ktime_get_ns() - t0;
 }
 
 static u64 measure_exp(u64 *ops)
 {
 	u64 t0 = ktime_get_ns();
+	int i;
 
-	for (int i = 0; i < SYNC_ROUNDS; i++)
+	for (i = 0; i < SYNC_ROUNDS && !enough(i, MIN_ROUNDS, t0); i++)
 		synchronize_rcu_expedited();
-	*ops = SYNC_ROUNDS;
+	*ops = i;
 	return ktime_get_ns() - t0;
 }
 
@@ -140,13 +158,14 @@ static u64 measure_gp(u64 *ops)
 {
 	static struct gp_waiter w;
 	u64 t0 = ktime_get_ns();
+	int i;
 
-	for (int i = 0; i < GP_ROUNDS; i++) {
+	for (i = 0; i < GP_ROUNDS && !enough(i, MIN_ROUNDS, t0); i++) {
 		init_completion(&w.done);
 		call_rcu(&w.rh, gp_waiter_cb);
 		wait_for_completion(&w.done);
 	}
-	*ops = GP_ROUNDS;
+	*ops = i;
 	return ktime_get_ns() - t0;
 }
 
@@ -259,7 +278,7 @@ KBENCH(bench_call_rcu)
 	}
 	for (int rep = 0; rep < bench_reps; rep++) {
 		struct rcu_stats s0, s1;
-		u64 rate = 0, calls = 0, full = 0, gps, cbs;
+		u64 rate = 0, calls = 0, full = 0, gps, cbs, reports;
 
 		WRITE_ONCE(cr_ctl.go, 0);
 		for (int i = 0; i < n; i++)
@@ -287,6 +306,14 @@ KBENCH(bench_call_rcu)
 		bench_emit("call_rcu", "", rep, "cbs_per_gp", bench_mean_milli(cbs, gps), "count");
 		bench_emit("call_rcu", "", rep, "gps_per_s",
 			   bench_rate_milli(gps, (u64)bench_window_ms * NSEC_PER_MSEC), "1/s");
+		/* The global lock's cost: every report takes rcu_state.lock (gp.c). */
+		reports = s1.qs_reports - s0.qs_reports;
+		bench_emit("call_rcu", "", rep, "qs_lock_wait_ns",
+			   bench_mean_milli(s1.qs_lock_wait_ns - s0.qs_lock_wait_ns, reports), "ns");
+		bench_emit("call_rcu", "", rep, "qs_lock_contended_pct",
+			   bench_mean_milli(100 * (s1.qs_contended - s0.qs_contended), reports), "%");
+		bench_emit("call_rcu", "", rep, "qs_reports_per_gp",
+			   bench_mean_milli(reports, gps), "count");
 		KEXPECT(calls > 0);
 	}
 	for (int i = 0; i < n; i++) {

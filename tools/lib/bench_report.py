@@ -164,6 +164,8 @@ def markdown(rows, ctx, check=None):
     L.append("")
     L.append(f"- Machine: host CPU **{ctx['host_cpu']}**, {ctx.get('host_cores', '?')} host "
              f"cores; guest {ctx['arch']}, accelerator **{ctx['accel']}**"
+             + (f" with `-icount shift={ctx['icount']}` (one vCPU at a time)"
+                if ctx.get("icount") else "")
              + (f" ({ctx['qemu']})" if ctx.get("qemu") else ""))
     if ctx.get("command"):
         L.append(f"- Command: `{ctx['command']}`" + (f", {ctx['date']}" if ctx.get("date") else ""))
@@ -428,6 +430,9 @@ def plot(rows, outdir, ctx):
         ax.set_title(f"Update side latency ({where})\nsolid: other CPUs idle, "
                      "dotted: busy", fontsize=10)
         save(fig, "update_latency.png")
+    if len(cpus) > 1:	# every cost against the CPU count, log-log (bench_scale.py)
+        from bench_scale import plot_scale
+        written += plot_scale(rows, outdir, ctx)
     return written
 
 

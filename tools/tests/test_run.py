@@ -186,6 +186,13 @@ class QemuCommandTests(unittest.TestCase):
         self.assertIn("mon:stdio", cmd)
         self.assertEqual(cmd[-2:], ["-s", "-S"])
 
+    def test_icount(self):
+        a = run.parse_args(["--arch", "aarch64", "--kernel", "k", "--icount", "0"])
+        cmd = run.qemu_command(a, False)
+        self.assertEqual(cmd[cmd.index("-icount") + 1], "shift=0,sleep=off")
+        a = run.parse_args(["--arch", "x86_64", "--kernel", "k"])
+        self.assertNotIn("-icount", run.qemu_command(a, False, "r.iso"))
+
     def test_iso_beside_log(self):
         a = run.parse_args(["--arch", "x86_64", "--kernel", "build/x86_64/quiescent.elf",
                             "--log", "build/x86_64/run.log"])
@@ -282,6 +289,14 @@ class EndToEndTests(unittest.TestCase):
         rc, lines = self.main()
         self.assertEqual(rc, 1)
         self.assertEqual(lines[-1], "1 passed, 1 failed")
+
+    def test_bad_icount_refused(self):
+        for bad in (["--icount", "auto"], ["--icount", "11"]):
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                rc = run.main(["--arch", "aarch64", "--kernel", self.kernel] + bad)
+            self.assertEqual(rc, 1)
+            self.assertIn("give a shift from 0 to 10", out.getvalue())
 
     def test_kvm_refused_on_aarch64(self):
         out = io.StringIO()
