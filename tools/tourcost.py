@@ -23,11 +23,12 @@ timed by the kernel's one clock (ktime_get_ns()), none by the host's:
                its queue, __schedule())
   arrive    -> hop on B (the switch itself, finish_task_switch())
 
-A hop whose target was running (no kick) or took another way (woken by a
-tick, say) is counted apart and its time is given whole.  Prints the
+A hop whose target was running (no kick, "busy"), or was kicked but woken
+first by another interrupt (a tick), is counted apart and its time is given
+whole.  Prints the
 median and the sum over the tours of each part, and the IPI round trip the
-test timed in the same run.  Exits 1 if any hop to a halted CPU was woken
-by something other than its kick (a lost wake-up that a tick repaired).
+test timed in the same run.  Exits 1 if any hop to a halted CPU got no
+kick (a lost wake-up: only a tick would end its wait).
 """
 import re
 import statistics
@@ -81,11 +82,12 @@ def cut_hop(ev, start_i, start_ns, pid):
     whole = ev[hop].ns - start_ns
     if kick is None:
         # No kick: fine if dst was running something; halted, it waited for a tick.
-        return {"whole": whole}, "other_wake" if halted_at(ev, q, dst) else "busy", hop
+        return {"whole": whole}, "lost_kick" if halted_at(ev, q, dst) else "busy", hop
     irq = first(ev, kick, lambda e: e.name == "irq" and e.cpu == dst
                 and e.args.get("kind") == "resched")
     if irq is None or sw_in is None or irq > sw_in:
-        return {"whole": whole}, "other_wake", hop
+        # Kicked, but another interrupt (a tick) woke it first: no wait lost.
+        return {"whole": whole}, "woken_first_by_other", hop
     parts = {"leave": ev[out].ns - start_ns, "queue": ev[q].ns - ev[out].ns,
              "kick": ev[kick].ns - ev[q].ns, "deliver": ev[irq].ns - ev[kick].ns,
              "arrive": ev[hop].ns - ev[sw_in].ns}
@@ -103,8 +105,8 @@ def cut_hop(ev, start_i, start_ns, pid):
 
 def analyse(trace):
     ev = trace.events
-    hops = {"kicked_halted": [], "kicked_awake": [], "busy": [], "other_wake": [],
-            "local": []}
+    hops = {"kicked_halted": [], "kicked_awake": [], "busy": [], "woken_first_by_other": [],
+            "lost_kick": [], "local": []}
     tours = []
     i = 0
     while True:
@@ -169,15 +171,15 @@ def report(path):
                   f"(median) after its kick; the target's interrupt came after that halt in "
                   f"{after} of {len(sh)} hops, {statistics.median(p['_irq_after_src_halt'] for p in sh) / 1000:.1f} us "
                   "after it (median)")
-    for kind in ("busy", "other_wake"):
+    for kind in ("busy", "woken_first_by_other", "lost_kick"):
         if hops[kind]:
             print(f"  {kind} hops: median {statistics.median(p['whole'] for p in hops[kind]) / 1000:.1f} us")
     if hops["local"]:
         print(f"  local hops: median {statistics.median(p['local'] for p in hops['local']) / 1000:.1f} us")
     ticks = sum(1 for e in trace.events if e.name == "irq" and e.args.get("kind") == "tick")
     print(f"  ticks taken during the dump: {ticks}")
-    if hops["other_wake"]:
-        print(f"tourcost: {len(hops['other_wake'])} hop(s) to an idle CPU not woken by their kick")
+    if hops["lost_kick"]:
+        print(f"tourcost: {len(hops['lost_kick'])} hop(s) to a halted CPU that got no kick")
         return 1
     return 0
 
