@@ -19,7 +19,8 @@
 #
 # Variables: ARCH (x86_64), SMP (4), MEM (128M), ACCEL (tcg | kvm), TESTS (a
 # glob on test names), CMDLINE (extra kernel command line), TIMEOUT (seconds;
-# grows with SMP: under TCG on two host cores many vCPUs are slow), CHECKING
+# grows with SMP, and with its square: under TCG on two host cores each of N
+# vCPUs runs about N times slower, and many tests do work on every CPU), CHECKING
 # (1: the checking build, the default; 0: production, read side compiled away),
 # PREEMPT (0: no preemption, the default; 1: the timer tick preempts tasks,
 # for lab preempt, docs/labs/preempt.md; its own build folder, *-preempt).
@@ -30,7 +31,7 @@ MEM     ?= 128M
 ACCEL   ?= tcg
 TESTS   ?= *
 CMDLINE ?=
-TIMEOUT ?= $(shell echo $$((90 + 30 * $(SMP))))
+TIMEOUT ?= $(shell echo $$((90 + 30 * $(SMP) + $(SMP) * $(SMP))))
 # The most CPUs the kernel supports: the default is kernel/param.h's, defined there only.
 NR_CPUS ?= $(shell sed -n 's/^\#define NR_CPUS[[:space:]]*\([0-9][0-9]*\).*/\1/p' kernel/param.h)
 # 1: the checking build (read-side nesting tracked, misuse reported); 0: production
