@@ -12,8 +12,10 @@
  *
  * (1 is what Linux's device_offline()/device_online() return when there is
  * nothing to do.)  cpu_down() and cpu_up() are the same calls.  Both sleep,
- * and one hotplug operation runs at a time.  cpus_read_lock() keeps every
- * CPU where it is until cpus_read_unlock(): rcu_barrier() holds it.
+ * and one hotplug operation runs at a time: each holds cpus_write_lock().
+ * cpus_read_lock() keeps every CPU where it is until cpus_read_unlock(),
+ * and readers share it: rcu_barrier() and synchronize_rcu_expedited()
+ * hold it side by side (a reader must not take it twice).
  */
 #ifndef KERNEL_CPU_H
 #define KERNEL_CPU_H
@@ -28,6 +30,8 @@ static inline int cpu_up(unsigned int cpu) { return add_cpu(cpu); }
 
 void cpus_read_lock(void);
 void cpus_read_unlock(void);
+void cpus_write_lock(void);
+void cpus_write_unlock(void);
 
 /* Hotplug operations done since boot, for tests and the monitor. */
 unsigned long cpu_hotplug_count(void);
@@ -39,6 +43,14 @@ unsigned long cpu_hotplug_count(void);
  * there, which only that report can end).
  */
 extern void (*cpu_dying_hook)(int cpu);
+
+/*
+ * For tests: if set, called on the CPU coming up in its first moments,
+ * right after rcu_cpu_starting() set it online, interrupts off, before
+ * its idle loop runs (tests/hotplug_rcu.c starts a reader there, which
+ * every grace period that starts from then on must wait for).
+ */
+extern void (*cpu_starting_hook)(int cpu);
 
 /* The idle task of a CPU going down ends here (interrupts off, then the arch stops it). */
 void cpu_die(void) __noreturn;

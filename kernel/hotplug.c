@@ -29,18 +29,106 @@
 /* While a CPU going down still runs a task, say so this often. */
 #define CPU_DOWN_REPORT_NS	(10 * NSEC_PER_SEC)
 
-/* One hotplug operation at a time; cpus_read_lock() holds it too (one mutex: readers exclude each other). */
-static DEFINE_MUTEX(cpu_hotplug_lock);
+/*
+ * cpu_hotplug_lock, a reader-writer sleeping lock: cpus_read_lock() keeps
+ * every CPU where it is, and any number of readers hold it at once
+ * (rcu_barrier() and synchronize_rcu_expedited() run side by side);
+ * remove_cpu() and add_cpu() take it as the writer, alone.  First come,
+ * first served: a reader that arrives while a writer waits queues behind
+ * it, so a stream of readers cannot keep hotplug out for ever.  (So a
+ * reader must not take it twice: a writer queued in between would wait
+ * for the first hold and the second for the writer.)
+ */
+struct hotplug_waiter {
+	struct list_head node;
+	struct task_struct *task;
+	bool write;
+	bool granted;		/* set by whoever handed the lock over, under the lock */
+};
+
+static struct {
+	spinlock_t lock;
+	int readers;		/* readers inside */
+	bool writer;		/* a writer inside */
+	struct list_head waiters;	/* in arrival order */
+} cpu_hotplug_lock = {
+	.lock = __SPIN_LOCK_UNLOCKED(cpu_hotplug_lock.lock),
+	.waiters = LIST_HEAD_INIT(cpu_hotplug_lock.waiters),
+};
 static unsigned long hotplug_ops;
+
+/* Hands the lock to the waiters at the head that may now enter; lock held. */
+static void hotplug_lock_grant(void)
+{
+	struct hotplug_waiter *w;
+
+	while (!list_empty(&cpu_hotplug_lock.waiters) && !cpu_hotplug_lock.writer) {
+		w = list_first_entry(&cpu_hotplug_lock.waiters, struct hotplug_waiter, node);
+		if (w->write && cpu_hotplug_lock.readers)
+			return;		/* the writer waits for the readers inside */
+		if (w->write)
+			cpu_hotplug_lock.writer = true;
+		else
+			cpu_hotplug_lock.readers++;
+		list_del(&w->node);
+		w->granted = true;
+		wake_up_process(w->task);
+	}
+}
+
+static void hotplug_lock(bool write)
+{
+	struct hotplug_waiter w = { .task = current, .write = write };
+	unsigned long flags;
+
+	might_sleep_check(write ? "cpus_write_lock" : "cpus_read_lock");
+	spin_lock_irqsave(&cpu_hotplug_lock.lock, flags);
+	list_add_tail(&w.node, &cpu_hotplug_lock.waiters);
+	hotplug_lock_grant();
+	/* As mutex_lock(): a wake-up between our unlock and the switch keeps us running. */
+	while (!w.granted) {
+		current->state = TASK_BLOCKED;
+		spin_unlock_irqrestore(&cpu_hotplug_lock.lock, flags);
+		schedule();
+		spin_lock_irqsave(&cpu_hotplug_lock.lock, flags);
+	}
+	spin_unlock_irqrestore(&cpu_hotplug_lock.lock, flags);
+}
+
+static void hotplug_unlock(bool write)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&cpu_hotplug_lock.lock, flags);
+	if (write ? !cpu_hotplug_lock.writer : cpu_hotplug_lock.readers <= 0)
+		panic("BUG: %s by %s, which does not hold cpu_hotplug_lock",
+		      write ? "cpus_write_unlock" : "cpus_read_unlock", current->comm);
+	if (write)
+		cpu_hotplug_lock.writer = false;
+	else
+		cpu_hotplug_lock.readers--;
+	hotplug_lock_grant();
+	spin_unlock_irqrestore(&cpu_hotplug_lock.lock, flags);
+}
 
 void cpus_read_lock(void)
 {
-	mutex_lock(&cpu_hotplug_lock);
+	hotplug_lock(false);
 }
 
 void cpus_read_unlock(void)
 {
-	mutex_unlock(&cpu_hotplug_lock);
+	hotplug_unlock(false);
+}
+
+void cpus_write_lock(void)
+{
+	hotplug_lock(true);
+}
+
+void cpus_write_unlock(void)
+{
+	hotplug_unlock(true);
 }
 
 unsigned long cpu_hotplug_count(void)
@@ -49,6 +137,7 @@ unsigned long cpu_hotplug_count(void)
 }
 
 void (*cpu_dying_hook)(int cpu);
+void (*cpu_starting_hook)(int cpu);
 
 /* Step 3, on the CPU going down, from its idle task once no task is left here. */
 void cpu_die(void)
@@ -64,7 +153,7 @@ void cpu_die(void)
 	arch_cpu_die(cpu);
 }
 
-/* Steps 1, 2 and 4; cpu_hotplug_lock held. */
+/* Steps 1, 2 and 4; cpu_hotplug_lock held for writing. */
 static int take_cpu_down(int cpu)
 {
 	u64 start = ktime_get_ns(), next_report = start + CPU_DOWN_REPORT_NS, dead_by;
@@ -103,13 +192,13 @@ int remove_cpu(unsigned int cpu)
 		return -EPERM;	/* the boot CPU: its tick keeps jiffies and the sleepers of offline CPUs */
 	if (current->per_cpu && current->cpu == (int)cpu)
 		return -EBUSY;	/* it would park itself and never finish */
-	mutex_lock(&cpu_hotplug_lock);
+	cpus_write_lock();
 	ret = cpu_online(cpu) ? take_cpu_down(cpu) : 1;
 	if (!ret) {
 		WRITE_ONCE(hotplug_ops, hotplug_ops + 1);
 		printk("smp: CPU%d is offline\n", cpu);
 	}
-	mutex_unlock(&cpu_hotplug_lock);
+	cpus_write_unlock();
 	return ret;
 }
 
@@ -120,7 +209,7 @@ int add_cpu(unsigned int cpu)
 	might_sleep_check("add_cpu");
 	if (cpu >= (unsigned int)nr_cpu_ids)
 		return -EINVAL;
-	mutex_lock(&cpu_hotplug_lock);
+	cpus_write_lock();
 	if (cpu_online(cpu)) {
 		ret = 1;
 	} else if (!smp_start_cpu(cpu)) {
@@ -131,6 +220,6 @@ int add_cpu(unsigned int cpu)
 		WRITE_ONCE(hotplug_ops, hotplug_ops + 1);
 		printk("smp: CPU%d is online\n", cpu);
 	}
-	mutex_unlock(&cpu_hotplug_lock);
+	cpus_write_unlock();
 	return ret;
 }

@@ -61,6 +61,7 @@ void irq_timer(void)
 	struct cpu *c = this_cpu();
 
 	c->ticks++;
+	trace_record(TR_IRQ, TRACE_IRQ_TICK, 0);
 	if (CONFIG_PREEMPT)
 		c->preempt_tick = true;
 	if (c->id == 0)
@@ -74,6 +75,7 @@ void irq_timer(void)
 void irq_ipi(int kind)
 {
 	this_cpu()->ipis++;
+	trace_record(TR_IRQ, kind == IPI_CALL_FUNC ? TRACE_IRQ_CALL : TRACE_IRQ_RESCHED, 0);
 	if (kind == IPI_CALL_FUNC)
 		smp_handle_call_ipi();
 	irq_work_run(false);

@@ -154,6 +154,13 @@ static bool enqueue_locked(struct rq *rq, struct task_struct *t, int cpu)
 	return true;
 }
 
+/* Wakes cpu's idle loop: it looks at its queue again (cpu_idle_loop()). */
+static void kick_cpu(int cpu)
+{
+	trace_record(TR_KICK, cpu, 0);
+	arch_send_ipi(cpu, IPI_RESCHEDULE);
+}
+
 static void enqueue_on(struct task_struct *t, int cpu)
 {
 	struct rq *rq;
@@ -179,7 +186,7 @@ static void enqueue_on(struct task_struct *t, int cpu)
 	kick = enqueue_locked(rq, t, cpu);
 	spin_unlock_irqrestore(&rq->lock, flags);
 	if (kick)
-		arch_send_ipi(cpu, IPI_RESCHEDULE);
+		kick_cpu(cpu);
 }
 
 /*
@@ -375,7 +382,7 @@ bool wake_up_process(struct task_struct *t)
 		kick = enqueue_locked(rq, t, cpu);
 	spin_unlock_irqrestore(&rq->lock, flags);
 	if (kick)
-		arch_send_ipi(cpu, IPI_RESCHEDULE);
+		kick_cpu(cpu);
 	return true;
 }
 
@@ -543,7 +550,7 @@ void sched_cpu_set_dying(int cpu)
 	spin_lock_irqsave(&rq->lock, flags);
 	rq->dying = true;
 	spin_unlock_irqrestore(&rq->lock, flags);
-	arch_send_ipi(cpu, IPI_RESCHEDULE);	/* wake its idle loop */
+	kick_cpu(cpu);	/* wake its idle loop */
 }
 
 bool sched_cpu_dying_now(int cpu)
@@ -597,8 +604,10 @@ void cpu_idle_loop(void)
 			continue;
 		}
 		note_halt(rq);
+		trace_record(TR_HALT, 0, 0);
 		/* sti;hlt: an IPI sent after the check above still wakes us. */
 		arch_wait_for_interrupt();
+		trace_record(TR_UNHALT, 0, 0);
 		local_irq_disable();
 		rcu_idle_exit();
 		local_irq_enable();

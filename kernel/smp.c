@@ -4,6 +4,7 @@
  */
 #include "kernel.h"
 #include "irq.h"
+#include "cpu.h"
 #include <errno.h>
 
 /* Once a CPU has arrived, how long its own set-up may take (a bug if longer). */
@@ -94,6 +95,8 @@ static bool claim_start_state(int cpu, int to)
 /* Where every other CPU arrives, from the arch's secondary entry. */
 void ap_main(int cpu)
 {
+	void (*hook)(int);
+
 	if (inject_arrive_late)
 		while (READ_ONCE(start_state[cpu]) == CPU_STARTING)
 			cpu_relax();
@@ -106,6 +109,9 @@ void ap_main(int cpu)
 	arch_cpu_init(cpu);
 	sched_init_cpu(cpu);
 	rcu_cpu_starting(cpu);	/* online, with no reader a grace period could miss */
+	hook = READ_ONCE(cpu_starting_hook);
+	if (hook)
+		hook(cpu);	/* a test's first reader here (kernel/cpu.h) */
 	cpu_idle_loop();
 }
 

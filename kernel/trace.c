@@ -36,6 +36,7 @@ static const char *const names[TR_NR_TYPES] = {
 	[TR_PUBLISH] = "publish", [TR_UNPUBLISH] = "unpublish",
 	[TR_MARK] = "mark", [TR_HOP_QUEUE] = "hop_queue",
 	[TR_EXP_BEGIN] = "exp_begin", [TR_EXP_END] = "exp_end", [TR_EXP_QS] = "exp_qs",
+	[TR_KICK] = "kick", [TR_IRQ] = "irq", [TR_HALT] = "halt", [TR_UNHALT] = "unhalt",
 };
 
 void __trace_record(enum trace_type type, u64 a, u64 b)
@@ -135,7 +136,11 @@ static void print_event(int cpu, const struct trace_event *e)
 		printk("T %llu %d %u %s exp=%d\n", (unsigned long long)e->ns, cpu, e->pid, n,
 		       (int)e->a);
 		break;
-	case TR_EXP_QS:
+	case TR_IRQ:
+		printk("T %llu %d %u %s kind=%s\n", (unsigned long long)e->ns, cpu, e->pid, n,
+		       e->a == TRACE_IRQ_TICK ? "tick" : e->a == TRACE_IRQ_CALL ? "call" : "resched");
+		break;
+	case TR_EXP_QS: case TR_KICK:
 		printk("T %llu %d %u %s cpu=%u\n", (unsigned long long)e->ns, cpu, e->pid, n, e->a);
 		break;
 	case TR_CB_QUEUE: case TR_CB_INVOKE: case TR_PUBLISH: case TR_UNPUBLISH:

@@ -29,8 +29,15 @@ enum trace_type {
 	TR_EXP_BEGIN,		/* synchronize_rcu_expedited() began: a = its wait number */
 	TR_EXP_END,		/* synchronize_rcu_expedited() ended: a = its wait number */
 	TR_EXP_QS,		/* a CPU's quiescent state for it was reported: a = that CPU */
+	TR_KICK,		/* the scheduler sent an IPI to wake a CPU's idle loop: a = cpu */
+	TR_IRQ,			/* an interrupt handler began: a = enum trace_irq */
+	TR_HALT,		/* the idle loop halts (hlt / wfi) until an interrupt */
+	TR_UNHALT,		/* the idle loop is back from its halt */
 	TR_NR_TYPES
 };
+
+/* TR_IRQ's argument: which interrupt. */
+enum trace_irq { TRACE_IRQ_TICK, TRACE_IRQ_CALL, TRACE_IRQ_RESCHED };
 
 extern bool trace_enabled;
 

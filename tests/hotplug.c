@@ -316,7 +316,7 @@ KTEST(hotplug_run_on_a_cpu_going_offline_while_queued_returns_enodev)
 	KASSERT(hp_wait_for(&hp_hog_running));
 	hopper = kthread_run_on_cpu(hp_run_on_fn, &hop, 0, "hp_hopper");
 	KASSERT(hopper != NULL);
-	while (sched_nr_running(cpu) < 1)	/* the hopper queued behind the hog */
+	while (READ_ONCE(hopper->cpu) != cpu)	/* the hopper queued behind the hog */
 		msleep(1);
 	remover = kthread_run_on_cpu(hp_remove_fn, &rm, 0, "hp_remover");
 	KASSERT(remover != NULL);
@@ -453,4 +453,95 @@ KTEST(hotplug_cross_cpu_call_to_a_cpu_dying_mid_call_returns)
 	KEXPECT_EQ(atomic_read(&hp_calls), n - 1);	/* everywhere but on the CPU that left */
 	kthread_stop(remover);
 	KEXPECT_EQ(add_cpu(cpu), 0);
+}
+
+/*
+ * cpu_hotplug_lock is a reader-writer lock: two readers hold it at once,
+ * a writer waits for both, and a reader that comes while the writer waits
+ * queues behind it.  With more than one CPU the writer is remove_cpu()
+ * itself, which must not take the CPU down while a reader holds it.
+ */
+struct hp_locker {
+	bool write;		/* cpus_write_lock(), or remove_cpu(cpu) if cpu > 0 */
+	int cpu, ret;
+	bool holding, release, done;
+};
+
+static int hp_locker_fn(void *arg)
+{
+	struct hp_locker *l = arg;
+
+	if (l->write && l->cpu > 0) {
+		l->ret = remove_cpu(l->cpu);	/* (takes it and drops it) */
+		WRITE_ONCE(l->holding, true);
+	} else {
+		if (l->write)
+			cpus_write_lock();
+		else
+			cpus_read_lock();
+		WRITE_ONCE(l->holding, true);
+		while (!READ_ONCE(l->release))
+			msleep(1);
+		if (l->write)
+			cpus_write_unlock();
+		else
+			cpus_read_unlock();
+	}
+	WRITE_ONCE(l->done, true);
+	return 0;
+}
+
+/* Gives a lock that is wrongly granted time to show it: fifty of our ticks. */
+static void hp_settle(void)
+{
+	for (int i = 0; i < 50; i++)
+		msleep(1);
+}
+
+KTEST(hotplug_lock_readers_share_and_a_writer_waits_for_both)
+{
+	static struct hp_locker r1, r2, w, r3;
+	struct task_struct *t[4];
+	int cpu = last_cpu();
+	unsigned long ops = cpu_hotplug_count();
+
+	memset(&r1, 0, sizeof(r1));
+	memset(&r2, 0, sizeof(r2));
+	memset(&w, 0, sizeof(w));
+	memset(&r3, 0, sizeof(r3));
+	w.write = true;
+	w.cpu = cpu;		/* 0 with one CPU: then a plain cpus_write_lock() */
+	t[0] = kthread_run_on_cpu(hp_locker_fn, &r1, 0, "hp_reader1");
+	KASSERT(t[0] != NULL);
+	KASSERT(hp_wait_for(&r1.holding));
+	t[1] = kthread_run_on_cpu(hp_locker_fn, &r2, 0, "hp_reader2");
+	KASSERT(t[1] != NULL);
+	KEXPECT(hp_wait_for(&r2.holding));		/* two readers at once */
+	t[2] = kthread_run_on_cpu(hp_locker_fn, &w, 0, "hp_writer");
+	KASSERT(t[2] != NULL);
+	hp_settle();
+	KEXPECT(!READ_ONCE(w.holding));			/* the writer waits for both */
+	t[3] = kthread_run_on_cpu(hp_locker_fn, &r3, 0, "hp_reader3");
+	KASSERT(t[3] != NULL);
+	WRITE_ONCE(r1.release, true);
+	KEXPECT(hp_wait_for(&r1.done));
+	hp_settle();
+	KEXPECT(!READ_ONCE(w.holding));			/* ...both */
+	KEXPECT(!READ_ONCE(r3.holding));		/* and a new reader queues behind it */
+	KEXPECT(cpu_online(cpu));
+	KEXPECT_EQ(cpu_hotplug_count(), ops);
+	WRITE_ONCE(r2.release, true);
+	KEXPECT(hp_wait_for(&w.holding));		/* the writer goes in */
+	if (w.cpu == 0) {
+		hp_settle();
+		KEXPECT(!READ_ONCE(r3.holding));	/* alone */
+		WRITE_ONCE(w.release, true);
+	}
+	KEXPECT(hp_wait_for(&r3.holding));		/* and then the reader behind it */
+	WRITE_ONCE(r3.release, true);
+	for (int i = 0; i < 4; i++)
+		KEXPECT_EQ(kthread_stop(t[i]), 0);
+	KEXPECT_EQ(w.ret, 0);
+	if (w.cpu > 0)
+		KEXPECT_EQ(add_cpu(cpu), 0);
 }

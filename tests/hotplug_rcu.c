@@ -488,3 +488,142 @@ KTEST(hotplug_rcu_expedited_across_hotplug)
 	kthread_stop(exp);
 	KEXPECT_EQ(o.errors, 0);
 }
+
+/*
+ * A CPU coming online starts with no reader that a grace period could
+ * miss.  The arriving CPU's very first act, in the test's
+ * cpu_starting_hook (online, interrupts off, before its idle loop has
+ * run), is a reader that picks up element A and holds it; an asynchronous
+ * grace period is in flight as the CPU arrives.  Then A is replaced and
+ * each kind of grace period starts while that reader holds it:
+ * call_rcu(), a synchronize_rcu() tour, then an expedited grace period.
+ * None may end before the reader does.  (rcu.inject=online_starts_idle
+ * leaves the arriving CPU marked idle: call_rcu()'s and the expedited
+ * grace period report for it; tour_skip_cpu makes the tour skip it.)
+ *
+ * The expedited caller spins until its IPI is taken, which the reader's
+ * CPU does only once the reader ends and its interrupts are on: with two
+ * CPUs nothing else of ours could run, so the reader itself watches.  Once
+ * the expedited grace period has started, it waits a hundred of CPU 0's
+ * ticks, notes whether the grace periods ended, and then ends.  For the
+ * same reason the tour's thread exists before the reader starts: creating
+ * a thread sends IPIs that wait for every CPU.
+ */
+struct hpr_elem {
+	bool freed;
+	struct rcu_head rh;
+};
+static struct hpr_elem hpr_a, hpr_b;
+static struct hpr_elem *hpr_ptr;
+static struct hpr_arrival {
+	bool reading;		/* the hook's reader holds what it read */
+	struct hpr_elem *saw;	/* what it read */
+	bool exp_phase;		/* the test is about to start an expedited grace period */
+	unsigned long exp_base;	/* rcu_stats.exp_started before it */
+	bool exp_started;	/* the reader saw that grace period start */
+	bool exp_done;		/* synchronize_rcu_expedited() returned */
+	bool exp_done_early;	/* ...while the reader held A */
+	bool tour_done_early, freed_early;
+} hpr_arr;
+static bool hpr_tour_go, hpr_tour_done;
+
+static void hpr_arrival_reader_hook(int cpu)
+{
+	u64 end = ktime_get_ns() + 60 * NSEC_PER_SEC;	/* only a broken test waits this long */
+	struct hpr_elem *p;
+	struct rcu_stats s;
+	u64 ticks0;
+
+	(void)cpu;
+	rcu_read_lock();
+	p = rcu_dereference(hpr_ptr);
+	WRITE_ONCE(hpr_arr.saw, p);
+	WRITE_ONCE(hpr_arr.reading, true);
+	do {
+		cpu_relax();
+		rcu_get_stats(&s);
+	} while ((!READ_ONCE(hpr_arr.exp_phase) || s.exp_started == READ_ONCE(hpr_arr.exp_base)) &&
+		 ktime_get_ns() < end);
+	WRITE_ONCE(hpr_arr.exp_started, s.exp_started != hpr_arr.exp_base);
+	ticks0 = READ_ONCE(cpus[0].ticks);
+	while (READ_ONCE(cpus[0].ticks) < ticks0 + 100 && ktime_get_ns() < end)
+		cpu_relax();
+	WRITE_ONCE(hpr_arr.exp_done_early, READ_ONCE(hpr_arr.exp_done));
+	WRITE_ONCE(hpr_arr.tour_done_early, READ_ONCE(hpr_tour_done));
+	WRITE_ONCE(hpr_arr.freed_early, READ_ONCE(p->freed));
+	rcu_read_unlock();
+}
+
+static void hpr_elem_free_cb(struct rcu_head *head)
+{
+	WRITE_ONCE(container_of(head, struct hpr_elem, rh)->freed, true);
+}
+
+static int hpr_tour_fn(void *arg)
+{
+	(void)arg;
+	while (!READ_ONCE(hpr_tour_go))
+		msleep(1);
+	synchronize_rcu();
+	WRITE_ONCE(hpr_tour_done, true);
+	return 0;
+}
+
+KTEST(hotplug_rcu_arriving_cpus_first_reader_is_waited_for)
+{
+	static struct rcu_head in_flight;
+	struct task_struct *tour;
+	struct rcu_stats s;
+	int cpu = 1;	/* the CPU after ours: tour_skip_cpu's victim */
+	int i;
+
+	if (num_online_cpus() < 2)
+		KTEST_SKIP("needs two CPUs: the boot CPU never goes offline");
+	KASSERT_EQ(run_on(0), 0);
+	memset(&hpr_a, 0, sizeof(hpr_a));
+	memset(&hpr_b, 0, sizeof(hpr_b));
+	memset(&hpr_arr, 0, sizeof(hpr_arr));
+	hpr_tour_go = hpr_tour_done = hpr_freed = false;
+	rcu_assign_pointer(hpr_ptr, &hpr_a);
+	tour = kthread_run_on_cpu(hpr_tour_fn, NULL, 0, "hpr_tour");
+	KASSERT(tour != NULL);
+	KASSERT_EQ(remove_cpu(cpu), 0);
+	WRITE_ONCE(cpu_starting_hook, hpr_arrival_reader_hook);
+	call_rcu(&in_flight, hpr_free_cb);	/* a grace period in flight as it arrives */
+	KEXPECT_EQ(add_cpu(cpu), 0);
+	WRITE_ONCE(cpu_starting_hook, NULL);
+	KASSERT(hpr_wait_for(&hpr_arr.reading));
+	KEXPECT(READ_ONCE(hpr_arr.saw) == &hpr_a);
+	rcu_assign_pointer(hpr_ptr, &hpr_b);
+
+	/* call_rcu(): until its grace period waits for the reader's CPU (or, broken, ends). */
+	call_rcu(&hpr_a.rh, hpr_elem_free_cb);
+	for (i = 0; i < hpr_patience() && !rcu_cpu_owes_qs(cpu) && !READ_ONCE(hpr_a.freed); i++)
+		msleep(1);
+	/* synchronize_rcu(): until the tour is queued there (or, broken, ends). */
+	WRITE_ONCE(hpr_tour_go, true);
+	for (i = 0; i < hpr_patience() && READ_ONCE(tour->cpu) != cpu && !READ_ONCE(hpr_tour_done); i++)
+		msleep(1);
+	/* A hundred ticks of ours and more: a grace period that missed the reader ends in a few. */
+	for (i = 0; i < 100; i++)
+		msleep(1);
+	KEXPECT(!READ_ONCE(hpr_a.freed));	/* call_rcu() */
+	KEXPECT(!READ_ONCE(hpr_tour_done));	/* synchronize_rcu() */
+
+	/* synchronize_rcu_expedited(), here: the reader ends itself (see above). */
+	rcu_get_stats(&s);
+	WRITE_ONCE(hpr_arr.exp_base, s.exp_started);
+	WRITE_ONCE(hpr_arr.exp_phase, true);
+	synchronize_rcu_expedited();
+	WRITE_ONCE(hpr_arr.exp_done, true);
+	KEXPECT(hpr_wait_for(&hpr_tour_done));
+	kthread_stop(tour);
+	KEXPECT(READ_ONCE(hpr_arr.exp_started));
+	KEXPECT(!READ_ONCE(hpr_arr.exp_done_early));	/* synchronize_rcu_expedited() */
+	KEXPECT(!READ_ONCE(hpr_arr.tour_done_early));
+	KEXPECT(!READ_ONCE(hpr_arr.freed_early));
+	rcu_barrier();
+	KEXPECT(READ_ONCE(hpr_a.freed));
+	KEXPECT(READ_ONCE(hpr_freed));		/* the one in flight ended too */
+	KEXPECT(cpu_online(cpu));
+}

@@ -25,16 +25,22 @@ static struct {
 
 /*
  * Does the expedited grace period that began after exp0 wait only for
- * holders, and has its IPI reached our CPU and found us running (so that
- * a broken handler has had its chance to report us)?
+ * holders, and has its IPI reached every holder's CPU and found it
+ * running (so that a broken handler has had its chance to report us)?
+ * Every holder, not only ours: the CPUs are asked at once, so no holder
+ * lets go before all are asked.  A grace period that asks one CPU at a
+ * time, waiting for its report before asking the next, never gets there
+ * (the readers hold until the budget runs out: hung).
  */
 static bool exp_waits_for_holders_only(const struct rcu_stats *s, int me)
 {
-	struct cpumask others;
+	struct cpumask others, unasked;
 
 	cpumask_andnot(&others, &s->exp_mask, &ex.holding);
+	cpumask_andnot(&unasked, &ex.holding, &s->exp_noted);
 	return s->exp_started != ex.exp0 && s->exp_completed == ex.exp0 &&
-	       cpumask_empty(&others) && cpumask_test_cpu(me, &s->exp_noted);
+	       cpumask_empty(&others) && cpumask_test_cpu(me, &s->exp_noted) &&
+	       cpumask_empty(&unasked);
 }
 
 static int exp_reader(void *arg)

@@ -311,8 +311,21 @@ def _early_failure(args, msg):
     return 1
 
 
+# kernel/cmdline.c: a longer word is ignored ("word too long").
+MAX_CMDLINE_WORD = 255
+
+
 def _main(args):
 
+    for word in args.cmdline.split():
+        if len(word) > MAX_CMDLINE_WORD:
+            key = word.split("=", 1)[0]
+            hint = (": without its filter the kernel would run the demos, not the tests; "
+                    "use a shorter TESTS glob") if key == "ktest.filter" else ""
+            return _early_failure(
+                args, f"run: {key}= is {len(word)} characters long; the kernel takes "
+                      f"command-line words of at most {MAX_CMDLINE_WORD} and ignores longer "
+                      f"ones{hint}")
     if not os.path.isfile(args.kernel):
         return _early_failure(args, f"run: kernel {args.kernel} not found (build it first)")
     if args.accel == "kvm":

@@ -581,7 +581,8 @@ void rcu_cpu_starting(int cpu)
 	 * that started before this lock did not include us, and the lock
 	 * orders everything its updater removed before our first reader.
 	 */
-	WRITE_ONCE(rdp->idle, false);
+	if (!rcu_injected(RCU_INJECT_ONLINE_STARTS_IDLE))	/* fault injection: still "idle" */
+		WRITE_ONCE(rdp->idle, false);
 	rdp->irq_from_idle = false;
 	set_cpu_online(cpu, true);
 	spin_unlock_irqrestore(&rcu_state.lock, flags);

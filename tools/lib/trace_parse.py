@@ -21,7 +21,7 @@ INTERLEAVED_RE = re.compile(r"T \d+ \d+ \d+ [a-z_]")
 
 EVENTS = {"read_lock", "read_unlock", "switch", "qs", "hop", "sync_begin", "sync_end",
           "gp_start", "gp_end", "cb_queue", "cb_invoke", "publish", "unpublish", "mark",
-          "hop_queue", "exp_begin", "exp_end", "exp_qs"}
+          "hop_queue", "exp_begin", "exp_end", "exp_qs", "kick", "irq", "halt", "unhalt"}
 
 
 # --------------------------------------------------------------------------

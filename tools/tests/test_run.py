@@ -234,6 +234,22 @@ class EndToEndTests(unittest.TestCase):
             self.assertEqual(f.read(), out.getvalue())
         return rc, out.getvalue().splitlines()
 
+    def test_filter_too_long_is_refused(self):
+        self.fake_qemu(ALL_PASS, 33)	# would pass: the runner must not start it
+        out = io.StringIO()
+        word = "ktest.filter=" + "x" * 243	# 256 characters
+        with contextlib.redirect_stdout(out):
+            rc = run.main(["--arch", "aarch64", "--kernel", self.kernel, "--mode", "test",
+                           "--cmdline", word])
+        lines = out.getvalue().splitlines()
+        self.assertEqual(rc, 1)
+        self.assertIn("ktest.filter= is 256 characters long", lines[0])
+        self.assertIn("shorter TESTS glob", lines[0])
+        self.assertEqual(lines[-1], "0 passed, 1 failed")
+        with contextlib.redirect_stdout(io.StringIO()):	# 255 is still taken
+            self.assertEqual(run.main(["--arch", "aarch64", "--kernel", self.kernel,
+                                       "--mode", "test", "--cmdline", word[:-1]]), 0)
+
     def test_pass(self):
         self.fake_qemu(ALL_PASS, 33)
         rc, lines = self.main()

@@ -13,9 +13,21 @@ FUNCTIONS = [
 	(void)prev;
 	panic("lab stub: finish_run_on");
 """),
-    ("kernel/rcu/sync.c", "visit_every_cpu", """
+    ("kernel/rcu/sync.c", "synchronize_rcu", """
+	int cpu, home = smp_processor_id();
+	unsigned long tour;
+
+	might_sleep_check("synchronize_rcu");
+	if (rcu_injected(RCU_INJECT_NO_WAIT))
+		return;		/* fault injection: a grace period that waits for nothing */
+	tour = tour_begin();
+
+	/* The article's synchronize_rcu(): yours to write (docs/labs/run_on.md). */
+	(void)cpu;
 	(void)home;
-	panic("lab stub: visit_every_cpu");
+	panic("lab stub: synchronize_rcu (the tour)");
+
+	tour_end(tour);
 """),
 ]
 
@@ -27,7 +39,8 @@ PARTS = [
      "tests": "synchronize_rcu_waits_for_a_held_reader", "timeout": 60},
     {"name": "the article's examples", "points": 30, "smp": [2, 4],
      "tests": "rcu_example*", "timeout": 60},
-    {"name": "the trace: each tour runs on every CPU", "points": 20, "smp": [2],
+    {"name": "the trace: each tour runs on every CPU, one hop each", "points": 20,
+     "smp": [2],
      "tests": "trace_scenario*", "cmdline": ["trace=rcu"], "timeout": 60,
      "check": "tour_visits_every_cpu"},
 ]
