@@ -233,15 +233,15 @@ void rcu_request_gp(void)
 /*
  * Every report takes the one global lock: the flat design's price, which
  * grows with the CPU count (docs/rcu.md, "One lock for every report").
- * So each report counts whether it found the lock taken and how long it
- * waited for it; make bench prints both (tests/bench/update.c).  The
- * counters are written under the lock: plain increments suffice.
+ * So this counts whether the report found the lock taken and how long it
+ * waited; make bench prints both (tests/bench/update.c).  The counters
+ * are written under the lock: plain increments suffice.
  */
-static void rcu_report_qs(int cpu, unsigned long gp)
+static unsigned long rcu_state_lock_counted(void)
 {
 	unsigned long flags;
-	bool ended, contended;
 	u64 t0 = ktime_get_ns();
+	bool contended;
 
 	local_irq_save(flags);
 	contended = !spin_trylock(&rcu_state.lock);
@@ -250,6 +250,14 @@ static void rcu_report_qs(int cpu, unsigned long gp)
 	rcu_state.qs_reports++;
 	rcu_state.qs_contended += contended;
 	rcu_state.qs_lock_wait_ns += ktime_get_ns() - t0;
+	return flags;
+}
+
+static void rcu_report_qs(int cpu, unsigned long gp)
+{
+	unsigned long flags = rcu_state_lock_counted();
+	bool ended;
+
 	ended = report_qs_locked(cpu, gp);
 	spin_unlock_irqrestore(&rcu_state.lock, flags);
 	if (ended)
