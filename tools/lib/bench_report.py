@@ -172,9 +172,13 @@ def markdown(rows, ctx, check=None):
     L.append(f"- Every cell: the median of {ctx.get('reps', 'the')} runs, [min–max] of the runs.")
     L.append("")
     if ctx["accel"] == "tcg":
+        cores = ctx.get("host_cores")
+        over = [n for n in cpus if isinstance(cores, int) and n > cores]
+        crowded = (f", more vCPUs than host cores at {over[0]} CPUs and up here"
+                   if over else "")
         L.append("> **Under TCG absolute numbers are those of an emulator** (QEMU translating "
-                 "guest code, vCPUs as host threads, more vCPUs than host cores at 4 CPUs "
-                 "here): compare the ratios, and the no-lock floor beside them, not the times.")
+                 f"guest code, vCPUs as host threads{crowded}): compare the ratios, and "
+                 "the no-lock floor beside them, not the times.")
     else:
         L.append("> Absolute numbers depend on the machine; the ratios are what carries over.")
     L.append("")
