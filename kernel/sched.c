@@ -9,47 +9,16 @@
  * registers waits for the lock.  A migrating task (run_on) is handed to
  * its target only in finish_task_switch(), once it is off this CPU, and no
  * code ever holds two run-queue locks at once.
+ *
+ * This file: the run queues, pick and switch, wake-ups and the idle loop.
+ * run_on() is in run_on.c, msleep() in sleep.c, kernel threads in
+ * kthread.c, CPU hotplug's part in sched_hotplug.c (rq.h lists them all).
  */
-#include "kernel.h"
-#include "sched.h"
+#include "rq.h"
 #include "cpu.h"
-#include <errno.h>
 
-struct rq {
-	spinlock_t lock;
-	struct list_head queue;		/* runnable tasks waiting for the CPU */
-	int nr_queued;
-	struct task_struct *curr;
-	struct task_struct *idle;
-	struct task_struct *prev;	/* switched away from; finish_task_switch() */
-	struct list_head sleepers;	/* msleep() */
-	u64 nr_switches;
-	u64 last_switch_ns;
-	bool unannounced;		/* queued by this CPU while idle: no IPI says so */
-	bool dying;			/* remove_cpu(): its idle task takes it down */
-	bool offline;			/* down: tasks go elsewhere, per-CPU threads park */
-	unsigned long halts_with_work;	/* checking build: halted with `unannounced` set */
-};
-
-static struct rq runqueues[NR_CPUS];
+struct rq runqueues[NR_CPUS];
 static struct task_struct idle_tasks[NR_CPUS];
-static LIST_HEAD(all_tasks);
-static DEFINE_SPINLOCK(tasks_lock);
-static atomic_t next_pid = ATOMIC_INIT(1);
-
-static struct rq *this_rq(void)
-{
-	return &runqueues[smp_processor_id()];
-}
-
-static void add_to_task_list(struct task_struct *t)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&tasks_lock, flags);
-	list_add_tail(&t->tasks, &all_tasks);
-	spin_unlock_irqrestore(&tasks_lock, flags);
-}
 
 /* Makes the code running on `cpu` now (boot stack) the CPU's idle task. */
 static void init_idle(int cpu)
@@ -76,21 +45,6 @@ static void init_idle(int cpu)
 	cpus[cpu].task_name = idle->comm;
 	if (!again)
 		add_to_task_list(idle);
-}
-
-/*
- * Where a task goes when its CPU is going down or down: the next CPU that
- * is online and not going down (the boot CPU never goes, so there is one).
- */
-static int fallback_cpu(int from)
-{
-	for (int i = 1; i <= NR_CPUS; i++) {
-		int cpu = (from + i) % NR_CPUS;
-
-		if (cpu_online(cpu) && !READ_ONCE(runqueues[cpu].dying))
-			return cpu;
-	}
-	return 0;
 }
 
 void sched_init(void)
@@ -133,7 +87,7 @@ void might_sleep_check(const char *what)
 }
 
 /* Queues t on cpu's run queue; called with that queue's lock held. */
-static bool enqueue_locked(struct rq *rq, struct task_struct *t, int cpu)
+bool enqueue_locked(struct rq *rq, struct task_struct *t, int cpu)
 {
 	t->cpu = cpu;
 	t->state = TASK_RUNNING;
@@ -155,13 +109,13 @@ static bool enqueue_locked(struct rq *rq, struct task_struct *t, int cpu)
 }
 
 /* Wakes cpu's idle loop: it looks at its queue again (cpu_idle_loop()). */
-static void kick_cpu(int cpu)
+void kick_cpu(int cpu)
 {
 	trace_record_sched(TR_KICK, cpu);
 	arch_send_ipi(cpu, IPI_RESCHEDULE);
 }
 
-static void enqueue_on(struct task_struct *t, int cpu)
+void enqueue_on(struct task_struct *t, int cpu)
 {
 	struct rq *rq;
 	unsigned long flags;
@@ -190,26 +144,11 @@ static void enqueue_on(struct task_struct *t, int cpu)
 }
 
 /*
- * run_on()'s second half: prev asked to move to prev->migrate_to and is
- * now fully off this CPU (its registers saved, our lock released), so
- * the target may run it: queue it there.
- */
-static void finish_run_on(struct task_struct *prev)
-{
-	int target = prev->migrate_to;
-
-	prev->migrate_to = -1;
-	/* Whatever runs on target now is what the hop will wait for. */
-	trace_record(TR_HOP_QUEUE, target, prev->pid);
-	enqueue_on(prev, target);	/* run_on(): now it may run there */
-}
-
-/*
  * Runs on the task switched to, with this CPU's run-queue lock still held
  * by the task switched away from: releases it, then deals with that task,
  * which is now fully off this CPU.
  */
-static void finish_task_switch(void)
+void finish_task_switch(void)
 {
 	struct rq *rq = this_rq();
 	struct task_struct *prev = rq->prev;
@@ -248,7 +187,7 @@ static struct task_struct *pick_next(struct rq *rq)
 	return next;
 }
 
-static void __schedule(void)
+void __schedule(void)
 {
 	struct task_struct *prev = current, *next;
 	unsigned long flags;
@@ -386,108 +325,6 @@ bool wake_up_process(struct task_struct *t)
 	return true;
 }
 
-int run_on(int cpu)
-{
-	might_sleep_check("run_on");
-	if (!cpu_online(cpu))
-		return -ENODEV;
-	if (current == this_rq()->idle)
-		panic("BUG: run_on(%d) from an idle task", cpu);
-	if (current->per_cpu && cpu != smp_processor_id())
-		panic("BUG: run_on(%d) from per-CPU thread %s: it belongs on CPU%d", cpu,
-		      current->comm, smp_processor_id());
-	if (cpu != smp_processor_id())
-		current->migrate_to = cpu;
-	__schedule();
-	/*
-	 * cpu went down while we were queued there (or ran there): its idle
-	 * task sent us on after that CPU's last context switch
-	 * (sched_cpu_dying()), so no reader it ran before is still running.
-	 */
-	if (smp_processor_id() != cpu)
-		return -ENODEV;
-	trace_record(TR_HOP, cpu, 0);
-	return 0;
-}
-
-void msleep(unsigned int ms)
-{
-	u64 tick = NSEC_PER_SEC / HZ;
-	u64 ticks = ((u64)ms * NSEC_PER_MSEC + tick - 1) / tick;
-	struct task_struct *t = current;
-	unsigned long flags;
-	struct rq *rq;
-
-	might_sleep_check("msleep");
-	local_irq_save(flags);
-	rq = this_rq();
-	spin_lock(&rq->lock);
-	t->wake_at_ns = ktime_get_ns() + ticks * tick;
-	list_add_tail(&t->sleep_node, &rq->sleepers);
-	t->state = TASK_BLOCKED;
-	spin_unlock(&rq->lock);
-	local_irq_restore(flags);
-	__schedule();
-}
-
-/*
- * From the boot CPU's tick (it never goes down): the sleepers of CPUs that
- * are down have no tick of their own.  Each due sleeper is claimed under
- * its old queue's lock (running: a waker leaves it alone) and queued here;
- * a per-CPU thread stays parked until its CPU comes back.
- */
-static void wake_offline_sleepers(u64 now)
-{
-	struct task_struct *t, *n;
-
-	for (int cpu = 1; cpu < nr_cpu_ids; cpu++) {
-		struct rq *rq = &runqueues[cpu];
-		LIST_HEAD(due);
-
-		if (!READ_ONCE(rq->offline))
-			continue;
-		spin_lock(&rq->lock);
-		list_for_each_entry_safe(t, n, &rq->sleepers, sleep_node) {
-			if (!rq->offline || t->wake_at_ns > now || t->state != TASK_BLOCKED)
-				continue;
-			list_del_init(&t->sleep_node);
-			if (t->per_cpu) {
-				t->park_wakeup = true;
-				continue;
-			}
-			t->state = TASK_RUNNING;
-			list_add_tail(&t->run_node, &due);
-		}
-		spin_unlock(&rq->lock);
-		list_for_each_entry_safe(t, n, &due, run_node) {
-			list_del(&t->run_node);
-			enqueue_on(t, smp_processor_id());
-		}
-	}
-}
-
-/* From the timer tick: wakes this CPU's sleepers whose time has come. */
-void sched_tick(void)
-{
-	struct rq *rq = this_rq();
-	struct task_struct *t, *n;
-	u64 now = ktime_get_ns();
-
-	spin_lock(&rq->lock);
-	list_for_each_entry_safe(t, n, &rq->sleepers, sleep_node) {
-		if (t->wake_at_ns <= now && t->state == TASK_BLOCKED) {
-			list_del_init(&t->sleep_node);
-			if (rq->curr == t)
-				t->state = TASK_RUNNING;
-			else
-				enqueue_locked(rq, t, rq->idle->cpu);
-		}
-	}
-	spin_unlock(&rq->lock);
-	if (smp_processor_id() == 0)
-		wake_offline_sleepers(now);
-}
-
 /*
  * Checking build: just before halting, counts the halts with a task that
  * this CPU queued for itself while idle and that no IPI will announce:
@@ -497,81 +334,6 @@ static void note_halt(struct rq *rq)
 {
 	if (CONFIG_RCU_CHECKING && rq->unannounced)
 		WRITE_ONCE(rq->halts_with_work, rq->halts_with_work + 1);
-}
-
-/*
- * remove_cpu() marked this CPU dying; its idle task takes it down.  From
- * then on a task that yields here moves to another CPU (__schedule()), and
- * only per-CPU threads are picked to run (pick_next()): we let them run
- * until they block, and send every other queued task on to a CPU that
- * stays (a run_on() to this CPU returns -ENODEV).  When the queue is
- * empty we mark it offline under its lock: from then on a task queued or
- * woken here goes to another CPU (enqueue_on(), wake_up_process()), and a
- * per-CPU thread parks.  The idle task runs only once the task before it
- * switched away, so every task we send on leaves after this CPU's last
- * context switch with a reader in it: a synchronize_rcu() tour sent on
- * has nothing more to wait for here.
- */
-static void sched_cpu_dying(struct rq *rq)
-{
-	struct task_struct *t, *n;
-	unsigned long flags;
-	bool done;
-
-	do {
-		LIST_HEAD(leaving);
-
-		spin_lock_irqsave(&rq->lock, flags);
-		list_for_each_entry_safe(t, n, &rq->queue, run_node) {
-			if (!t->per_cpu) {
-				list_move_tail(&t->run_node, &leaving);
-				rq->nr_queued--;
-			}
-		}
-		done = !rq->nr_queued;
-		if (done)
-			rq->offline = true;
-		spin_unlock_irqrestore(&rq->lock, flags);
-		list_for_each_entry_safe(t, n, &leaving, run_node) {
-			list_del(&t->run_node);
-			enqueue_on(t, fallback_cpu(smp_processor_id()));
-		}
-		if (!done)
-			schedule();	/* a per-CPU thread runs until it blocks */
-	} while (!done);
-}
-
-/* remove_cpu(): the idle loop of cpu takes it down once it sees this. */
-void sched_cpu_set_dying(int cpu)
-{
-	struct rq *rq = &runqueues[cpu];
-	unsigned long flags;
-
-	spin_lock_irqsave(&rq->lock, flags);
-	rq->dying = true;
-	spin_unlock_irqrestore(&rq->lock, flags);
-	kick_cpu(cpu);	/* wake its idle loop */
-}
-
-bool sched_cpu_dying_now(int cpu)
-{
-	return READ_ONCE(runqueues[cpu].dying);
-}
-
-static void unpark_one(struct task_struct *t, void *arg)
-{
-	int cpu = *(int *)arg;
-
-	if (t->per_cpu && t->cpu == cpu && READ_ONCE(t->park_wakeup)) {
-		WRITE_ONCE(t->park_wakeup, false);
-		wake_up_process(t);
-	}
-}
-
-/* add_cpu(): cpu is up again; its per-CPU threads woken meanwhile run now. */
-void sched_cpu_unpark(int cpu)
-{
-	for_each_task(unpark_one, &cpu);
 }
 
 /* The idle task: run what is queued, else halt until an interrupt. */
@@ -614,193 +376,7 @@ void cpu_idle_loop(void)
 	}
 }
 
-/* Kernel threads. */
-static void __noreturn kthread_exit(int code)
-{
-	struct task_struct *t = current;
-
-	if (t->rcu_read_lock_nesting)
-		panic("BUG: kthread %s returned inside rcu_read_lock() (nesting %d)",
-		      t->comm, t->rcu_read_lock_nesting);
-	srcu_check_task_exit(t);
-	t->exit_code = code;
-	t->state = TASK_DEAD;
-	__schedule();
-	panic("BUG: dead task %s ran again", t->comm);
-}
-
-static void __noreturn task_entry(void)
-{
-	struct task_struct *t;
-
-	finish_task_switch();
-	local_irq_enable();
-	t = current;
-	kthread_exit(t->threadfn(t->data));
-}
-
-static struct task_struct *kthread_create(int (*fn)(void *data), void *data,
-					  unsigned int cpu, const char *name, bool per_cpu)
-{
-	struct task_struct *t;
-
-	if (!cpu_online(cpu))
-		return NULL;
-	t = kzalloc(sizeof(*t), GFP_KERNEL);
-	if (!t)
-		return NULL;
-	t->stack = kernel_stack_alloc(THREAD_PAGES);
-	if (!t->stack) {
-		kfree(t);
-		return NULL;
-	}
-	t->threadfn = fn;
-	t->data = data;
-	t->per_cpu = per_cpu;
-	t->pid = atomic_inc_return_relaxed(&next_pid);	/* a name, orders nothing */
-	t->migrate_to = -1;
-	t->cpu = cpu;
-	t->state = TASK_BLOCKED;
-	strncpy(t->comm, name, sizeof(t->comm) - 1);
-	INIT_LIST_HEAD(&t->sleep_node);
-	init_completion(&t->exited);
-	arch_fpu_init(t->fpu);
-	t->sp = arch_task_stack_init((char *)t->stack + (THREAD_PAGES + 1) * PAGE_SIZE,
-				     (void (*)(void))task_entry);
-	add_to_task_list(t);
-	enqueue_on(t, cpu);
-	return t;
-}
-
-/* A thread that starts on cpu and moves elsewhere if cpu goes down. */
-struct task_struct *kthread_run_on_cpu(int (*fn)(void *data), void *data,
-				       unsigned int cpu, const char *name)
-{
-	return kthread_create(fn, data, cpu, name, false);
-}
-
-/* A per-CPU thread (rcuc/N): parks while cpu is down, runs again when it is back. */
-struct task_struct *kthread_run_percpu(int (*fn)(void *data), void *data,
-				       unsigned int cpu, const char *name)
-{
-	return kthread_create(fn, data, cpu, name, true);
-}
-
-/*
- * Kernel stacks: `pages` usable pages above one unmapped guard page, so
- * an overflow faults instead of silently overwriting whatever lies below.
- * Returns the guard page's address (the stack starts one page above).
- */
-void *kernel_stack_alloc(size_t pages)
-{
-	void *base = page_alloc(pages + 1);
-
-	if (base)
-		arch_stack_guard(base, true);
-	return base;
-}
-
-void kernel_stack_free(void *base, size_t pages)
-{
-	arch_stack_guard(base, false);
-	page_free(base, pages + 1);
-}
-
-/* Is addr in the guard page of this CPU's current stack? */
-bool stack_guard_hit(uintptr_t addr)
-{
-	struct task_struct *t = current;
-	uintptr_t page = ALIGN_DOWN(addr, PAGE_SIZE);
-
-	return (t && t->stack && page == (uintptr_t)t->stack) ||
-	       page == this_cpu()->stack_guard;
-}
-
-bool kthread_should_stop(void)
-{
-	return READ_ONCE(current->should_stop);
-}
-
-int kthread_stop(struct task_struct *t)
-{
-	unsigned long flags;
-	int ret;
-
-	might_sleep_check("kthread_stop");
-	WRITE_ONCE(t->should_stop, true);
-	wake_up_process(t);
-	wait_for_completion(&t->exited);
-	ret = t->exit_code;
-	spin_lock_irqsave(&tasks_lock, flags);
-	list_del(&t->tasks);
-	spin_unlock_irqrestore(&tasks_lock, flags);
-	kernel_stack_free(t->stack, THREAD_PAGES);
-	kfree(t);
-	return ret;
-}
-
-/* Reports. */
-int sched_nr_running(int cpu) { return READ_ONCE(runqueues[cpu].nr_queued); }
-struct task_struct *sched_curr(int cpu) { return READ_ONCE(runqueues[cpu].curr); }
-u64 sched_nr_switches(int cpu) { return READ_ONCE(runqueues[cpu].nr_switches); }
-u64 sched_last_switch_ns(int cpu) { return READ_ONCE(runqueues[cpu].last_switch_ns); }
-/* When the task waiting longest in cpu's queue was queued (0: none); for stall reports. */
-u64 sched_oldest_waiter_ns(int cpu)
-{
-	struct rq *rq = &runqueues[cpu];
-	u64 since = 0;
-
-	if (!spin_trylock(&rq->lock))
-		return 0;	/* busy: look again at the next check */
-	if (!list_empty(&rq->queue))
-		since = max(list_first_entry(&rq->queue, struct task_struct, run_node)->enqueued_ns,
-			    rq->last_switch_ns);
-	spin_unlock(&rq->lock);
-	return since;
-}
-
 bool sched_cpu_idle(int cpu) { return READ_ONCE(runqueues[cpu].curr) == &idle_tasks[cpu]; }
-
-/* Checking build: halts with a task queued that no IPI announced (note_halt()). */
-unsigned long sched_idle_halts_with_work(void)
-{
-	unsigned long n = 0;
-	int cpu;
-
-	for_each_online_cpu(cpu)
-		n += READ_ONCE(runqueues[cpu].halts_with_work);
-	return n;
-}
-
-void for_each_task(void (*fn)(struct task_struct *t, void *arg), void *arg)
-{
-	unsigned long flags;
-	struct task_struct *t;
-
-	spin_lock_irqsave(&tasks_lock, flags);
-	list_for_each_entry(t, &all_tasks, tasks)
-		fn(t, arg);
-	spin_unlock_irqrestore(&tasks_lock, flags);
-}
-
-void sched_show_cpu(int cpu)
-{
-	struct rq *rq = &runqueues[cpu];
-	struct task_struct *t;
-	unsigned long flags;
-
-	char line[256];
-	int n;
-
-	spin_lock_irqsave(&rq->lock, flags);
-	n = snprintf(line, sizeof(line), "CPU%d: current %s (pid %d), %llu switches, queue:",
-		     cpu, rq->curr->comm, rq->curr->pid, (unsigned long long)rq->nr_switches);
-	list_for_each_entry(t, &rq->queue, run_node)
-		if (n < (int)sizeof(line))
-			n += snprintf(line + n, sizeof(line) - n, " %s", t->comm);
-	spin_unlock_irqrestore(&rq->lock, flags);
-	printk("%s%s\n", line, rq->nr_queued ? "" : " (empty)");
-}
 
 /*
  * PREEMPT=1 (kernel/preempt.h), at the return of an interrupt that

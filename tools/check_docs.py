@@ -13,7 +13,7 @@ Reads README.md and docs/*.md (or the files given) and checks:
     file of the tree;
   - every `path:line` (and gdb's "file path, line N") lands inside the function the text names beside it:
     the nearest `name(` on the same line ("demo_fn_replacement () at
-    kernel/demo/20_versions.c:532", "`run_on()` (`kernel/sched.c:266`)").
+    kernel/demo/20_versions.c:532", "`run_on()` (`kernel/run_on.c:30`)").
     When that function is not defined in the file (gdb shows an inlined
     helper's line under its caller's name), the line must lie inside some
     function of the file; when the text names none, inside the file;

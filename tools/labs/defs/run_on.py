@@ -5,11 +5,11 @@ SUMMARY = "run_on() and the article's two-line synchronize_rcu()"
 # (file, function, starter body): make lab puts each starter in place of
 # the function's body; the rest of the kernel is the reference's.
 FUNCTIONS = [
-    ("kernel/sched.c", "run_on", """
+    ("kernel/run_on.c", "run_on", """
 	(void)cpu;
 	panic("lab stub: run_on");
 """),
-    ("kernel/sched.c", "finish_run_on", """
+    ("kernel/run_on.c", "finish_run_on", """
 	(void)prev;
 	panic("lab stub: finish_run_on");
 """),

@@ -1,0 +1,54 @@
+/*
+ * What the scheduler tells stall and hung-task reports, the monitor and
+ * the tests about each CPU's run queue.
+ */
+#include "rq.h"
+
+int sched_nr_running(int cpu) { return READ_ONCE(runqueues[cpu].nr_queued); }
+struct task_struct *sched_curr(int cpu) { return READ_ONCE(runqueues[cpu].curr); }
+u64 sched_nr_switches(int cpu) { return READ_ONCE(runqueues[cpu].nr_switches); }
+u64 sched_last_switch_ns(int cpu) { return READ_ONCE(runqueues[cpu].last_switch_ns); }
+/* When the task waiting longest in cpu's queue was queued (0: none); for stall reports. */
+u64 sched_oldest_waiter_ns(int cpu)
+{
+	struct rq *rq = &runqueues[cpu];
+	u64 since = 0;
+
+	if (!spin_trylock(&rq->lock))
+		return 0;	/* busy: look again at the next check */
+	if (!list_empty(&rq->queue))
+		since = max(list_first_entry(&rq->queue, struct task_struct, run_node)->enqueued_ns,
+			    rq->last_switch_ns);
+	spin_unlock(&rq->lock);
+	return since;
+}
+
+/* Checking build: halts with a task queued that no IPI announced (note_halt()). */
+unsigned long sched_idle_halts_with_work(void)
+{
+	unsigned long n = 0;
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		n += READ_ONCE(runqueues[cpu].halts_with_work);
+	return n;
+}
+
+void sched_show_cpu(int cpu)
+{
+	struct rq *rq = &runqueues[cpu];
+	struct task_struct *t;
+	unsigned long flags;
+
+	char line[256];
+	int n;
+
+	spin_lock_irqsave(&rq->lock, flags);
+	n = snprintf(line, sizeof(line), "CPU%d: current %s (pid %d), %llu switches, queue:",
+		     cpu, rq->curr->comm, rq->curr->pid, (unsigned long long)rq->nr_switches);
+	list_for_each_entry(t, &rq->queue, run_node)
+		if (n < (int)sizeof(line))
+			n += snprintf(line + n, sizeof(line) - n, " %s", t->comm);
+	spin_unlock_irqrestore(&rq->lock, flags);
+	printk("%s%s\n", line, rq->nr_queued ? "" : " (empty)");
+}
