@@ -40,6 +40,7 @@ int run_on(int cpu)
 		      current->comm, smp_processor_id());
 	if (cpu != smp_processor_id())
 		current->migrate_to = cpu;
+	current->run_on_hop = true;	/* until it runs again (__schedule()): for stall reports */
 	__schedule();
 	/*
 	 * cpu went down while we were queued there (or ran there): its idle

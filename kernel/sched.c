@@ -228,6 +228,7 @@ void __schedule(void)
 		}
 	}
 	next = pick_next(rq);
+	next->run_on_hop = false;	/* it runs: a hop that queued it has arrived */
 	if (next == prev) {
 		spin_unlock(&rq->lock);
 		local_irq_restore(flags);

@@ -46,6 +46,7 @@ struct task_struct {
 	u64 waiting_since_ns;		/* in wait_for_completion() since; 0: not */
 	u64 hung_reported_ns;		/* last hung-task report about it */
 	int migrate_to;			/* run_on() target, or -1 */
+	bool run_on_hop;		/* in run_on(), waiting to run on its target */
 	bool per_cpu;			/* parks while its CPU is down (rcuc/N) */
 	bool park_wakeup;		/* woken while parked: runs when its CPU is back */
 	int rcu_read_lock_nesting;	/* checking build: read-side depth */
@@ -112,7 +113,14 @@ void sched_show_cpu(int cpu);
 bool sched_cpu_idle(int cpu);
 /* Checking build: idle halts with a task queued that no IPI announced (0 when right). */
 unsigned long sched_idle_halts_with_work(void);
-u64 sched_oldest_waiter_ns(int cpu);
+/* The task waiting longest in a CPU's run queue, as stall reports see it. */
+struct sched_waiter {
+	char comm[TASK_COMM_LEN];
+	int pid;
+	u64 since_ns;			/* queued, or the CPU's last switch if later */
+	bool run_on_hop;		/* queued there by run_on() */
+};
+bool sched_oldest_waiter(int cpu, struct sched_waiter *w);
 void sched_tick(void);
 /* CPU hotplug (kernel/hotplug.c). */
 void sched_cpu_set_dying(int cpu);

@@ -8,19 +8,29 @@ int sched_nr_running(int cpu) { return READ_ONCE(runqueues[cpu].nr_queued); }
 struct task_struct *sched_curr(int cpu) { return READ_ONCE(runqueues[cpu].curr); }
 u64 sched_nr_switches(int cpu) { return READ_ONCE(runqueues[cpu].nr_switches); }
 u64 sched_last_switch_ns(int cpu) { return READ_ONCE(runqueues[cpu].last_switch_ns); }
-/* When the task waiting longest in cpu's queue was queued (0: none); for stall reports. */
-u64 sched_oldest_waiter_ns(int cpu)
+/*
+ * For stall reports: the task waiting longest in cpu's queue, copied under
+ * the queue's lock (the task may be gone by the time the report prints).
+ * False when the queue is empty, or its lock is busy: the next check looks again.
+ */
+bool sched_oldest_waiter(int cpu, struct sched_waiter *w)
 {
 	struct rq *rq = &runqueues[cpu];
-	u64 since = 0;
+	struct task_struct *t;
 
 	if (!spin_trylock(&rq->lock))
-		return 0;	/* busy: look again at the next check */
-	if (!list_empty(&rq->queue))
-		since = max(list_first_entry(&rq->queue, struct task_struct, run_node)->enqueued_ns,
-			    rq->last_switch_ns);
+		return false;
+	if (list_empty(&rq->queue)) {
+		spin_unlock(&rq->lock);
+		return false;
+	}
+	t = list_first_entry(&rq->queue, struct task_struct, run_node);
+	memcpy(w->comm, t->comm, sizeof(w->comm));
+	w->pid = t->pid;
+	w->since_ns = max(t->enqueued_ns, rq->last_switch_ns);
+	w->run_on_hop = t->run_on_hop;
 	spin_unlock(&rq->lock);
-	return since;
+	return true;
 }
 
 /* Checking build: halts with a task queued that no IPI announced (note_halt()). */

@@ -2,7 +2,9 @@
  * RCU CPU stall warnings: a thread that spins without a quiescent state
  * is reported (CPU, task, backtrace) while a grace period or a
  * synchronize_rcu() tour waits for it, and the grace period completes
- * once it yields.  Uses the shortest timeout, 3 s.
+ * once it yields.  Uses the shortest timeout, 3 s.  The report names what
+ * waits: the grace period, or the task queued behind the spinner, called
+ * a run_on() hop only when run_on() queued it.
  */
 #include "ktest.h"
 
@@ -45,6 +47,7 @@ static struct task_struct *start_spinner(void)
 }
 
 static struct completion stall_cb_done;
+static char report[4096];	/* the console while the stall lasts */
 
 static void stall_cb(struct rcu_head *head)
 {
@@ -64,9 +67,12 @@ KTEST(rcu_stall_warning_for_a_grace_period)
 	init_completion(&stall_cb_done);
 	t = start_spinner();
 	KASSERT(t != NULL);
+	console_capture(report, sizeof(report));
 	call_rcu(&rh, stall_cb);
 	wait_for_completion(&stall_cb_done);	/* ends once the spinner yields */
+	console_capture(NULL, 0);
 	KEXPECT(stall_reports() > reports_before);
+	KEXPECT(strstr(report, "; a grace period (call_rcu) waits\n") != NULL);
 	KEXPECT_EQ(READ_ONCE(spinning), 0);
 	kthread_stop(t);
 	rcu_set_stall_timeout(old);
@@ -75,6 +81,7 @@ KTEST(rcu_stall_warning_for_a_grace_period)
 KTEST(rcu_stall_warning_for_a_synchronize_rcu_tour)
 {
 	struct task_struct *t;
+	char hop[80];
 	int old;
 
 	if (num_online_cpus() < 2)
@@ -82,8 +89,15 @@ KTEST(rcu_stall_warning_for_a_synchronize_rcu_tour)
 	old = rcu_set_stall_timeout(3);
 	t = start_spinner();
 	KASSERT(t != NULL);
+	/* The tour's hop to the spinner's CPU waits there: the report names us. */
+	snprintf(hop, sizeof(hop), "; task %s pid %d in its run queue (a run_on() hop) waits\n",
+		 current->comm, current->pid);
+	console_capture(report, sizeof(report));
 	synchronize_rcu();			/* returns once the spinner yields */
+	console_capture(NULL, 0);
 	KEXPECT(stall_reports() > reports_before);
+	KEXPECT(strstr(report, hop) != NULL);
+	KEXPECT(!current->run_on_hop);		/* arrived: no longer reported as a hop */
 	KEXPECT_EQ(READ_ONCE(spinning), 0);
 	kthread_stop(t);
 	rcu_set_stall_timeout(old);

@@ -1,9 +1,11 @@
 /*
  * RCU CPU stall warnings.  From the timer tick (any CPU; one checks at a
  * time): a CPU that has not passed a quiescent state for
- * rcu_cpu_stall_timeout seconds while a grace period, or a
- * synchronize_rcu() tour queued on its run queue, waits for it is
- * reported with its task and its backtrace.  The kernel goes on; the same
+ * rcu_cpu_stall_timeout seconds while a grace period, or a task queued on
+ * its run queue, waits for it is reported with its task, the waiter and
+ * its backtrace.  A queued task is named, and called a run_on() hop when
+ * run_on() queued it (a synchronize_rcu() tour is a series of them);
+ * any other queued task waits for the CPU just the same.  The kernel goes on; the same
  * stall is reported again every STALL_REPEAT_TIMEOUTS timeouts while it lasts.
  */
 #include "kernel.h"
@@ -20,6 +22,9 @@ KPARAM_INT("rcu_cpu_stall_timeout", rcu_stall_timeout_s, RCU_STALL_TIMEOUT_MIN_S
 static u64 next_check_ns;
 unsigned long rcu_stall_reports;
 static u64 gp_reported_at[NR_CPUS];	/* when this CPU's stall was last reported */
+
+/* Room for "task <comm> pid <pid> in its run queue (a run_on() hop)". */
+#define STALL_WAITER_LEN	(TASK_COMM_LEN + 64)
 
 static void report_cpu(int cpu, u64 stalled_ns, const char *waiter)
 {
@@ -43,20 +48,21 @@ static void report_cpu(int cpu, u64 stalled_ns, const char *waiter)
 	WRITE_ONCE(rcu_stall_reports, rcu_stall_reports + 1);	/* after the backtrace */
 }
 
-/* How long cpu has kept a waiter waiting without a quiescent state, or 0. */
-static u64 stalled_for(int cpu, u64 now, const char **waiter)
+/* How long cpu has kept a waiter waiting without a quiescent state (0: none), and who. */
+static u64 stalled_for(int cpu, u64 now, char *waiter, size_t size)
 {
 	u64 since = max(sched_last_switch_ns(cpu), READ_ONCE(rcu_state.gp_start_ns));
 	unsigned long gp = READ_ONCE(rcu_state.gp_seq);
+	struct sched_waiter w;
 
 	if ((gp & 1) && cpumask_test_cpu(cpu, &rcu_state.qs_mask) && now > since) {
-		*waiter = "a grace period (call_rcu)";
+		snprintf(waiter, size, "a grace period (call_rcu)");
 		return now - since;
 	}
-	since = sched_oldest_waiter_ns(cpu);
-	if (since && now > since && sched_curr(cpu) != NULL) {
-		*waiter = "a task in its run queue (synchronize_rcu() tour, run_on())";
-		return now - since;
+	if (sched_oldest_waiter(cpu, &w) && now > w.since_ns && sched_curr(cpu) != NULL) {
+		snprintf(waiter, size, "task %s pid %d in its run queue%s", w.comm, w.pid,
+			 w.run_on_hop ? " (a run_on() hop)" : "");
+		return now - w.since_ns;
 	}
 	return 0;
 }
@@ -82,8 +88,8 @@ void rcu_check_stalls(void)
 		return;
 	/* Offline CPUs too: one that went down owing a quiescent state is a bug to report. */
 	for_each_possible_cpu(cpu) {
-		const char *waiter = NULL;
-		u64 stalled = stalled_for(cpu, now, &waiter);
+		char waiter[STALL_WAITER_LEN];
+		u64 stalled = stalled_for(cpu, now, waiter, sizeof(waiter));
 
 		if (stalled < timeout) {
 			gp_reported_at[cpu] = 0;
