@@ -80,11 +80,11 @@ void cpu_idle_loop(void) __noreturn;
 void schedule(void);
 void cond_resched(void);
 bool wake_up_process(struct task_struct *t);
-/* Runs the caller on cpu; 0, or -ENODEV if cpu is (or went) offline. */
+/* Runs the caller on cpu; 0, or -ENODEV if cpu is (or went) offline (kernel/run_on.c). */
 int run_on(int cpu);
 void msleep(unsigned int ms);
 
-/* Kernel threads with Linux's names. */
+/* Kernel threads with Linux's names (kernel/kthread.c). */
 struct task_struct *kthread_run_on_cpu(int (*fn)(void *data), void *data,
 				       unsigned int cpu, const char *name);
 struct task_struct *kthread_run_percpu(int (*fn)(void *data), void *data,
