@@ -4,9 +4,10 @@
  * rcu_cpu_stall_timeout seconds while a grace period, or a task queued on
  * its run queue, waits for it is reported with its task, the waiter and
  * its backtrace.  A queued task is named, and called a run_on() hop when
- * run_on() queued it (a synchronize_rcu() tour is a series of them);
- * any other queued task waits for the CPU just the same.  The kernel goes on; the same
- * stall is reported again every STALL_REPEAT_TIMEOUTS timeouts while it lasts.
+ * run_on() queued it (a synchronize_rcu() tour is a series of them); any
+ * other queued task waits for the CPU just the same.  The kernel goes on;
+ * the same stall is reported again every STALL_REPEAT_TIMEOUTS timeouts
+ * while it lasts.
  */
 #include "kernel.h"
 #include "rcu.h"
