@@ -125,48 +125,42 @@ typedef void splice_rcu_fn(struct list_head *list, struct list_head *head,
 			   void (*sync)(void));
 
 /*
- * Fills dst with d (12) and a list with the n items s (789 for n = 3, 89
- * for 2), and splices that list into dst with splice, which must wait for
- * a grace period once: after the list is emptied, before dst changes.
+ * Splices a list of n items (789 for n = 3, 89 for 2) into one of 12 with
+ * splice, which must wait for a grace period once: after the list is
+ * emptied, before the other changes.  The result must read want head to
+ * tail and want_rev tail to head.
  */
-static void splice_checked(splice_rcu_fn *splice, struct list_head *dst,
-			   struct item *d, struct item *s, int n)
+static void splice_checked(splice_rcu_fn *splice, int n, long long want,
+			   long long want_rev)
 {
-	/* Static: a broken splice may leave dst leading to it after we return. */
-	static struct list_head src;
+	LIST_HEAD(dst);
+	LIST_HEAD(src);
+	struct item d[2], s[3];
 
-	INIT_LIST_HEAD(&src);
-	rfill(dst, d, 2);
+	KASSERT(n <= 3);
+	rfill(&dst, d, 2);
 	rfill(&src, s, n);
 	for (int i = 0; i < n; i++)
 		s[i].val = 10 - n + i;
-	reset_sync(&src, dst);
+	reset_sync(&src, &dst);
 
-	splice(&src, dst, counting_sync);
+	splice(&src, &dst, counting_sync);
 	KEXPECT_EQ(sync_calls, 1);
 	KEXPECT(src_empty_at_sync);
 	KEXPECT_EQ(dst_at_sync, 12);
 	KEXPECT(list_empty(&src));
+	KEXPECT_EQ(rdigits(&dst), want);
+	KEXPECT_EQ(digits_rev(&dst), want_rev);
 }
 
 KTEST(rculist_splice_init_rcu_waits_once)
 {
-	LIST_HEAD(dst);
-	struct item d[2], s[3];
-
-	splice_checked(list_splice_init_rcu, &dst, d, s, 3);
-	KEXPECT_EQ(rdigits(&dst), 78912);
-	KEXPECT_EQ(digits_rev(&dst), 21987);
+	splice_checked(list_splice_init_rcu, 3, 78912, 21987);
 }
 
 KTEST(rculist_splice_tail_init_rcu_appends)
 {
-	LIST_HEAD(dst);
-	struct item d[2], s[2];
-
-	splice_checked(list_splice_tail_init_rcu, &dst, d, s, 2);
-	KEXPECT_EQ(rdigits(&dst), 1289);
-	KEXPECT_EQ(digits_rev(&dst), 9821);
+	splice_checked(list_splice_tail_init_rcu, 2, 1289, 9821);
 }
 
 KTEST(rculist_splice_init_rcu_empty_skips_sync)

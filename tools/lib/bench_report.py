@@ -106,9 +106,14 @@ def cpus_title(n):
     return f"{n} CPU{'s' if n > 1 else ''}"
 
 
+def table_row(cells):
+    """A Markdown table's row."""
+    return "| " + " | ".join(cells) + " |"
+
+
 def table_head(cols):
     """A Markdown table's title row and the rule under it."""
-    return ["| " + " | ".join(cols) + " |", "|" + " --- |" * len(cols)]
+    return [table_row(cols), "|" + " --- |" * len(cols)]
 
 
 def save_figure(fig, path, dpi):
@@ -234,8 +239,8 @@ def markdown(rows, ctx, check=None):
         L.append("")
         L.extend(table_head(["read side"] + [cpus_title(n) for n in cpus]))
         for m in READSIDE_METHODS:
-            cells = [fmt_cell(find_row(rs, method=m, cpus=n)) for n in cpus]
-            L.append(f"| {METHOD_TITLES[m]} | " + " | ".join(cells) + " |")
+            L.append(table_row([METHOD_TITLES[m]] +
+                               [fmt_cell(find_row(rs, method=m, cpus=n)) for n in cpus]))
         L.append("")
 
     rd = [r for r in rows if r.get("bench") == "read"]
@@ -300,7 +305,7 @@ def markdown(rows, ctx, check=None):
                 cells = [fmt_cell(find_row(up, op=op, load=load, cpus=n), 1e-3) for n in cpus]
                 if all(c == "-" for c in cells):
                     continue
-                L.append(f"| {UPDATE_TITLES[op]} | {load} | " + " | ".join(cells) + " |")
+                L.append(table_row([UPDATE_TITLES[op], load] + cells))
         L.append("")
 
     cr = [r for r in rows if r.get("bench") == "call_rcu"]
@@ -311,8 +316,8 @@ def markdown(rows, ctx, check=None):
         for metric, title in (("calls_per_s", "call_rcu() calls per second (all updaters)"),
                               ("gps_per_s", "grace periods per second"),
                               ("cbs_per_gp", "callbacks per grace period")):
-            cells = [fmt_cell(find_row(cr, metric=metric, cpus=n)) for n in cpus]
-            L.append(f"| {title} | " + " | ".join(cells) + " |")
+            L.append(table_row([title] +
+                               [fmt_cell(find_row(cr, metric=metric, cpus=n)) for n in cpus]))
         L.append("")
     return "\n".join(L)
 
