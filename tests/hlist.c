@@ -2,53 +2,14 @@
  * lib/list.h: hlists, the NULL-terminated lists with a one-pointer head.
  * Single-threaded checks of contents, order, pprev links and poison.
  */
-#include "ktest.h"
-
-struct hitem {
-	int val;
-	struct hlist_node node;
-};
+#include "list_check.h"
 
 /* Defined at file scope: HLIST_HEAD() must be a single definition. */
 static HLIST_HEAD(file_hhead);
 
-/* The values first to last as decimal digits (values are 1..9). */
-static long long hdigits(struct hlist_head *head)
-{
-	struct hitem *it;
-	long long n = 0;
-
-	hlist_for_each_entry(it, head, node)
-		n = n * 10 + it->val;
-	return n;
-}
-
-/*
- * Counts nodes whose pprev does not point at the pointer that leads to
- * them; 0 for a well-formed list.  Only hlist updaters use pprev, so
- * order checks alone would miss a broken one.
- */
-static int bad_pprevs(struct hlist_head *head)
-{
-	struct hlist_node **link = &head->first;
-	struct hlist_node *pos;
-	int bad = 0;
-
-	hlist_for_each(pos, head) {
-		if (pos->pprev != link)
-			bad++;
-		link = &pos->next;
-	}
-	return bad;
-}
-
-/* Sets items[i].val = i + 1 and links them in that order. */
 static void hfill(struct hlist_head *head, struct hitem *items, int n)
 {
-	for (int i = n - 1; i >= 0; i--) {
-		items[i].val = i + 1;
-		hlist_add_head(&items[i].node, head);
-	}
+	hfill_with(head, items, n, hlist_add_head);
 }
 
 KTEST(hlist_init_is_empty)

@@ -2,48 +2,14 @@
  * lib/list.h: the circular doubly linked list.  Single-threaded checks of
  * contents, order (both directions) and poison values.
  */
-#include "ktest.h"
-
-struct item {
-	int val;
-	struct list_head node;
-};
+#include "list_check.h"
 
 /* Defined at file scope: LIST_HEAD() must be a single definition. */
 static LIST_HEAD(file_head);
 
-/*
- * The values read head to tail as decimal digits, e.g. 1,2,3 -> 123, so a
- * KEXPECT_EQ failure prints the whole order.  Values are 1..9.
- */
-static long long digits(struct list_head *head)
-{
-	struct item *it;
-	long long n = 0;
-
-	list_for_each_entry(it, head, node)
-		n = n * 10 + it->val;
-	return n;
-}
-
-/* The same, tail to head: checks every prev pointer. */
-static long long digits_rev(struct list_head *head)
-{
-	struct item *it;
-	long long n = 0;
-
-	list_for_each_entry_reverse(it, head, node)
-		n = n * 10 + it->val;
-	return n;
-}
-
-/* Sets items[i].val = i + 1 and appends them in that order. */
 static void fill(struct list_head *head, struct item *items, int n)
 {
-	for (int i = 0; i < n; i++) {
-		items[i].val = i + 1;
-		list_add_tail(&items[i].node, head);
-	}
+	fill_with(head, items, n, list_add_tail);
 }
 
 KTEST(list_init_is_empty)

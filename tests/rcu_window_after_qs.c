@@ -141,7 +141,55 @@ static bool q_close_window(struct task_struct *t, int cpu, enum win_wait res,
 	return ok;
 }
 
-KTEST(rcu_window_reader_after_qs_call_rcu)
+/*
+ * How the updater retires B, the element the reader holds, once the window
+ * is open (how names it in a report); true if nothing went wrong.  It ends
+ * with rcu_barrier(), so every callback of the round has run.
+ */
+typedef bool q_retire_fn(struct task_struct *t, int cpu, struct win_elem *b,
+			 const char *how);
+
+/* B by call_rcu(), and C after it: both must wait for the grace period after g. */
+static bool q_retire_by_call_rcu(struct task_struct *t, int cpu, struct win_elem *b,
+				 const char *how)
+{
+	enum win_wait res;
+	bool ok;
+
+	call_rcu(&b->rh, q_free_cb);	/* B: must wait for the grace period after g */
+	call_rcu(&q_c, q_noop_cb);	/* C: later, same grace period as B */
+	res = win_wait_gp_blocked(cpu, b_ran, NULL);
+	ok = q_close_window(t, cpu, res, how);
+	rcu_barrier();			/* A, B and C are free again */
+	KEXPECT(smp_load_acquire(&q.freed));
+	return ok;
+}
+
+/* B freed as soon as one of two polled cookies, taken in g, says it may be. */
+static bool q_retire_by_polling(struct task_struct *t, int cpu, struct win_elem *b,
+				const char *how)
+{
+	unsigned long c[2];
+	enum win_wait res;
+	bool ok;
+
+	c[0] = get_state_synchronize_rcu();
+	c[1] = start_poll_synchronize_rcu();
+	res = win_wait_gp_blocked(cpu, cookies_done, c);
+	if (res == WIN_DONE)
+		kfree(b);		/* the cookie said so: a real user frees now */
+	ok = q_close_window(t, cpu, res, how);
+	if (res != WIN_DONE) {
+		cond_synchronize_rcu(c[1]);
+		ok &= poll_state_synchronize_rcu(c[0]) && poll_state_synchronize_rcu(c[1]);
+		kfree(b);
+	}
+	rcu_barrier();
+	return ok;
+}
+
+/* The window once on each reader CPU, with B retired by retire(). */
+static void q_window_on_each_reader_cpu(q_retire_fn *retire, const char *how)
 {
 	int cpus[NR_CPUS], n, failed = 0;
 	long live = kmalloc_live_objects();
@@ -153,54 +201,23 @@ KTEST(rcu_window_reader_after_qs_call_rcu)
 	for (int i = 0; i < n; i++) {
 		struct task_struct *t = q_open_window(cpus[i], i + 1);
 		struct win_elem *b = q_ptr;
-		enum win_wait res = WIN_HUNG;
 
 		KASSERT(t != NULL);
 		RCU_INIT_POINTER(q_ptr, NULL);
-		call_rcu(&b->rh, q_free_cb);	/* B: must wait for the grace period after g */
-		call_rcu(&q_c, q_noop_cb);	/* C: later, same grace period as B */
-		res = win_wait_gp_blocked(cpus[i], b_ran, NULL);
-		failed += !q_close_window(t, cpus[i], res, "call_rcu()");
-		rcu_barrier();			/* A, B and C are free again */
-		KEXPECT(smp_load_acquire(&q.freed));
+		failed += !retire(t, cpus[i], b, how);
 	}
 	KEXPECT_EQ(failed, 0);
 	KEXPECT_EQ(kmalloc_live_objects(), live);
 }
 
+KTEST(rcu_window_reader_after_qs_call_rcu)
+{
+	q_window_on_each_reader_cpu(q_retire_by_call_rcu, "call_rcu()");
+}
+
 KTEST(rcu_window_reader_after_qs_polled)
 {
-	int cpus[NR_CPUS], n, failed = 0;
-	long live = kmalloc_live_objects();
-
-	if (num_online_cpus() < 2)
-		KTEST_SKIP("needs two CPUs: the reader and the updater run at once");
-	run_on(0);
-	n = win_reader_cpus(cpus);
-	for (int i = 0; i < n; i++) {
-		struct task_struct *t = q_open_window(cpus[i], i + 1);
-		struct win_elem *b = q_ptr;
-		unsigned long c[2];
-		enum win_wait res;
-
-		KASSERT(t != NULL);
-		RCU_INIT_POINTER(q_ptr, NULL);
-		c[0] = get_state_synchronize_rcu();
-		c[1] = start_poll_synchronize_rcu();
-		res = win_wait_gp_blocked(cpus[i], cookies_done, c);
-		if (res == WIN_DONE)
-			kfree(b);		/* the cookie said so: a real user frees now */
-		failed += !q_close_window(t, cpus[i], res, "polled cookies");
-		if (res != WIN_DONE) {
-			cond_synchronize_rcu(c[1]);
-			KEXPECT(poll_state_synchronize_rcu(c[0]));
-			KEXPECT(poll_state_synchronize_rcu(c[1]));
-			kfree(b);
-		}
-		rcu_barrier();
-	}
-	KEXPECT_EQ(failed, 0);
-	KEXPECT_EQ(kmalloc_live_objects(), live);
+	q_window_on_each_reader_cpu(q_retire_by_polling, "polled cookies");
 }
 
 /*
@@ -232,23 +249,10 @@ KTEST(rcu_window_reader_after_qs_polled_across_the_wrap)
 		int cpu = num_online_cpus() - 1;
 		struct task_struct *t = q_open_window(cpu, (int)r + 1);
 		struct win_elem *b = q_ptr;
-		unsigned long c[2];
-		enum win_wait res;
 
 		KASSERT(t != NULL);
 		RCU_INIT_POINTER(q_ptr, NULL);
-		c[0] = get_state_synchronize_rcu();
-		c[1] = start_poll_synchronize_rcu();
-		res = win_wait_gp_blocked(cpu, cookies_done, c);
-		if (res == WIN_DONE)
-			kfree(b);
-		failed += !q_close_window(t, cpu, res, "polled cookies near the wrap");
-		if (res != WIN_DONE) {
-			cond_synchronize_rcu(c[1]);
-			failed += !poll_state_synchronize_rcu(c[0]) || !poll_state_synchronize_rcu(c[1]);
-			kfree(b);
-		}
-		rcu_barrier();
+		failed += !q_retire_by_polling(t, cpu, b, "polled cookies near the wrap");
 		rcu_get_stats(&s);
 		crossed = s.gp_seq < start;
 	}

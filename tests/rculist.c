@@ -5,91 +5,55 @@
  * poisoning the ones only updaters use (->prev, ->pprev).  Concurrency is
  * tested elsewhere, with the real RCU.
  */
-#include "ktest.h"
+#include "list_check.h"
 
-struct ritem {
-	int val;
-	struct list_head node;
-};
-
-struct rhitem {
-	int val;
-	struct hlist_node node;
-};
-
-/* Head to tail as decimal digits, walked the way a reader walks. */
+/* Head to tail, walked the way a reader walks. */
 static long long rdigits(struct list_head *head)
 {
-	struct ritem *it;
-	long long n = 0;
+	long long n;
 
 	rcu_read_lock();
-	list_for_each_entry_rcu(it, head, node)
-		n = n * 10 + it->val;
+	n = digits_along(list_for_each_entry_rcu, struct item, head);
 	rcu_read_unlock();
 	return n;
 }
 
-/* Tail to head with the updater-side prev pointers. */
-static long long rdigits_rev(struct list_head *head)
+/* What a reader standing on pos still reaches after it (pos may be off the list). */
+static long long rdigits_after(struct item *pos, struct list_head *head)
 {
-	struct ritem *it;
 	long long n = 0;
 
-	list_for_each_entry_reverse(it, head, node)
-		n = n * 10 + it->val;
+	rcu_read_lock();
+	list_for_each_entry_continue_rcu(pos, head, node)
+		n = n * 10 + pos->val;
+	rcu_read_unlock();
 	return n;
 }
 
 static long long rhdigits(struct hlist_head *head)
 {
-	struct rhitem *it;
-	long long n = 0;
+	long long n;
 
 	rcu_read_lock();
-	hlist_for_each_entry_rcu(it, head, node)
-		n = n * 10 + it->val;
+	n = digits_along(hlist_for_each_entry_rcu, struct hitem, head);
 	rcu_read_unlock();
 	return n;
 }
 
-/* Nodes whose pprev is not the pointer that leads to them (0 = sound). */
-static int rh_bad_pprevs(struct hlist_head *head)
+static void rfill(struct list_head *head, struct item *items, int n)
 {
-	struct hlist_node **link = &head->first;
-	struct hlist_node *pos;
-	int bad = 0;
-
-	hlist_for_each(pos, head) {
-		if (pos->pprev != link)
-			bad++;
-		link = &pos->next;
-	}
-	return bad;
+	fill_with(head, items, n, list_add_tail_rcu);
 }
 
-/* Values i + 1, appended with list_add_tail_rcu(). */
-static void rfill(struct list_head *head, struct ritem *items, int n)
+static void rhfill(struct hlist_head *head, struct hitem *items, int n)
 {
-	for (int i = 0; i < n; i++) {
-		items[i].val = i + 1;
-		list_add_tail_rcu(&items[i].node, head);
-	}
-}
-
-/* Values i + 1, in that order, with hlist_add_head_rcu(). */
-static void rhfill(struct hlist_head *head, struct rhitem *items, int n)
-{
-	for (int i = n - 1; i >= 0; i--) {
-		items[i].val = i + 1;
-		hlist_add_head_rcu(&items[i].node, head);
-	}
+	hfill_with(head, items, n, hlist_add_head_rcu);
 }
 
 KTEST(rculist_add_rcu_order)
 {
 	LIST_HEAD(head);
-	struct ritem it[4] = {
+	struct item it[4] = {
 		{ .val = 1 }, { .val = 2 }, { .val = 3 }, { .val = 4 },
 	};
 
@@ -98,55 +62,41 @@ KTEST(rculist_add_rcu_order)
 	list_add_tail_rcu(&it[2].node, &head);	/* 123 */
 	list_add_tail_rcu(&it[3].node, &head);	/* 1234 */
 	KEXPECT_EQ(rdigits(&head), 1234);
-	KEXPECT_EQ(rdigits_rev(&head), 4321);
+	KEXPECT_EQ(digits_rev(&head), 4321);
 }
 
 KTEST(rculist_del_rcu_keeps_next_poisons_prev)
 {
 	LIST_HEAD(head);
-	struct ritem it[4];
-	struct ritem *pos;
-	long long n = 0;
+	struct item it[4];
 
 	rfill(&head, it, 4);
 	list_del_rcu(&it[1].node);
 	KEXPECT_EQ(rdigits(&head), 134);
-	KEXPECT_EQ(rdigits_rev(&head), 431);
+	KEXPECT_EQ(digits_rev(&head), 431);
 	KEXPECT(it[1].node.prev == LIST_POISON2);
 	/* KASSERT: the walk below follows it. */
 	KASSERT(it[1].node.next == &it[2].node);
 
 	/* A reader that was on it[1] when it went still finishes its walk. */
-	rcu_read_lock();
-	pos = &it[1];
-	list_for_each_entry_continue_rcu(pos, &head, node)
-		n = n * 10 + pos->val;
-	rcu_read_unlock();
-	KEXPECT_EQ(n, 34);
+	KEXPECT_EQ(rdigits_after(&it[1], &head), 34);
 }
 
 KTEST(rculist_replace_rcu_old_still_leads_on)
 {
 	LIST_HEAD(head);
-	struct ritem it[3];
-	struct ritem repl = { .val = 7 };
-	struct ritem *pos;
-	long long n = 0;
+	struct item it[3];
+	struct item repl = { .val = 7 };
 
 	rfill(&head, it, 3);
 	list_replace_rcu(&it[1].node, &repl.node);
 	KEXPECT_EQ(rdigits(&head), 173);
-	KEXPECT_EQ(rdigits_rev(&head), 371);
+	KEXPECT_EQ(digits_rev(&head), 371);
 	KEXPECT(it[1].node.prev == LIST_POISON2);
 	KASSERT(it[1].node.next == &it[2].node);
 
 	/* A reader on the old node rejoins the list after it. */
-	rcu_read_lock();
-	pos = &it[1];
-	list_for_each_entry_continue_rcu(pos, &head, node)
-		n = n * 10 + pos->val;
-	rcu_read_unlock();
-	KEXPECT_EQ(n, 3);
+	KEXPECT_EQ(rdigits_after(&it[1], &head), 3);
 }
 
 /* What the fake grace period saw when list_splice_init_rcu() called it. */
@@ -171,53 +121,53 @@ static void reset_sync(struct list_head *src, struct list_head *dst)
 	dst_at_sync = -1;
 }
 
-KTEST(rculist_splice_init_rcu_waits_once)
+typedef void splice_rcu_fn(struct list_head *list, struct list_head *head,
+			   void (*sync)(void));
+
+/*
+ * Splices a list of n items (789 for n = 3, 89 for 2) into one of 12 with
+ * splice, which must wait for a grace period once: after the list is
+ * emptied, before the other changes.  The result must read want head to
+ * tail and want_rev tail to head.
+ */
+static void splice_checked(splice_rcu_fn *splice, int n, long long want,
+			   long long want_rev)
 {
 	LIST_HEAD(dst);
 	LIST_HEAD(src);
-	struct ritem d[2], s[3];
+	struct item d[2], s[3];
 
-	rfill(&dst, d, 2);			/* 12 */
-	rfill(&src, s, 3);
-	s[0].val = 7; s[1].val = 8; s[2].val = 9; /* 789 */
+	KASSERT(n <= 3);
+	rfill(&dst, d, 2);
+	rfill(&src, s, n);
+	for (int i = 0; i < n; i++)
+		s[i].val = 10 - n + i;
 	reset_sync(&src, &dst);
 
-	list_splice_init_rcu(&src, &dst, counting_sync);
+	splice(&src, &dst, counting_sync);
 	KEXPECT_EQ(sync_calls, 1);
-	/* The grace period comes after src is emptied, before dst changes. */
 	KEXPECT(src_empty_at_sync);
 	KEXPECT_EQ(dst_at_sync, 12);
-
 	KEXPECT(list_empty(&src));
-	KEXPECT_EQ(rdigits(&dst), 78912);
-	KEXPECT_EQ(rdigits_rev(&dst), 21987);
+	KEXPECT_EQ(rdigits(&dst), want);
+	KEXPECT_EQ(digits_rev(&dst), want_rev);
+}
+
+KTEST(rculist_splice_init_rcu_waits_once)
+{
+	splice_checked(list_splice_init_rcu, 3, 78912, 21987);
 }
 
 KTEST(rculist_splice_tail_init_rcu_appends)
 {
-	LIST_HEAD(dst);
-	LIST_HEAD(src);
-	struct ritem d[2], s[2];
-
-	rfill(&dst, d, 2);
-	rfill(&src, s, 2);
-	s[0].val = 8; s[1].val = 9;
-	reset_sync(&src, &dst);
-
-	list_splice_tail_init_rcu(&src, &dst, counting_sync);
-	KEXPECT_EQ(sync_calls, 1);
-	KEXPECT(src_empty_at_sync);
-	KEXPECT_EQ(dst_at_sync, 12);
-	KEXPECT(list_empty(&src));
-	KEXPECT_EQ(rdigits(&dst), 1289);
-	KEXPECT_EQ(rdigits_rev(&dst), 9821);
+	splice_checked(list_splice_tail_init_rcu, 2, 1289, 9821);
 }
 
 KTEST(rculist_splice_init_rcu_empty_skips_sync)
 {
 	LIST_HEAD(dst);
 	LIST_HEAD(src);
-	struct ritem d[2];
+	struct item d[2];
 
 	rfill(&dst, d, 2);
 	reset_sync(&src, &dst);
@@ -230,17 +180,17 @@ KTEST(rculist_splice_init_rcu_empty_skips_sync)
 KTEST(rculist_entry_and_first_or_null)
 {
 	LIST_HEAD(head);
-	struct ritem it[2];
+	struct item it[2];
 
 	rcu_read_lock();
-	KEXPECT(list_first_or_null_rcu(&head, struct ritem, node) == NULL);
+	KEXPECT(list_first_or_null_rcu(&head, struct item, node) == NULL);
 	rcu_read_unlock();
 
 	rfill(&head, it, 2);
 	rcu_read_lock();
-	KEXPECT(list_first_or_null_rcu(&head, struct ritem, node) == &it[0]);
-	KEXPECT(list_entry_rcu(head.next, struct ritem, node) == &it[0]);
-	KEXPECT(list_entry_rcu(it[0].node.next, struct ritem, node) == &it[1]);
+	KEXPECT(list_first_or_null_rcu(&head, struct item, node) == &it[0]);
+	KEXPECT(list_entry_rcu(head.next, struct item, node) == &it[0]);
+	KEXPECT(list_entry_rcu(it[0].node.next, struct item, node) == &it[1]);
 	KEXPECT(list_next_rcu(&head) == &it[0].node);
 	KEXPECT(list_next_rcu(&it[1].node) == &head);
 	rcu_read_unlock();
@@ -250,8 +200,8 @@ KTEST(rculist_for_each_entry_rcu_with_cond)
 {
 	DEFINE_SPINLOCK(lock);
 	LIST_HEAD(head);
-	struct ritem it[3];
-	struct ritem *pos;
+	struct item it[3];
+	struct item *pos;
 	long long n = 0;
 
 	rfill(&head, it, 3);
@@ -266,8 +216,8 @@ KTEST(rculist_for_each_entry_rcu_with_cond)
 KTEST(rculist_for_each_entry_from_rcu)
 {
 	LIST_HEAD(head);
-	struct ritem it[4];
-	struct ritem *pos;
+	struct item it[4];
+	struct item *pos;
 	long long n = 0;
 
 	rfill(&head, it, 4);
@@ -277,25 +227,18 @@ KTEST(rculist_for_each_entry_from_rcu)
 		n = n * 10 + pos->val;
 	rcu_read_unlock();
 	KEXPECT_EQ(n, 34);
-
-	n = 0;
-	rcu_read_lock();
-	pos = &it[0];
-	list_for_each_entry_continue_rcu(pos, &head, node)
-		n = n * 10 + pos->val;
-	rcu_read_unlock();
-	KEXPECT_EQ(n, 234);
+	KEXPECT_EQ(rdigits_after(&it[0], &head), 234);
 }
 
 KTEST(rculist_hlist_add_head_rcu_order)
 {
 	HLIST_HEAD(head);
-	struct rhitem it[3] = { { .val = 1 }, { .val = 2 }, { .val = 3 } };
+	struct hitem it[3] = { { .val = 1 }, { .val = 2 }, { .val = 3 } };
 
 	for (int i = 0; i < 3; i++)
 		hlist_add_head_rcu(&it[i].node, &head);
 	KEXPECT_EQ(rhdigits(&head), 321);
-	KEXPECT_EQ(rh_bad_pprevs(&head), 0);
+	KEXPECT_EQ(bad_pprevs(&head), 0);
 	KEXPECT(it[0].node.next == NULL);
 }
 
@@ -303,7 +246,7 @@ KTEST(rculist_hlist_add_before_behind_after_rcu)
 {
 	HLIST_HEAD(head);
 	/* Zeroed: a misordered add then follows NULLs, not stack garbage. */
-	struct rhitem it[6] = { 0 };
+	struct hitem it[6] = { 0 };
 
 	for (int i = 0; i < 6; i++)
 		it[i].val = i + 1;
@@ -315,7 +258,7 @@ KTEST(rculist_hlist_add_before_behind_after_rcu)
 	hlist_add_after_rcu(&it[2].node, &it[3].node);		/* 12345 */
 	hlist_add_after_rcu(&it[4].node, &it[5].node);		/* 123456 */
 	KEXPECT_EQ(rhdigits(&head), 123456);
-	KEXPECT_EQ(rh_bad_pprevs(&head), 0);
+	KEXPECT_EQ(bad_pprevs(&head), 0);
 	KEXPECT(head.first == &it[0].node);
 	KEXPECT(it[5].node.next == NULL);
 }
@@ -323,20 +266,20 @@ KTEST(rculist_hlist_add_before_behind_after_rcu)
 KTEST(rculist_hlist_replace_rcu)
 {
 	HLIST_HEAD(head);
-	struct rhitem it[3];
-	struct rhitem first = { .val = 7 }, last = { .val = 9 };
+	struct hitem it[3];
+	struct hitem first = { .val = 7 }, last = { .val = 9 };
 
 	rhfill(&head, it, 3);
 	hlist_replace_rcu(&it[0].node, &first.node);	/* via head->first */
 	KEXPECT_EQ(rhdigits(&head), 723);
-	KEXPECT_EQ(rh_bad_pprevs(&head), 0);
+	KEXPECT_EQ(bad_pprevs(&head), 0);
 	/* Old node: still leads on for a reader on it; pprev poisoned. */
 	KEXPECT(it[0].node.next == &it[1].node);
 	KEXPECT((void *)it[0].node.pprev == LIST_POISON2);
 
 	hlist_replace_rcu(&it[2].node, &last.node);	/* the last node */
 	KEXPECT_EQ(rhdigits(&head), 729);
-	KEXPECT_EQ(rh_bad_pprevs(&head), 0);
+	KEXPECT_EQ(bad_pprevs(&head), 0);
 	KEXPECT(last.node.next == NULL);
 	KEXPECT((void *)it[2].node.pprev == LIST_POISON2);
 }
@@ -344,14 +287,14 @@ KTEST(rculist_hlist_replace_rcu)
 KTEST(rculist_hlist_del_rcu_keeps_next)
 {
 	HLIST_HEAD(head);
-	struct rhitem it[4];
-	struct rhitem *pos;
+	struct hitem it[4];
+	struct hitem *pos;
 	long long n = 0;
 
 	rhfill(&head, it, 4);
 	hlist_del_rcu(&it[1].node);
 	KEXPECT_EQ(rhdigits(&head), 134);
-	KEXPECT_EQ(rh_bad_pprevs(&head), 0);
+	KEXPECT_EQ(bad_pprevs(&head), 0);
 	KEXPECT((void *)it[1].node.pprev == LIST_POISON2);
 	KASSERT(it[1].node.next == &it[2].node);
 
@@ -366,21 +309,21 @@ KTEST(rculist_hlist_del_rcu_keeps_next)
 	hlist_del_rcu(&it[0].node);			/* first */
 	hlist_del_rcu(&it[3].node);			/* last */
 	KEXPECT_EQ(rhdigits(&head), 3);
-	KEXPECT_EQ(rh_bad_pprevs(&head), 0);
+	KEXPECT_EQ(bad_pprevs(&head), 0);
 	KEXPECT(it[0].node.next == &it[2].node);
 }
 
 KTEST(rculist_hlist_del_init_rcu_unhashes)
 {
 	HLIST_HEAD(head);
-	struct rhitem it[3];
+	struct hitem it[3];
 
 	rhfill(&head, it, 3);
 	hlist_del_init_rcu(&it[1].node);
 	KEXPECT(hlist_unhashed(&it[1].node));
 	KEXPECT(it[1].node.next == &it[2].node);
 	KEXPECT_EQ(rhdigits(&head), 13);
-	KEXPECT_EQ(rh_bad_pprevs(&head), 0);
+	KEXPECT_EQ(bad_pprevs(&head), 0);
 
 	/* On an unhashed node it does nothing. */
 	hlist_del_init_rcu(&it[1].node);
@@ -391,7 +334,7 @@ KTEST(rculist_hlist_del_init_rcu_unhashes)
 KTEST(rculist_hlist_accessors)
 {
 	HLIST_HEAD(head);
-	struct rhitem it[2];
+	struct hitem it[2];
 
 	rhfill(&head, it, 2);
 	KEXPECT(hlist_first_rcu(&head) == &it[0].node);
@@ -405,8 +348,8 @@ KTEST(rculist_hlist_for_each_entry_rcu_walks)
 {
 	DEFINE_SPINLOCK(lock);
 	HLIST_HEAD(head);
-	struct rhitem it[3];
-	struct rhitem *pos;
+	struct hitem it[3];
+	struct hitem *pos;
 	long long n = 0;
 	int visits = 0;
 

@@ -74,4 +74,24 @@ void rcu_exp_get_stats(struct rcu_stats *s);
 /* Prints a line for each fault injection that is on (inject.c). */
 void rcu_inject_announce(void);
 
+/*
+ * A table of fault injections (rcu.inject= here, srcu.inject= in srcu.c):
+ * each entry's boot word and what it breaks, and beside it a bool array
+ * that says which the command line asked for.  inject.c reads both.
+ */
+struct rcu_injection_desc {
+	const char *name;	/* on the command line */
+	const char *what;	/* what it breaks, for the boot banner */
+};
+/* A table's entry from one line of RCU_INJECTIONS(X) or SRCU_INJECTIONS(X). */
+#define __INJECTION_DESC(id, iname, iwhat)	[id] = { .name = iname, .what = iwhat },
+/* The same line, for what a bad value gets told: "expected one of: 'no_wait' (...)". */
+#define __INJECTION_HELP(id, name, what)	" '" name "' (" what ")"
+/* Turns on the entry of descs[n] named val; false (the word is refused) if none is. */
+bool rcu_inject_table_set(const struct rcu_injection_desc *descs, bool *on, int n,
+			  const char *val);
+/* At boot, "KEY: FAULT INJECTION KEY.inject=NAME: what" for each entry that is on. */
+void rcu_inject_table_announce(const char *key, const struct rcu_injection_desc *descs,
+			       const bool *on, int n);
+
 #endif

@@ -57,31 +57,19 @@ static bool gp_work;			/* a domain was listed: look again */
 
 /* ---- Fault injection: srcu.inject=NAME (the names are in srcu.h) ---- */
 
-struct srcu_injection_desc {
-	const char *name;
-	const char *what;
-};
-
-#define __SRCU_INJECTION_DESC(id, iname, iwhat)	[id] = { .name = iname, .what = iwhat },
-static const struct srcu_injection_desc srcu_injection_descs[NR_SRCU_INJECTIONS] = {
-	SRCU_INJECTIONS(__SRCU_INJECTION_DESC)
+static const struct rcu_injection_desc srcu_injection_descs[NR_SRCU_INJECTIONS] = {
+	SRCU_INJECTIONS(__INJECTION_DESC)
 };
 static bool srcu_injections_on[NR_SRCU_INJECTIONS];
 
 static bool set_inject(const struct kparam *p, const char *val)
 {
 	(void)p;
-	for (int i = 0; i < NR_SRCU_INJECTIONS; i++) {
-		if (!strcmp(val, srcu_injection_descs[i].name)) {
-			srcu_injections_on[i] = true;
-			return true;
-		}
-	}
-	return false;
+	return rcu_inject_table_set(srcu_injection_descs, srcu_injections_on,
+				    NR_SRCU_INJECTIONS, val);
 }
 
-#define __SRCU_INJECTION_HELP(id, name, what)	" '" name "' (" what ")"
-KPARAM_CALL("srcu.inject", set_inject, "one of:" SRCU_INJECTIONS(__SRCU_INJECTION_HELP));
+KPARAM_CALL("srcu.inject", set_inject, "one of:" SRCU_INJECTIONS(__INJECTION_HELP));
 
 bool srcu_injected(enum srcu_injection which)
 {
@@ -366,10 +354,8 @@ void srcu_init(void)
 {
 	struct task_struct *t;
 
-	for (int i = 0; i < NR_SRCU_INJECTIONS; i++)
-		if (srcu_injections_on[i])
-			printk("srcu: FAULT INJECTION srcu.inject=%s: %s\n",
-			       srcu_injection_descs[i].name, srcu_injection_descs[i].what);
+	rcu_inject_table_announce("srcu", srcu_injection_descs, srcu_injections_on,
+				  NR_SRCU_INJECTIONS);
 	/* CPU 0: the boot CPU, which never goes away. */
 	t = kthread_run_on_cpu(srcu_gp_kthread, NULL, 0, "srcu_gp");
 	if (!t)

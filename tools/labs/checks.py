@@ -6,6 +6,20 @@ A part names its check by function name (`"check": "tour_visits_every_cpu"`).
 import trace_parse
 
 
+def complete_waits(out, kind, what):
+    """The console's trace, its model and its complete waits of kind (both
+    ends traced), or a line saying which is missing: (problem, trace,
+    model, waits), problem None when all are there."""
+    trace = trace_parse.parse(out.splitlines())
+    if trace is None:
+        return "no trace in the console (the part runs with trace=rcu)", None, None, []
+    model = trace_parse.build(trace)
+    waits = [w for w in model.waits if w.kind == kind and w.end is not None]
+    if not waits:
+        return f"the trace holds no complete {what}", trace, model, []
+    return None, trace, model, waits
+
+
 def tour_visits_every_cpu(out, smp):
     """Lab run_on: every synchronize_rcu() tour in the trace (trace=rcu) ran
     its task on every CPU, by context switches to it, between its
@@ -17,13 +31,10 @@ def tour_visits_every_cpu(out, smp):
     times: the hop events run_on() records on arrival (TR_HOP), and the
     context switches to the tour's task (recorded by __schedule(), which
     the lab leaves alone).  A lost event can only lower the counts."""
-    trace = trace_parse.parse(out.splitlines())
-    if trace is None:
-        return "no trace in the console (the part runs with trace=rcu)"
-    model = trace_parse.build(trace)
-    tours = [w for w in model.waits if w.kind == "tour" and w.end is not None]
-    if not tours:
-        return "the trace holds no complete synchronize_rcu() tour (sync_begin .. sync_end)"
+    problem, _, model, tours = complete_waits(
+        out, "tour", "synchronize_rcu() tour (sync_begin .. sync_end)")
+    if problem:
+        return problem
     allowed = smp + 1
     for w in tours:
         arrivals = [e.cpu for e in model.switches
@@ -51,14 +62,10 @@ def expedited_asks_every_cpu_at_once(out, smp):
     passes the trace's other checks but hops.  (Asking one CPU at a time
     is caught by the held-readers test, which holds every reader until
     every CPU has been asked.)  Counts of events, never times."""
-    trace = trace_parse.parse(out.splitlines())
-    if trace is None:
-        return "no trace in the console (the part runs with trace=rcu)"
-    model = trace_parse.build(trace)
-    exps = [w for w in model.waits if w.kind == "exp" and w.end is not None]
-    if not exps:
-        return ("the trace holds no complete synchronize_rcu_expedited() "
-                "(exp_begin .. exp_end)")
+    problem, trace, model, exps = complete_waits(
+        out, "exp", "synchronize_rcu_expedited() (exp_begin .. exp_end)")
+    if problem:
+        return problem
     for w in exps:
         name = f"synchronize_rcu_expedited() {w.number}"
         reports = [cpu for _, cpu in w.qs]

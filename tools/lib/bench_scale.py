@@ -12,6 +12,7 @@ import math
 import os
 
 from bench_parse import find_row
+from bench_report import cpus_title, save_figure, table_head
 
 # The kernel's benchmarks the scaling run boots with (the others are not
 # about the CPU count, or take too long at 64 CPUs under TCG).
@@ -119,9 +120,8 @@ def scale_markdown(rows, runs=None):
              "[first quartile–third quartile]. slope: least-squares slope on log-log "
              "axes from 2 CPUs up (1: linear in N; 0: flat).")
     L.append("")
-    L.append("| quantity | load | unit | " + " | ".join(
-        f"{n} CPU{'s' if n > 1 else ''}" for n in cpus) + " | slope | shape |")
-    L.append("| --- | --- | --- |" + " --- |" * len(cpus) + " --- | --- |")
+    L.extend(table_head(["quantity", "load", "unit"] + [cpus_title(n) for n in cpus]
+                        + ["slope", "shape"]))
     for title, load, unit, pts in series:
         cells = []
         for n in cpus:
@@ -198,42 +198,37 @@ def plot_scale(rows, outdir, ctx):
         ax.set_xlabel("CPUs (log)")
 
     def save(fig, name):
-        fig.tight_layout()
-        path = os.path.join(outdir, name)
-        fig.savefig(path, dpi=72)
-        plt.close(fig)
-        written.append(path)
+        written.append(save_figure(fig, os.path.join(outdir, name), dpi=72))
+
+    def by_load(side, chosen, loads, refs, title, ylabel, legend_at, name):
+        """Two panels side by side on one y scale, the chosen series of each
+        load with the references; title is the panel's, given its load."""
+        fig, axes = plt.subplots(1, 2, figsize=(11, 5), sharey=True)
+        for ax, load in zip(axes, loads):
+            draw(ax, [s for s in chosen if s[1] == load], refs)
+            ax.set_title(title(load), fontsize=10)
+        axes[0].set_ylabel(ylabel)
+        axes[0].legend(fontsize=7, loc=legend_at)
+        fig.suptitle(f"{side} against the CPU count: median, bars the quartiles "
+                     f"({where})", fontsize=9)
+        save(fig, name)
 
     up = [s for s in series if s[0] in dict(UPDATE_SERIES).values()]
     if up:
-        fig, axes = plt.subplots(1, 2, figsize=(11, 5), sharey=True)
-        for ax, load in zip(axes, ("idle", "busy")):
-            group = [s for s in up if s[1] == load]
-            draw(ax, group, [
+        by_load("Update side", up, ("idle", "busy"), [
                 ("linear", "synchronize_rcu() (the tour)", 2,
                  "slope 1: linear in N (through the tour at 2)"),
-                ("constant", "one IPI round trip", 2, "constant (through the IPI at 2)")])
-            ax.set_title(f"other CPUs {load}", fontsize=10)
-        axes[0].set_ylabel("µs per operation (log)")
-        axes[0].legend(fontsize=7, loc="upper left")
-        fig.suptitle(f"Update side against the CPU count: median, bars the quartiles "
-                     f"({where})", fontsize=9)
-        save(fig, "scale_update.png")
+                ("constant", "one IPI round trip", 2, "constant (through the IPI at 2)")],
+                lambda load: f"other CPUs {load}", "µs per operation (log)", "upper left",
+                "scale_update.png")
 
     rd = [s for s in series if s[0].startswith("read side")]
     if rd:
-        fig, axes = plt.subplots(1, 2, figsize=(11, 5), sharey=True)
-        for ax, load in zip(axes, ("readers only", "one writer")):
-            group = [s for s in rd if s[1] == load]
-            draw(ax, group, [
+        by_load("Read side", rd, ("readers only", "one writer"), [
                 ("linear", "read side: RCU", 1, "slope 1: perfect scaling (RCU at 1 CPU)"),
-                ("constant", "read side: RCU", 2, "constant: 2 host cores (RCU at 2)")])
-            ax.set_title(f"1024-bucket hash table, {load}", fontsize=10)
-        axes[0].set_ylabel("lookups/s, all CPUs together (log)")
-        axes[0].legend(fontsize=7, loc="lower left")
-        fig.suptitle(f"Read side against the CPU count: median, bars the quartiles "
-                     f"({where})", fontsize=9)
-        save(fig, "scale_read.png")
+                ("constant", "read side: RCU", 2, "constant: 2 host cores (RCU at 2)")],
+                lambda load: f"1024-bucket hash table, {load}",
+                "lookups/s, all CPUs together (log)", "lower left", "scale_read.png")
 
     lk = [s for s in series if s[1] == LOCK_LOAD]
     if lk:
