@@ -89,10 +89,17 @@ int workers_stop(struct workers *w)
 	return failed;
 }
 
+void worker_rest(void)
+{
+	int ticks = max(1, num_online_cpus() / WORKER_BUSY_CPUS);
+
+	msleep((unsigned int)ticks * (1000 / HZ));
+}
+
 void worker_pause(u64 *burst_start)
 {
 	if (ktime_get_ns() - *burst_start >= WORKER_BURST_NS) {
-		msleep(1);
+		worker_rest();
 		*burst_start = ktime_get_ns();
 	} else {
 		cond_resched();

@@ -74,8 +74,13 @@ static int ts_reader_fn(void *arg)
 		rcu_read_unlock();
 		r->sections++;
 		cond_resched();		/* a quiescent state; the updater's hop gets in here */
-		if (prandom_u32(&seed) % 4 == 0)
-			msleep(1);	/* sometimes: a tick idle, no reader on this CPU */
+		/*
+		 * Sometimes: a tick idle, no reader on this CPU.  At 16 CPUs or
+		 * more, after every section and longer (worker_rest()): busy
+		 * vCPUs would otherwise outnumber the host's cores many times.
+		 */
+		if (num_online_cpus() >= 2 * WORKER_BUSY_CPUS || prandom_u32(&seed) % 4 == 0)
+			worker_rest();
 	}
 	return 0;
 }
