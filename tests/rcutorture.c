@@ -115,7 +115,8 @@ static void rt_start(void)
 	/*
 	 * The host may have two cores for all our vCPUs: the more CPUs, the
 	 * more often each reader sleeps (1 pass in 32 at SMP<=2, in 16 at
-	 * <=4, in 8 beyond), so the readers' demand stays about constant.
+	 * <=4, in 8 beyond), and from 16 CPUs on the longer each sleep is
+	 * (worker_rest()), so the readers' demand stays about constant.
 	 */
 	u32 sleep_mask = rt.ncpus <= 2 ? 31 : rt.ncpus <= 4 ? 15 : 7;
 

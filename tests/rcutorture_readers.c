@@ -128,7 +128,7 @@ int rt_reader(void *arg)
 			rt_kick_irq_reader(rd);
 		/* Now and then let the CPU idle: lighter, and idle CPUs are tested too. */
 		if ((prandom_u32(&rd->rng) & rd->sleep_mask) == 0)
-			msleep(1);
+			worker_rest();	/* a tick; longer at 16 CPUs and more */
 		else
 			cond_resched();
 	}
