@@ -24,14 +24,25 @@ static u64 next_check_ns;
 unsigned long rcu_stall_reports;
 static u64 gp_reported_at[NR_CPUS];	/* when this CPU's stall was last reported */
 
+/* Who waits for a stalled CPU: a grace period, or the oldest task queued there. */
+struct stall_waiter {
+	bool gp;
+	struct sched_waiter task;	/* when !gp */
+};
+
 /* Room for "task <comm> pid <pid> in its run queue (a run_on() hop)". */
 #define STALL_WAITER_LEN	(TASK_COMM_LEN + 64)
 
-static void report_cpu(int cpu, u64 stalled_ns, const char *waiter)
+static void report_cpu(int cpu, u64 stalled_ns, const struct stall_waiter *sw)
 {
 	struct task_struct *t = sched_curr(cpu);
-	char q[CPUMASK_FORMAT_LEN];
+	char q[CPUMASK_FORMAT_LEN], waiter[STALL_WAITER_LEN];
 
+	if (sw->gp)
+		snprintf(waiter, sizeof(waiter), "a grace period (call_rcu)");
+	else
+		snprintf(waiter, sizeof(waiter), "task %s pid %d in its run queue%s",
+			 sw->task.comm, sw->task.pid, sw->task.run_on_hop ? " (a run_on() hop)" : "");
 	printk("rcu: INFO: rcu_sched detected stalls on CPUs/tasks:\n");
 	printk("rcu: \t%d-...: (task %s pid %d) no quiescent state for %llu ms; %s waits\n",
 	       cpu, t ? t->comm : "?", t ? t->pid : -1,
@@ -50,21 +61,17 @@ static void report_cpu(int cpu, u64 stalled_ns, const char *waiter)
 }
 
 /* How long cpu has kept a waiter waiting without a quiescent state (0: none), and who. */
-static u64 stalled_for(int cpu, u64 now, char *waiter, size_t size)
+static u64 stalled_for(int cpu, u64 now, struct stall_waiter *sw)
 {
 	u64 since = max(sched_last_switch_ns(cpu), READ_ONCE(rcu_state.gp_start_ns));
 	unsigned long gp = READ_ONCE(rcu_state.gp_seq);
-	struct sched_waiter w;
 
-	if ((gp & 1) && cpumask_test_cpu(cpu, &rcu_state.qs_mask) && now > since) {
-		snprintf(waiter, size, "a grace period (call_rcu)");
+	sw->gp = (gp & 1) && cpumask_test_cpu(cpu, &rcu_state.qs_mask) && now > since;
+	if (sw->gp)
 		return now - since;
-	}
-	if (sched_oldest_waiter(cpu, &w) && now > w.since_ns && sched_curr(cpu) != NULL) {
-		snprintf(waiter, size, "task %s pid %d in its run queue%s", w.comm, w.pid,
-			 w.run_on_hop ? " (a run_on() hop)" : "");
-		return now - w.since_ns;
-	}
+	if (sched_oldest_waiter(cpu, &sw->task) && now > sw->task.since_ns &&
+	    sched_curr(cpu) != NULL)
+		return now - sw->task.since_ns;
 	return 0;
 }
 
@@ -89,8 +96,8 @@ void rcu_check_stalls(void)
 		return;
 	/* Offline CPUs too: one that went down owing a quiescent state is a bug to report. */
 	for_each_possible_cpu(cpu) {
-		char waiter[STALL_WAITER_LEN];
-		u64 stalled = stalled_for(cpu, now, waiter, sizeof(waiter));
+		struct stall_waiter sw;
+		u64 stalled = stalled_for(cpu, now, &sw);
 
 		if (stalled < timeout) {
 			gp_reported_at[cpu] = 0;
@@ -99,6 +106,6 @@ void rcu_check_stalls(void)
 		if (gp_reported_at[cpu] && now - gp_reported_at[cpu] < STALL_REPEAT_TIMEOUTS * timeout)
 			continue;
 		gp_reported_at[cpu] = now;
-		report_cpu(cpu, stalled, waiter);
+		report_cpu(cpu, stalled, &sw);
 	}
 }
