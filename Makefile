@@ -17,7 +17,7 @@
 #   make grade      grade the lab of this branch (or LAB=NAME): Score: N/M
 #   make clean      remove everything under $(BUILD) but the prebuilt newlib
 #
-# Variables: ARCH (x86_64), SMP (4), MEM (128M), ACCEL (tcg | kvm), TESTS (a
+# Variables: ARCH (x86_64), SMP (4), MEM (128M), ACCEL (tcg | tcg-single | kvm), TESTS (a
 # glob on test names), CMDLINE (extra kernel command line), TIMEOUT (seconds;
 # grows with SMP, and with its square: under TCG on two host cores each of N
 # vCPUs runs about N times slower, and many tests do work on every CPU), CHECKING

@@ -4,7 +4,7 @@ benchmarks (tests/bench/), and turn their result lines into a CSV file, a
 Markdown table and PNG plots.
 
     tools/bench.py run --arch ARCH --kernel ELF --out DIR [--smp "1 2 4"]
-                       [--accel tcg|kvm] [--objdump OBJDUMP] [--nm NM]
+                       [--accel tcg|tcg-single|kvm] [--objdump OBJDUMP] [--nm NM]
                        [--cmdline "words"] [--reps 5] [--window-ms 100]
     tools/bench.py report --arch ARCH --kernel ELF --out DIR [...]
                        (the tables and plots again from DIR/smpN.log)
@@ -195,7 +195,7 @@ def main(argv=None):
     p.add_argument("--kernel", help="the production kernel.elf (CHECKING=0)")
     p.add_argument("--out", required=True, help="output folder")
     p.add_argument("--smp", default="1 2 4", help="CPU counts, space-separated")
-    p.add_argument("--accel", default="tcg", choices=["tcg", "kvm"])
+    p.add_argument("--accel", default="tcg", choices=["tcg", "tcg-single", "kvm"])
     p.add_argument("--mem", default="128M")
     p.add_argument("--icount", metavar="SHIFT",
                    help="boot under QEMU's -icount (repeatable, one vCPU at a time)")

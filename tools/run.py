@@ -2,7 +2,7 @@
 """Boot the Quiescent kernel under QEMU; in test mode, parse its KTAP output.
 
     tools/run.py --arch {x86_64,aarch64} --kernel ELF [--smp 4] [--mem 128M]
-                 [--accel tcg|kvm] [--cmdline "words"] [--timeout SECONDS]
+                 [--accel tcg|tcg-single|kvm] [--cmdline "words"] [--timeout SECONDS]
                  [--log FILE] [--mode test|run] [--debug]
 
 Kernel exit codes (QEMU's exit status): 33 all passed / clean end,
@@ -41,7 +41,10 @@ def parse_args(argv=None):
     p.add_argument("--kernel", required=True, metavar="ELF")
     p.add_argument("--smp", type=int, default=4)
     p.add_argument("--mem", default="128M")
-    p.add_argument("--accel", choices=["tcg", "kvm"], default="tcg")
+    # tcg-single: one host thread runs every vCPU in turn (QEMU's
+    # -accel tcg,thread=single), so no vCPU waits for the host to wake its
+    # thread: a diagnostic for what the host's wake-ups cost (docs/rcu.md).
+    p.add_argument("--accel", choices=["tcg", "tcg-single", "kvm"], default="tcg")
     p.add_argument("--cmdline", default="", help="kernel command line words")
     p.add_argument("--timeout", type=float, default=None,
                    help=f"kill QEMU after this many seconds (default {DEFAULT_TIMEOUT}; "
@@ -69,6 +72,11 @@ def iso_path(args):
     return os.path.join(os.path.dirname(os.path.abspath(args.kernel)), "run.iso")
 
 
+def tcg_accel(args):
+    """QEMU's -accel value for TCG: multi-threaded, or one thread for all vCPUs."""
+    return "tcg,thread=single" if args.accel == "tcg-single" else "tcg"
+
+
 def qemu_command(args, serial_interactive, iso=None):
     """The QEMU argv for these arguments."""
     if args.arch == "x86_64":
@@ -79,14 +87,14 @@ def qemu_command(args, serial_interactive, iso=None):
         if args.accel == "kvm":
             cmd += ["-accel", "kvm", "-cpu", "host,-arch-capabilities"]
         else:
-            cmd += ["-cpu", "max", "-accel", "tcg"]
+            cmd += ["-cpu", "max", "-accel", tcg_accel(args)]
     else:
         cmd = ["qemu-system-aarch64", "-M", "virt,gic-version=3", "-cpu", "cortex-a72",
                "-display", "none", "-no-reboot", "-kernel", args.kernel]
         if args.cmdline:
             cmd += ["-append", args.cmdline]
         cmd += ["-semihosting-config", "enable=on,target=native",
-                "-smp", str(args.smp), "-m", args.mem, "-accel", "tcg"]
+                "-smp", str(args.smp), "-m", args.mem, "-accel", tcg_accel(args)]
     if args.icount is not None:
         cmd += ["-icount", f"shift={args.icount},sleep=off"]
     if serial_interactive:

@@ -26,8 +26,9 @@ timed by the kernel's one clock (ktime_get_ns()), none by the host's:
 A hop whose target was running (no kick, "busy"), or was kicked but woken
 first by another interrupt (a tick), is counted apart and its time is given
 whole.  Prints the
-median and the sum over the tours of each part, and the IPI round trip the
-test timed in the same run.  Exits 1 if any hop to a halted CPU got no
+median and the sum over the tours of each part, and the two IPI round trips
+the test timed in the same run: back to back, and to a CPU that had halted
+first (as each hop's target has).  Exits 1 if any hop to a halted CPU got no
 kick (a lost wake-up: only a tick would end its wait).
 """
 import re
@@ -40,7 +41,7 @@ import trace_parse  # noqa: E402
 
 PARTS = ["leave", "queue", "kick", "deliver", "handler", "idle", "arrive"]
 INFO_RE = re.compile(r"(\d+) CPUs: \d+ tours, (\d+) ns per tour, (\d+) ns per hop; "
-                     r"(\d+) kicks; IPI round trip (\d+) ns")
+                     r"(\d+) kicks; IPI round trip (\d+) ns(?:, to a halted CPU (\d+) ns)?")
 
 
 def first(events, i, pred):
@@ -149,10 +150,14 @@ def report(path):
     print(f"tourcost: {path}: {ncpu} CPUs, {len(tours)} tours, "
           f"median tour {statistics.median(tours) / 1000:.1f} us (kernel clock)")
     if info:
+        tour = statistics.median(tours)
         ipi = int(info.group(5))
         print(f"  IPI round trip (same run, sender spinning): {ipi / 1000:.1f} us; "
-              f"median tour = {statistics.median(tours) / ipi:.1f} round trips, "
-              f"2 x N = {2 * ncpu}")
+              f"median tour = {tour / ipi:.1f} round trips, 2 x N = {2 * ncpu}")
+        if info.group(6):
+            halted = int(info.group(6))
+            print(f"  IPI round trip to a halted CPU (same run): {halted / 1000:.1f} us; "
+                  f"median tour = {tour / halted:.1f} such round trips, N = {ncpu}")
     kh = hops["kicked_halted"] + hops["kicked_awake"]
     counts = ", ".join(f"{k} {len(v)}" for k, v in hops.items())
     print(f"  hops: {counts}")

@@ -5,7 +5,8 @@
  *    and synchronize_rcu_expedited() (every CPU asked at once)
  *    against the CPU count, next to what the tour is made of -- one run_on()
  *    hop, one context switch -- and an IPI round trip, the floor of any
- *    design that has to hear from every CPU; and the latency of a grace
+ *    design that has to hear from every CPU (back to back, and to a CPU
+ *    that has halted first, as a tour finds each idle CPU); and the latency of a grace
  *    period driven by the context-switch hook (call_rcu() and wait for
  *    the callback).  With the other CPUs idle, then busy running RCU
  *    readers that call cond_resched() every 64 lookups.
@@ -17,6 +18,8 @@
 #define HOP_ROUNDS	100
 #define CTXSW_ROUNDS	1000
 #define IPI_ROUNDS	200
+#define HALTED_IPI_ROUNDS	20
+#define HALT_MS		3	/* idle that long, a CPU has halted and its vCPU sleeps in the host */
 #define SYNC_ROUNDS	20
 #define GP_ROUNDS	20
 
@@ -35,9 +38,10 @@ static bool enough(int rounds, int min, u64 t0)
 	       ktime_get_ns() - t0 >= (u64)bench_window_ms * NSEC_PER_MSEC;
 }
 
-enum bench_op { OP_HOP, OP_CTXSW, OP_IPI, OP_SYNC, OP_EXP, OP_GP, OP_NR };
+enum bench_op { OP_HOP, OP_CTXSW, OP_IPI, OP_IPI_HALTED, OP_SYNC, OP_EXP, OP_GP, OP_NR };
 static const char *const op_names[OP_NR] = {
 	[OP_HOP] = "run_on_hop", [OP_CTXSW] = "context_switch", [OP_IPI] = "ipi_round_trip",
+	[OP_IPI_HALTED] = "ipi_round_trip_halted",
 	[OP_SYNC] = "synchronize_rcu", [OP_EXP] = "synchronize_rcu_expedited",
 	[OP_GP] = "call_rcu_gp",
 };
@@ -121,6 +125,31 @@ static u64 measure_ipi(u64 *ops)
 	return ktime_get_ns() - t0;
 }
 
+/*
+ * The same round trip to a CPU that has been idle for HALT_MS first: it
+ * has halted, and under emulation its vCPU thread sleeps in the host,
+ * which must wake it -- what every hop of a tour over idle CPUs pays.
+ * Back to back (measure_ipi()), the next IPI mostly finds the target
+ * still on its way to halting.  Only the round trips are timed.
+ */
+static u64 measure_ipi_halted(u64 *ops)
+{
+	int target = num_online_cpus() - 1;
+	u64 t0 = ktime_get_ns(), timed = 0;
+	int i;
+
+	for (i = 0; i < HALTED_IPI_ROUNDS && !enough(i, MIN_ROUNDS, t0); i++) {
+		u64 t1;
+
+		msleep(HALT_MS);
+		t1 = ktime_get_ns();
+		smp_call_function_single(target, noop_fn, NULL, true);
+		timed += ktime_get_ns() - t1;
+	}
+	*ops = i;
+	return timed;
+}
+
 static u64 measure_sync(u64 *ops)
 {
 	u64 t0 = ktime_get_ns();
@@ -191,6 +220,11 @@ KBENCH(bench_update_latency)
 					if (ncpu == 1)
 						continue;	/* an IPI needs another CPU */
 					ns = measure_ipi(&ops);
+					break;
+				case OP_IPI_HALTED:
+					if (ncpu == 1 || busy)
+						continue;	/* a busy CPU does not halt */
+					ns = measure_ipi_halted(&ops);
 					break;
 				case OP_SYNC:	ns = measure_sync(&ops); break;
 				case OP_EXP:	ns = measure_exp(&ops); break;

@@ -28,12 +28,13 @@ STRUCT_TITLES = {
     "list": "64-element list",
     "hash": "1024-bucket hash table (1024 elements)",
 }
-UPDATE_OPS = ["run_on_hop", "context_switch", "ipi_round_trip", "synchronize_rcu",
-              "synchronize_rcu_expedited", "call_rcu_gp"]
+UPDATE_OPS = ["run_on_hop", "context_switch", "ipi_round_trip", "ipi_round_trip_halted",
+              "synchronize_rcu", "synchronize_rcu_expedited", "call_rcu_gp"]
 UPDATE_TITLES = {
     "run_on_hop": "one run_on() hop",
     "context_switch": "one context switch",
     "ipi_round_trip": "one IPI round trip",
+    "ipi_round_trip_halted": "one IPI round trip to a halted CPU",
     "synchronize_rcu": "synchronize_rcu()",
     "synchronize_rcu_expedited": "synchronize_rcu_expedited()",
     "call_rcu_gp": "call_rcu() grace period (wait for the callback)",
@@ -195,7 +196,7 @@ def markdown(rows, ctx, check=None):
         L.append(f"- Command: `{ctx['command']}`" + (f", {ctx['date']}" if ctx.get("date") else ""))
     L.append(f"- Every cell: the median of {ctx.get('reps', 'the')} runs, [min–max] of the runs.")
     L.append("")
-    if ctx["accel"] == "tcg":
+    if ctx["accel"].startswith("tcg"):
         cores = ctx.get("host_cores")
         over = [n for n in cpus if isinstance(cores, int) and n > cores]
         crowded = (f", more vCPUs than host cores at {over[0]} CPUs and up here"
@@ -422,6 +423,7 @@ def plot(rows, outdir, ctx):
         styles = {"synchronize_rcu": ("tab:red", "o"), "call_rcu_gp": ("tab:orange", "s"),
                   "synchronize_rcu_expedited": ("tab:cyan", "P"),
                   "run_on_hop": ("tab:blue", "^"), "ipi_round_trip": ("tab:green", "v"),
+                  "ipi_round_trip_halted": ("tab:olive", "<"),
                   "context_switch": ("tab:gray", "D")}
         for op in UPDATE_OPS:
             for load in ("idle", "busy"):

@@ -24,6 +24,7 @@ UPDATE_SERIES = [
     ("call_rcu_gp", "a call_rcu() grace period"),
     ("run_on_hop", "one run_on() hop"),
     ("ipi_round_trip", "one IPI round trip"),
+    ("ipi_round_trip_halted", "one IPI round trip to a halted CPU"),
 ]
 LOCK_LOAD = "call_rcu() updaters on every CPU"
 READ_METHODS = ["none", "rcu", "rwlock", "spinlock", "seqlock", "refcount"]
@@ -155,7 +156,8 @@ def reference_lines(points, xs, min_cpus=2):
 COLORS = {
     "synchronize_rcu() (the tour)": "tab:red", "synchronize_rcu_expedited()": "tab:cyan",
     "a call_rcu() grace period": "tab:orange", "one run_on() hop": "tab:blue",
-    "one IPI round trip": "tab:green", "read side: no lock (floor)": "black",
+    "one IPI round trip": "tab:green", "one IPI round trip to a halted CPU": "tab:olive",
+    "read side: no lock (floor)": "black",
     "read side: RCU": "tab:red", "read side: reader-writer lock": "tab:blue",
     "read side: spinlock": "tab:gray", "read side: seqlock": "tab:green",
     "read side: reference counts": "tab:purple",

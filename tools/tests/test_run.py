@@ -179,6 +179,15 @@ class QemuCommandTests(unittest.TestCase):
         self.assertEqual(cmd[cmd.index("-cdrom") + 1], "r.iso")
         self.assertEqual(cmd[-4:], ["-serial", "stdio", "-monitor", "none"])
 
+    def test_tcg_single_thread(self):
+        for arch in ("x86_64", "aarch64"):
+            a = run.parse_args(["--arch", arch, "--kernel", "k", "--accel", "tcg-single"])
+            cmd = run.qemu_command(a, False, "r.iso")
+            self.assertEqual(cmd[cmd.index("-accel") + 1], "tcg,thread=single")
+            a = run.parse_args(["--arch", arch, "--kernel", "k"])
+            cmd = run.qemu_command(a, False, "r.iso")
+            self.assertEqual(cmd[cmd.index("-accel") + 1], "tcg")
+
     def test_aarch64_debug_interactive(self):
         a = run.parse_args(["--arch", "aarch64", "--kernel", "k", "--cmdline", "a  b", "--debug"])
         cmd = run.qemu_command(a, True)
