@@ -25,6 +25,7 @@ void kmain(void *boot_info)
 	arch_init();
 	printk("clock: %llu ns since boot calibration, tick %d Hz\n",
 	       (unsigned long long)ktime_get_ns(), HZ);
+	delay_calibrate();
 	arch_irq_enable();
 	smp_boot_cpus();
 	rcu_init_cpu_threads();

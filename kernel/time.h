@@ -18,6 +18,7 @@
 extern volatile u64 jiffies;	/* ticks since boot, counted by CPU 0 */
 
 u64 ktime_get_ns(void);
+void delay_calibrate(void);
 void ndelay(u64 ns);
 void udelay(u64 us);
 void mdelay(u64 ms);

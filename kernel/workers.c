@@ -96,9 +96,21 @@ void worker_rest(void)
 	msleep((unsigned int)ticks * (1000 / HZ));
 }
 
+/*
+ * worker_pause() reads the clock once every WORKER_PASSES_PER_READ passes
+ * on a CPU, not at every pass: reading it costs under emulation (the
+ * comment above ndelay(), kernel/time.c), and a pass is often shorter
+ * than the read.  A burst may run on for up to that many passes.
+ */
+#define WORKER_PASSES_PER_READ	32
+static unsigned int worker_passes[NR_CPUS];
+
 void worker_pause(u64 *burst_start)
 {
-	if (ktime_get_ns() - *burst_start >= WORKER_BURST_NS) {
+	unsigned int *passes = &worker_passes[smp_processor_id()];
+
+	if (++*passes % WORKER_PASSES_PER_READ == 0 &&
+	    ktime_get_ns() - *burst_start >= WORKER_BURST_NS) {
 		worker_rest();
 		*burst_start = ktime_get_ns();
 	} else {
