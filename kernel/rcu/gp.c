@@ -35,6 +35,7 @@ struct rcu_data {
 	bool idle;			/* in the idle extended quiescent state */
 	bool irq_from_idle;		/* an interrupt took us out of idle */
 	bool cb_work;			/* rcuc has work: set (release) before waking it */
+	unsigned long gp_requested;	/* the last grace period call_rcu() asked for here */
 	struct task_struct *cb_thread;
 	unsigned long long cbs_invoked;
 };
@@ -221,6 +222,7 @@ void rcu_request_gp(void)
 	bool ended = false;
 
 	spin_lock_irqsave(&rcu_state.lock, flags);
+	rcu_state.gp_requests++;
 	if (rcu_state.gp_seq & 1)
 		rcu_state.gp_needed = true;
 	else
@@ -444,11 +446,24 @@ void call_rcu(struct rcu_head *head, rcu_callback_t func)
 	rdp->next.tail = &head->next;
 	rdp->next.gp = snap;
 	WRITE_ONCE(rdp->ncbs, rdp->ncbs + 1);
-	need_gp = !rcu_seq_done(READ_ONCE(rcu_state.gp_seq), snap);
+	need_gp = !rcu_seq_done(READ_ONCE(rcu_state.gp_seq), snap) && rdp->gp_requested != snap;
 	ready = !seg_empty(&rdp->done);
 	local_irq_restore(flags);
-	if (need_gp)
+	/*
+	 * Once per CPU and grace period: the request takes the global lock,
+	 * and taking it at every call made 128 updaters on 64 CPUs queue on
+	 * it for seconds (docs/rcu.md, "One lock for every report").  A
+	 * callback that waits for the grace period this CPU has asked for
+	 * already (the same snap) is covered by that request: the grace
+	 * period ending at snap is started or marked needed, and it starts
+	 * only after our read of gp_seq, so after our callback was queued.
+	 * Written only once the request is made (an interrupt that queues a
+	 * callback meanwhile asks again, which is harmless).
+	 */
+	if (need_gp) {
 		rcu_request_gp();
+		rdp->gp_requested = snap;
+	}
 	if (ready)
 		wake_cb_thread(smp_processor_id());
 }
@@ -522,6 +537,7 @@ void rcu_init(void)
 		seg_init(&rcu_data[cpu].done);
 		seg_init(&rcu_data[cpu].wait);
 		seg_init(&rcu_data[cpu].next);
+		rcu_data[cpu].gp_requested = RCU_SEQ_INIT;	/* one that ended before boot */
 	}
 	rcu_inject_announce();
 }
@@ -558,6 +574,7 @@ void rcu_get_stats(struct rcu_stats *s)
 	s->qs_reports = READ_ONCE(rcu_state.qs_reports);
 	s->qs_contended = READ_ONCE(rcu_state.qs_contended);
 	s->qs_lock_wait_ns = READ_ONCE(rcu_state.qs_lock_wait_ns);
+	s->gp_requests = READ_ONCE(rcu_state.gp_requests);
 	s->tours_started = atomic_long_read(&rcu_state.tours_started);
 	s->tours_completed = atomic_long_read(&rcu_state.tours_completed);
 	s->stall_reports = READ_ONCE(rcu_stall_reports);

@@ -49,6 +49,7 @@ struct rcu_state {
 	/* rcu_report_qs(): reports, those that found the lock taken, time to get it */
 	unsigned long qs_reports, qs_contended;
 	u64 qs_lock_wait_ns;
+	unsigned long gp_requests;	/* rcu_request_gp() calls: each takes the lock */
 	atomic_long_t waits_started;	/* last wait number handed out */
 	unsigned long waits_done;	/* highest wait number that has ended */
 	atomic_long_t tours_started;	/* synchronize_rcu() tours, for reports */

@@ -223,6 +223,7 @@ struct rcu_stats {
 	 */
 	unsigned long qs_reports, qs_contended;
 	u64 qs_lock_wait_ns;
+	unsigned long gp_requests;	/* requests for a grace period, each under that lock */
 	unsigned long tours_started;	/* synchronize_rcu() tours */
 	unsigned long tours_completed;
 	long cbs_queued;

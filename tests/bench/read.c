@@ -191,17 +191,25 @@ static struct workers reader_group;	/* reader i on CPU i */
 static struct bench_writer writer;
 static struct bench_table *cb_table;	/* the table the RCU callbacks recycle into */
 
-/* Start line and finish line, read by every thread on every lookup. */
+/* Start line and finish line; every thread reads the finish line on every lookup. */
 static struct {
-	int go;
+	struct completion go;
 	u64 end_jiffies;
 } ctl __aligned(64);
 
+/*
+ * The start line: threads sleep until run_read() completes `go` for all
+ * of them at once, once every thread exists.  They used to spin in
+ * cond_resched(): at 64 CPUs under TCG, each next thread's creation (an
+ * IPI to every CPU, waited for, in kthread_create()) then waited for the
+ * host to run every spinner, and starting a run took seconds.  Not
+ * msleep() either: threads would start up to a tick apart, the first ones
+ * alone on the machine.  The completion's lock also publishes the finish
+ * line, written before complete_all().
+ */
 static void wait_for_go(void)
 {
-	while (!READ_ONCE(ctl.go))
-		cond_resched();
-	smp_rmb();	/* end_jiffies was written before go (smp_wmb() in run_read()) */
+	wait_for_completion(&ctl.go);
 }
 
 static __always_inline bool window_open(void)
@@ -561,7 +569,7 @@ static void run_read(struct bench_table *t, enum bench_method m, bool with_write
 	u64 misses = 0, retries = 0;
 	char labels[96];
 
-	WRITE_ONCE(ctl.go, 0);
+	init_completion(&ctl.go);
 	for_each_online_cpu(cpu)
 		readers[cpu] = (struct bench_reader){
 			.t = t, .m = m, .rng = prandom_seed(0x2545f491u * (cpu + 1) + 77u * rep) };
@@ -573,8 +581,7 @@ static void run_read(struct bench_table *t, enum bench_method m, bool with_write
 		KEXPECT(writer.task);
 	}
 	WRITE_ONCE(ctl.end_jiffies, jiffies + (window ? window : 1));
-	smp_wmb();	/* end_jiffies before go: pairs with the smp_rmb() in wait_for_go() */
-	WRITE_ONCE(ctl.go, 1);
+	complete_all(&ctl.go);
 
 	workers_stop(&reader_group);
 	for_each_online_cpu(cpu) {

@@ -262,7 +262,7 @@ struct cr_updater {
 static struct cr_updater updaters[CR_MAX_UPDATERS];
 static struct workers updater_group;
 static struct {
-	int go;
+	struct completion go;	/* the start line: wait_for_go() in read.c says why */
 	u64 end_jiffies;
 } cr_ctl __aligned(64);
 
@@ -277,9 +277,7 @@ static int cr_updater_fn(void *arg)
 	struct cr_updater *u = arg;
 	u64 t0;
 
-	while (!READ_ONCE(cr_ctl.go))
-		cond_resched();
-	smp_rmb();	/* end_jiffies was written before go */
+	wait_for_completion(&cr_ctl.go);	/* end_jiffies was written before it completed */
 	t0 = ktime_get_ns();
 	while (READ_ONCE(jiffies) < READ_ONCE(cr_ctl.end_jiffies)) {
 		struct cr_head *h = &u->heads[u->idx];
@@ -314,15 +312,14 @@ KBENCH(bench_call_rcu)
 		struct rcu_stats s0, s1;
 		u64 rate = 0, calls = 0, full = 0, gps, cbs, reports;
 
-		WRITE_ONCE(cr_ctl.go, 0);
+		init_completion(&cr_ctl.go);
 		for (int i = 0; i < n; i++)
 			updaters[i].calls = updaters[i].full = updaters[i].ns = 0;
 		KEXPECT(workers_start_spread(&updater_group, n, 0, cr_updater_fn, updaters,
 					     sizeof(updaters[0]), "bench_callrcu"));
 		rcu_get_stats(&s0);
 		WRITE_ONCE(cr_ctl.end_jiffies, jiffies + max(1, bench_window_ms * HZ / 1000));
-		smp_wmb();	/* pairs with the smp_rmb() in cr_updater_fn() */
-		WRITE_ONCE(cr_ctl.go, 1);
+		complete_all(&cr_ctl.go);
 		workers_stop(&updater_group);
 		for (int i = 0; i < n; i++) {
 			rate += bench_rate_milli(updaters[i].calls, updaters[i].ns);
@@ -348,6 +345,9 @@ KBENCH(bench_call_rcu)
 			   bench_mean_milli(100 * (s1.qs_contended - s0.qs_contended), reports), "%");
 		bench_emit("call_rcu", "", rep, "qs_reports_per_gp",
 			   bench_mean_milli(reports, gps), "count");
+		/* call_rcu() asks for each grace period once per CPU, not once per call. */
+		bench_emit("call_rcu", "", rep, "gp_requests_per_call",
+			   bench_mean_milli(s1.gp_requests - s0.gp_requests, calls), "count");
 		KEXPECT(calls > 0);
 	}
 	for (int i = 0; i < n; i++) {

@@ -34,6 +34,7 @@ LOCK_SERIES = [	# (metric, title, unit)
     ("qs_lock_wait_ns", "rcu_state.lock: wait per report", "ns"),
     ("qs_lock_contended_pct", "rcu_state.lock: reports that found it taken", "%"),
     ("qs_reports_per_gp", "quiescent-state reports per grace period", "count"),
+    ("gp_requests_per_call", "rcu_state.lock: grace-period requests per call_rcu()", "count"),
 ]
 
 

@@ -14,7 +14,8 @@
  * (rcu_seq_snap, rcu_seq_done), the quiescent-state mask, gp_needed,
  * rcu_state.lock, rcu_gp_start()'s scan of the idle flags, note_qs(),
  * rcu_idle_enter()/exit(), rcu_irq_enter()/exit() and irq_from_idle,
- * call_rcu()'s snapshot and its done/wait/next segments, advance_callbacks(),
+ * call_rcu()'s snapshot, its done/wait/next segments and its one request per
+ * grace period (gp_requested), advance_callbacks(),
  * wake_cb_thread() and cb_work, rcuc/N's loop, wake_up_process(), the
  * non-preemptive scheduler (a context switch reports a quiescent state),
  * the idle loop with its re-check before halting, and IPIs to halted CPUs.
@@ -44,6 +45,7 @@
  * @variant done_one_early -DDONE_ONE_EARLY: reject safety "rcu_seq_done() true one step early: a callback runs when its grace period starts"
  * @variant idle_not_counted -DIDLE_NOT_COUNTED: reject ltl cbs_run "rcu_gp_start() ignores the idle flags: a grace period waits for a CPU that sleeps"
  * @variant no_gp_request -DNO_GP_REQUEST: reject ltl cbs_run "call_rcu() never asks for a grace period"
+ * @variant request_only_once -DREQUEST_ONLY_ONCE: reject ltl cbs_run "call_rcu() skips the request whenever this CPU asked for any grace period before, not for the one its callback waits for: the second callback waits for a grace period nobody asked for"
  * @variant gp_needed_lost -DGP_NEEDED_LOST: reject ltl cbs_run "rcu_gp_end() forgets gp_needed: a callback queued during a grace period waits for one that never starts"
  * @variant lost_wakeup -DLOST_WAKEUP: reject ltl rcuc_wakes "rcuc/N reads cb_work before it marks itself TASK_BLOCKED: a wake-up between the two is lost"
  * @variant idle_halt_no_recheck -DIDLE_HALT_NO_RECHECK: reject ltl rcuc_wakes "the idle loop halts without re-checking its queue after rcu_idle_enter(), which may have woken rcuc/N on this CPU (no IPI to itself)"
@@ -86,6 +88,7 @@ bit idle[NCPU];
 bit cb_work = 0;		/* rcu_data[0].cb_work */
 byte ncbs = 0;			/* rcu_data[0].ncbs */
 byte wait_gp = 0, next_gp = 0;	/* rcu_data[0].wait.gp, .next.gp */
+byte gp_requested = 0;		/* rcu_data[0].gp_requested: the last grace period call_rcu() asked for */
 byte cbseg[2];			/* where callback k (for element k) is */
 /* the scheduler */
 byte cur[NCPU];			/* task running on each CPU */
@@ -437,11 +440,17 @@ inline call_rcu(k)
 		ncbs++;
 		printf("@@ CPU0 %e call_rcu(%d): queue it on next (waits for gp_seq %d); ncbs = %d\n", who, k, snap, ncbs) }
 	atomic { RUN(me, 0) ->
-		need_gp = !SEQ_DONE(gp_seq, snap);
+#ifdef REQUEST_ONLY_ONCE
+		need_gp = !SEQ_DONE(gp_seq, snap) && gp_requested == 0;
+#else
+		need_gp = !SEQ_DONE(gp_seq, snap) && gp_requested != snap;
+#endif
 		ready = !SEG_EMPTY(DONE) }
 #ifndef NO_GP_REQUEST
 	if
-	:: need_gp -> rcu_request_gp(0)
+	:: need_gp -> rcu_request_gp(0);
+		atomic { RUN(me, 0) -> gp_requested = snap;
+			printf("@@ CPU0 %e call_rcu(%d): write gp_requested = %d\n", who, k, snap) }
 	:: else -> skip
 	fi;
 #endif
@@ -631,6 +640,18 @@ init
 		state[RCUC] = BLOCKED;
 		irq_left[0] = 1;
 		irq_left[1] = 1;
+		/*
+		 * Either no grace period runs yet, or one that a call_rcu() on
+		 * some CPU asked for before is running and waits for both CPUs:
+		 * then the updater's first call_rcu() marks the next one needed,
+		 * and a second that comes while the first grace period still runs
+		 * waits for the same one, and finds it asked for (gp_requested).
+		 */
+		if
+		:: skip
+		:: gp_seq = 1; qs_mask = ALL_CPUS;
+			printf("@@ CPU1 %e a grace period asked for before the updater started: gp_seq = 1, qs_mask = %d\n", idle_1, qs_mask)
+		fi;
 		run updater_task();
 		run reader_task();
 		run rcuc_thread();
