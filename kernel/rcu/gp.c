@@ -447,6 +447,8 @@ void call_rcu(struct rcu_head *head, rcu_callback_t func)
 	rdp->next.gp = snap;
 	WRITE_ONCE(rdp->ncbs, rdp->ncbs + 1);
 	need_gp = !rcu_seq_done(READ_ONCE(rcu_state.gp_seq), snap) && rdp->gp_requested != snap;
+	if (rcu_injected(RCU_INJECT_REQUEST_ONLY_ONCE))	/* fault injection: the first only */
+		need_gp = need_gp && rdp->gp_requested == RCU_SEQ_INIT;
 	ready = !seg_empty(&rdp->done);
 	local_irq_restore(flags);
 	/*
@@ -562,6 +564,31 @@ void rcu_online_cpu(int cpu)
 	rcu_data[cpu].cb_thread = kthread_run_percpu(rcu_cb_thread, &rcu_data[cpu], cpu, name);
 	if (!rcu_data[cpu].cb_thread)
 		panic("rcu: cannot start %s", name);
+}
+
+/*
+ * For the stall check (stall.c): how many callbacks cpu holds that wait
+ * for a grace period while none runs and none is marked needed, and
+ * which one they wait for.  Nobody asked for it (a request was lost), so
+ * it never starts: they and every rcu_barrier() wait for ever, and no
+ * CPU is stalled.  Read without the lock, the owner's writes racing: a
+ * call_rcu() between its queueing and its request looks like this for an
+ * instant, so the check reports only what lasts a stall timeout.
+ */
+long rcu_cbs_wait_unrequested(int cpu, unsigned long *gp)
+{
+	struct rcu_data *rdp = &rcu_data[cpu];
+	unsigned long seq = READ_ONCE(rcu_state.gp_seq);
+
+	if ((seq & 1) || READ_ONCE(rcu_state.gp_needed) || !READ_ONCE(rdp->ncbs))
+		return 0;
+	if (READ_ONCE(rdp->wait.head) && !rcu_seq_done(seq, READ_ONCE(rdp->wait.gp)))
+		*gp = READ_ONCE(rdp->wait.gp);
+	else if (READ_ONCE(rdp->next.head) && !rcu_seq_done(seq, READ_ONCE(rdp->next.gp)))
+		*gp = READ_ONCE(rdp->next.gp);
+	else
+		return 0;
+	return READ_ONCE(rdp->ncbs);
 }
 
 void rcu_get_stats(struct rcu_stats *s)

@@ -63,6 +63,8 @@ unsigned long rcu_wait_begin(void);
 void rcu_wait_end(unsigned long wait);
 extern int rcu_stall_timeout_s;
 extern unsigned long rcu_stall_reports;
+/* For the stall check: callbacks on cpu waiting for a grace period nobody asked for. */
+long rcu_cbs_wait_unrequested(int cpu, unsigned long *gp);
 /* Checking build: catch call_rcu() on an rcu_head already queued. */
 void rcu_debug_queue(const struct rcu_head *head);
 void rcu_debug_dequeue(const struct rcu_head *head);

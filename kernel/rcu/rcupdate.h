@@ -281,7 +281,9 @@ bool rcu_cpu_owes_qs(int cpu);
 	X(RCU_INJECT_ONLINE_STARTS_IDLE, "online_starts_idle",		\
 	  "a CPU coming online keeps the idle flag it went down with (grace periods report for it)") \
 	X(RCU_INJECT_EXP_IPI_REPORTS_BUSY, "exp_ipi_reports_busy",	\
-	  "the expedited IPI reports a quiescent state even when it interrupted a task")
+	  "the expedited IPI reports a quiescent state even when it interrupted a task") \
+	X(RCU_INJECT_REQUEST_ONLY_ONCE, "request_only_once",		\
+	  "call_rcu() asks for a grace period only the first time on each CPU")
 
 #define __RCU_INJECTION_ENUM(id, name, what)	id,
 enum rcu_injection {

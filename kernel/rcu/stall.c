@@ -5,9 +5,10 @@
  * its run queue, waits for it is reported with its task, the waiter and
  * its backtrace.  A queued task is named, and called a run_on() hop when
  * run_on() queued it (a synchronize_rcu() tour is a series of them); any
- * other queued task waits for the CPU just the same.  The kernel goes on;
- * the same stall is reported again every STALL_REPEAT_TIMEOUTS timeouts
- * while it lasts.
+ * other queued task waits for the CPU just the same.  Callbacks that wait
+ * as long for a grace period that nobody asked for are reported too (no
+ * CPU is stalled then).  The kernel goes on; the same stall is reported
+ * again every STALL_REPEAT_TIMEOUTS timeouts while it lasts.
  */
 #include "kernel.h"
 #include "rcu.h"
@@ -83,6 +84,42 @@ int rcu_set_stall_timeout(int seconds)
 	return old;
 }
 
+/*
+ * Callbacks whose grace period nobody asked for: none runs and none is
+ * needed, so none will start (rcu.inject=request_only_once loses requests
+ * this way).  Watched while the grace-period number stands still, and
+ * reported once they have waited a stall timeout.
+ */
+static u64 unrequested_since[NR_CPUS];		/* first seen waiting; 0: not */
+static unsigned long unrequested_seq[NR_CPUS];	/* the gp_seq they were seen at */
+static u64 unrequested_reported_at[NR_CPUS];
+
+static void check_unrequested(int cpu, u64 now, u64 timeout)
+{
+	unsigned long seq = READ_ONCE(rcu_state.gp_seq), gp = 0;
+	long n = rcu_cbs_wait_unrequested(cpu, &gp);
+
+	if (!n || seq != unrequested_seq[cpu]) {
+		/* None waits, or grace periods moved on: watch afresh. */
+		unrequested_seq[cpu] = seq;
+		unrequested_since[cpu] = n ? now : 0;
+		unrequested_reported_at[cpu] = 0;
+		return;
+	}
+	if (!unrequested_since[cpu])
+		unrequested_since[cpu] = now;
+	if (now - unrequested_since[cpu] < timeout ||
+	    (unrequested_reported_at[cpu] &&
+	     now - unrequested_reported_at[cpu] < STALL_REPEAT_TIMEOUTS * timeout))
+		return;
+	unrequested_reported_at[cpu] = now;
+	printk("rcu: INFO: CPU%d: %ld callback%s wait%s for grace period %ld, which nobody "
+	       "asked for: none has run for %llu ms and none is needed (g=%ld)\n", cpu, n,
+	       n == 1 ? "" : "s", n == 1 ? "s" : "", (long)gp,
+	       (unsigned long long)((now - unrequested_since[cpu]) / NSEC_PER_MSEC), (long)seq);
+	WRITE_ONCE(rcu_stall_reports, rcu_stall_reports + 1);
+}
+
 void rcu_check_stalls(void)
 {
 	u64 now = ktime_get_ns(), next = READ_ONCE(next_check_ns);
@@ -99,6 +136,7 @@ void rcu_check_stalls(void)
 		struct stall_waiter sw;
 		u64 stalled = stalled_for(cpu, now, &sw);
 
+		check_unrequested(cpu, now, timeout);
 		if (stalled < timeout) {
 			gp_reported_at[cpu] = 0;
 			continue;
