@@ -9,8 +9,11 @@
  * wraps; at each it checks that a fresh cookie is not done, that it is
  * done once its grace period ended, that a cookie from before the wrap
  * stays done, and that a callback queued just before each grace period
- * runs.  It runs early (the file name sorts before most tests): once other
- * tests have crossed the wraps it has nothing left to cross and skips.
+ * runs.  It runs first (tests run in file-name order, and this name sorts
+ * first): the runner's rcu_barrier() before and after each test ends
+ * grace periods too, more with more CPUs (at 32 and 64 CPUs, seven tests
+ * sorted before this one used up all 300), and once both counters are
+ * past the wrap this test has nothing left to cross and skips.
  */
 #include "ktest.h"
 
