@@ -23,7 +23,7 @@ void rcu_warn_suspicious(const char *file, int line, const char *what)
  * Callbacks run one after another in rcuc/N, outside every lock but in a
  * context that must not block, as in Linux (there, softirq context).  The
  * checking build marks the task while a callback runs (invoke_callback()
- * in gp.c), and might_sleep_check() reports a callback that would sleep
+ * in callbacks.c), and might_sleep_check() reports a callback that would sleep
  * instead of leaving it to delay or deadlock what queues behind it.
  */
 void *rcu_debug_callback_enter(rcu_callback_t func)

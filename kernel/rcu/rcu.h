@@ -58,6 +58,32 @@ struct rcu_state {
 
 extern struct rcu_state rcu_state;
 
+/* A run of callbacks that wait for the same grace period (callbacks.c). */
+struct rcu_segment {
+	struct rcu_head *head, **tail;
+	unsigned long gp;		/* the grace period it waits for */
+};
+
+/* Per CPU: its callbacks (callbacks.c) and its idle state (gp.c). */
+struct rcu_data {
+	struct rcu_segment done;	/* ready to invoke */
+	struct rcu_segment wait;	/* waiting for wait.gp */
+	struct rcu_segment next;	/* waiting for next.gp (later than wait.gp) */
+	long ncbs;			/* callbacks queued here, all segments */
+	bool idle;			/* in the idle extended quiescent state */
+	bool irq_from_idle;		/* an interrupt took us out of idle */
+	bool cb_work;			/* rcuc has work: set (release) before waking it */
+	unsigned long gp_requested;	/* the last grace period call_rcu() asked for here */
+	struct task_struct *cb_thread;
+	unsigned long long cbs_invoked;
+};
+
+extern struct rcu_data rcu_data[NR_CPUS];
+
+/* callbacks.c */
+void rcu_init_callbacks(void);
+void wake_cb_threads(void);
+
 void rcu_request_gp(void);
 unsigned long rcu_wait_begin(void);
 void rcu_wait_end(unsigned long wait);

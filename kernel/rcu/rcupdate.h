@@ -4,8 +4,8 @@
  * Readers: rcu_read_lock()/rcu_read_unlock() around code that never blocks,
  * rcu_dereference() to subscribe to a pointer.  Updaters: rcu_assign_pointer()
  * to publish, then synchronize_rcu() (kernel/rcu/sync.c: the article's
- * `for_each_online_cpu(cpu) run_on(cpu);`) or call_rcu() (kernel/rcu/gp.c:
- * grace periods driven by the context-switch hook) before freeing.
+ * `for_each_online_cpu(cpu) run_on(cpu);`) or call_rcu() (kernel/rcu/callbacks.c,
+ * on grace periods driven by the context-switch hook, kernel/rcu/gp.c) before freeing.
  *
  * Two builds: the checking build (CONFIG_RCU_CHECKING=1, what make run and
  * make test use) counts the read-side nesting per task so that sleeping in

@@ -3,7 +3,7 @@ ORDER = 3
 SUMMARY = "call_rcu(): grace periods driven by the context-switch hook, callback segments"
 
 FUNCTIONS = [
-    ("kernel/rcu/gp.c", "advance_callbacks", """
+    ("kernel/rcu/callbacks.c", "advance_callbacks", """
 	(void)rdp;
 	panic("lab stub: advance_callbacks");
 """),
@@ -18,7 +18,7 @@ FUNCTIONS = [
     ("kernel/rcu/gp.c", "rcu_gp_start", """
 	panic("lab stub: rcu_gp_start");
 """),
-    ("kernel/rcu/gp.c", "call_rcu", """
+    ("kernel/rcu/callbacks.c", "call_rcu", """
 	(void)head; (void)func;
 	panic("lab stub: call_rcu");
 """),
