@@ -76,6 +76,23 @@ static u64 stalled_for(int cpu, u64 now, struct stall_waiter *sw)
 	return 0;
 }
 
+/*
+ * Whether a condition that has lasted `waited` is reported now: once it
+ * has lasted a timeout, then again every STALL_REPEAT_TIMEOUTS timeouts
+ * while it lasts.  *reported_at remembers the last report (0: none yet).
+ */
+static bool report_due(u64 *reported_at, u64 waited, u64 now, u64 timeout)
+{
+	if (waited < timeout) {
+		*reported_at = 0;
+		return false;
+	}
+	if (*reported_at && now - *reported_at < STALL_REPEAT_TIMEOUTS * timeout)
+		return false;
+	*reported_at = now;
+	return true;
+}
+
 int rcu_set_stall_timeout(int seconds)
 {
 	int old = rcu_stall_timeout_s;
@@ -108,11 +125,8 @@ static void check_unrequested(int cpu, u64 now, u64 timeout)
 	}
 	if (!unrequested_since[cpu])
 		unrequested_since[cpu] = now;
-	if (now - unrequested_since[cpu] < timeout ||
-	    (unrequested_reported_at[cpu] &&
-	     now - unrequested_reported_at[cpu] < STALL_REPEAT_TIMEOUTS * timeout))
+	if (!report_due(&unrequested_reported_at[cpu], now - unrequested_since[cpu], now, timeout))
 		return;
-	unrequested_reported_at[cpu] = now;
 	printk("rcu: INFO: CPU%d: %ld callback%s wait%s for grace period %ld, which nobody "
 	       "asked for: none has run for %llu ms and none is needed (g=%ld)\n", cpu, n,
 	       n == 1 ? "" : "s", n == 1 ? "s" : "", (long)gp,
@@ -137,13 +151,7 @@ void rcu_check_stalls(void)
 		u64 stalled = stalled_for(cpu, now, &sw);
 
 		check_unrequested(cpu, now, timeout);
-		if (stalled < timeout) {
-			gp_reported_at[cpu] = 0;
-			continue;
-		}
-		if (gp_reported_at[cpu] && now - gp_reported_at[cpu] < STALL_REPEAT_TIMEOUTS * timeout)
-			continue;
-		gp_reported_at[cpu] = now;
-		report_cpu(cpu, stalled, &sw);
+		if (report_due(&gp_reported_at[cpu], stalled, now, timeout))
+			report_cpu(cpu, stalled, &sw);
 	}
 }
