@@ -57,7 +57,7 @@ bool kparam_set_flag(const struct kparam *p, const char *val);
 /*
  * A fault injection's switch: key=word sets the bool var, any other value
  * is refused (KPARAM_FLAG("spinlock.inject", "broken", inject_broken,
- * "locks stop excluding: a fault to catch")).
+ * "locks taken with interrupts on stop excluding: a fault to catch")).
  */
 #define KPARAM_FLAG(key, w, var, desc) \
 	__KPARAM_WORD(var, key, kparam_set_flag, &(var), 0, 0, sizeof(var), \
