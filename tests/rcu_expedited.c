@@ -20,6 +20,8 @@ static struct {
 	atomic_t left;
 	atomic_t reported_early;	/* a reader saw its CPU reported while it held */
 	atomic_t ended_early;		/* a reader saw the grace period end while it held */
+	int returned;			/* synchronize_rcu_expedited() has returned */
+	atomic_t returned_early;	/* ... and a reader saw it while it held */
 	atomic_t hung;
 } ex;
 
@@ -66,6 +68,11 @@ static int exp_reader(void *arg)
 		}
 		if (exp_waits_for_holders_only(&s, me))
 			break;
+		/* The call returned while we hold: nothing left to wait for. */
+		if (smp_load_acquire(&ex.returned)) {
+			atomic_inc(&ex.returned_early);
+			break;
+		}
 		if (!win_budget_left(t0)) {
 			atomic_inc(&ex.hung);
 			break;
@@ -101,6 +108,7 @@ KTEST(synchronize_rcu_expedited_waits_for_held_readers_on_every_cpu)
 		t[i] = kthread_run_on_cpu(exp_reader, NULL, cpus[i], "exp_reader");
 	KEXPECT(WIN_WAIT(atomic_read(&ex.entered) == n));
 	synchronize_rcu_expedited();
+	smp_store_release(&ex.returned, 1);
 	/* Every reader began before the call: each has left. */
 	KEXPECT_EQ(atomic_read(&ex.left), n);
 	for (int i = 0; i < n; i++)
@@ -108,6 +116,7 @@ KTEST(synchronize_rcu_expedited_waits_for_held_readers_on_every_cpu)
 			kthread_stop(t[i]);
 	KEXPECT_EQ(atomic_read(&ex.reported_early), 0);
 	KEXPECT_EQ(atomic_read(&ex.ended_early), 0);
+	KEXPECT_EQ(atomic_read(&ex.returned_early), 0);
 	KEXPECT_EQ(atomic_read(&ex.hung), 0);
 	rcu_get_stats(&s);
 	KEXPECT_EQ(s.exp_completed, ex.exp0 + 1);

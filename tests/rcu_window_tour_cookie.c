@@ -42,12 +42,15 @@ static int tc_reader(void *arg)
 	(void)arg;
 	/*
 	 * Yield until T has run here (its first stop: the tourist has been
-	 * switched in a second time) and is queued on the last CPU.
+	 * switched in a second time) and is queued on the last CPU.  A T
+	 * that has already ended never will be: the holder keeps it on the
+	 * last CPU until we hold, so only a tour that skipped a CPU or
+	 * waited for nothing ends first, and the window is missed.
 	 */
 	while (win_budget_left(t0)) {
 		passed = smp_load_acquire(&tc.tour_started) && READ_ONCE(tc.tourist->switches) >= 2 &&
 			 READ_ONCE(tc.tourist->cpu) == tc.last_cpu;
-		if (passed)
+		if (passed || smp_load_acquire(&tc.tour_done))
 			break;
 		cond_resched();
 	}
