@@ -111,4 +111,78 @@ const char *arch_cmdline(void);
 struct mem_region { uintptr_t start, end; };
 int arch_mem_regions(struct mem_region *out, int max);
 
+/*
+ * User space (kernel/user/, docs/user.md).  Each user address space has a
+ * struct arch_mm (asm/mm.h): its top-level table, whose first entry is
+ * the kernel's, shared by all (x86-64 PML4[0], AArch64 L0[0]), and whose
+ * others map user pages only.
+ *
+ * arch_mm_init():    an address space with nothing mapped in its user
+ *                    half; 0, or -ENOMEM.
+ * arch_mm_destroy(): frees its tables; every user page unmapped first,
+ *                    and no CPU has it loaded.
+ * arch_mm_map():     maps the frame at pa at user address va with prot
+ *                    (SYS_PROT_* of lib/syscall.h; never write and exec
+ *                    together); 0, or -ENOMEM for a page table.
+ * arch_mm_unmap():   unmaps va and returns the frame it mapped (0: none).
+ *                    The caller flushes TLBs (kernel/user/tlb.c).
+ * arch_mm_lookup():  the frame mapped at va, or 0.
+ * arch_mm_switch():  loads am on this CPU (NULL: the kernel's tables),
+ *                    leaving no translation of the one it replaces.
+ * arch_flush_tlb_user(): drops this CPU's translations of [start, end) of am.
+ */
+struct arch_mm;
+int arch_mm_init(struct arch_mm *am);
+void arch_mm_destroy(struct arch_mm *am);
+int arch_mm_map(struct arch_mm *am, uintptr_t va, uintptr_t pa, int prot);
+uintptr_t arch_mm_unmap(struct arch_mm *am, uintptr_t va);
+uintptr_t arch_mm_lookup(struct arch_mm *am, uintptr_t va);
+void arch_mm_switch(struct arch_mm *am);
+void arch_flush_tlb_user(struct arch_mm *am, uintptr_t start, uintptr_t end);
+/* Page-table pages all address spaces hold now (the leak check counts them apart). */
+long arch_mm_table_pages(void);
+
+/*
+ * Threads in user mode.  arch_enter_user(): the first entry of a thread:
+ * user mode at pc with stack sp, arg in the first argument register, the
+ * thread pointer tls (x86-64 FS base, AArch64 TPIDR_EL0), every other
+ * register and the FP/SIMD state zero.  arch_user_thread_switch(): a user
+ * thread is about to run on this CPU: entries from user mode will land
+ * on kernel_stack_top, and its thread pointer is tls.  arch_set_tls():
+ * the running thread's thread pointer changes.
+ */
+void arch_enter_user(uintptr_t pc, uintptr_t sp, uintptr_t arg, uintptr_t tls)
+	__attribute__((noreturn));
+void arch_user_thread_switch(uintptr_t kernel_stack_top, uintptr_t tls);
+void arch_set_tls(uintptr_t tls);
+
+/* A trap frame: from user mode?  Its sp; a system call's number, arguments, result. */
+bool arch_frame_user_mode(const struct trap_frame *tf);
+uintptr_t arch_frame_sp(const struct trap_frame *tf);
+unsigned long arch_syscall_nr(const struct trap_frame *tf);
+unsigned long arch_syscall_arg(const struct trap_frame *tf, int n);
+void arch_syscall_set_result(struct trap_frame *tf, long ret);
+
+/*
+ * Copies between kernel and user memory with a fault fix-up: a fault
+ * inside ends the copy (kernel/user/uaccess.c checks the range first).
+ * Returns the bytes NOT copied (0: all).
+ */
+size_t arch_copy_from_user(void *dst, const void *usrc, size_t n);
+size_t arch_copy_to_user(void *udst, const void *src, size_t n);
+
+/*
+ * Boot modules (kernel/user/module.c): the programs the boot loader
+ * loaded beside the kernel (x86-64: multiboot2 module tags; AArch64: an
+ * initrd), up to max of them.  Each lies in memory the page allocator
+ * never hands out (arch_reserved_regions()).
+ */
+struct boot_module_desc {
+	uintptr_t start, end;		/* the bytes, [start, end) */
+	const char *cmdline;		/* argv: the program's name first */
+};
+int arch_boot_modules(struct boot_module_desc *out, int max);
+/* RAM the boot loader filled for us (modules, initrd, device tree): never allocated. */
+int arch_reserved_regions(struct mem_region *out, int max);
+
 #endif

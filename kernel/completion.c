@@ -7,6 +7,7 @@
  * TASK_RUNNING and keeps the task.
  */
 #include "kernel.h"
+#include <errno.h>
 
 struct waiter {
 	struct list_head node;
@@ -91,6 +92,48 @@ void wait_for_completion(struct completion *c)
 	list_del(&w.node);
 	WRITE_ONCE(current->waiting_since_ns, 0);
 	spin_unlock_irqrestore(&c->lock, flags);
+}
+
+/*
+ * A user thread blocked here must leave when its task is killed: the
+ * killer sets the reason, then wakes it (user_task_kill()).  The waiter
+ * marks itself blocked before it looks at the reason, with a full barrier
+ * between, so a kill that comes between the look and the sleep finds it
+ * blocked and wakes it.
+ */
+int wait_for_completion_killable(struct completion *c)
+{
+	struct waiter w = { .task = current };
+	unsigned long flags;
+	int ret = 0;
+
+	might_sleep_check("wait_for_completion_killable");
+	spin_lock_irqsave(&c->lock, flags);
+	list_add_tail(&w.node, &c->waiters);
+	WRITE_ONCE(current->waiting_since_ns, ktime_get_ns());	/* hung-task check */
+	while (!c->done) {
+		current->state = TASK_BLOCKED;
+		/*
+		 * [killable_mb] pairs [task_kill_mb], [task_exit_mb]: blocked
+		 * before we read the kill; the killer stores it before its
+		 * wake-up reads our state.  One of us sees the other.
+		 */
+		smp_mb();
+		if (fatal_signal_pending(current)) {
+			current->state = TASK_RUNNING;
+			ret = -EINTR;
+			break;
+		}
+		spin_unlock_irqrestore(&c->lock, flags);
+		schedule();
+		spin_lock_irqsave(&c->lock, flags);
+	}
+	if (!ret && c->done != UINT_MAX)
+		c->done--;
+	list_del(&w.node);
+	WRITE_ONCE(current->waiting_since_ns, 0);
+	spin_unlock_irqrestore(&c->lock, flags);
+	return ret;
 }
 
 bool completion_done(struct completion *c)

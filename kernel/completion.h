@@ -20,6 +20,8 @@ void reinit_completion(struct completion *c);
 void complete(struct completion *c);
 void complete_all(struct completion *c);
 void wait_for_completion(struct completion *c);
+/* The same, or -EINTR once fatal_signal_pending(current) (a user thread's task dies). */
+int wait_for_completion_killable(struct completion *c);
 bool try_wait_for_completion(struct completion *c);
 bool completion_done(struct completion *c);
 

@@ -26,9 +26,19 @@ static void __noreturn kthread_exit(int code)
 		      t->comm, t->rcu_read_lock_nesting);
 	srcu_check_task_exit(t);
 	t->exit_code = code;
-	t->state = TASK_DEAD;
+	do_task_dead();
+}
+
+/*
+ * The calling task's last switch: it is dead, and whoever frees it
+ * waits for t->exited (kthread_stop(), kthread_reap()), which the switch
+ * completes once it is off this CPU (finish_task_switch()).
+ */
+void do_task_dead(void)
+{
+	current->state = TASK_DEAD;
 	__schedule();
-	panic("BUG: dead task %s ran again", t->comm);
+	panic("BUG: dead task %s ran again", current->comm);
 }
 
 static void __noreturn task_entry(void)
@@ -42,7 +52,8 @@ static void __noreturn task_entry(void)
 }
 
 static struct task_struct *kthread_create(int (*fn)(void *data), void *data,
-					  unsigned int cpu, const char *name, bool per_cpu)
+					  unsigned int cpu, const char *name, bool per_cpu,
+					  bool start)
 {
 	struct task_struct *t;
 
@@ -70,7 +81,8 @@ static struct task_struct *kthread_create(int (*fn)(void *data), void *data,
 	t->sp = arch_task_stack_init((char *)t->stack + (THREAD_PAGES + 1) * PAGE_SIZE,
 				     (void (*)(void))task_entry);
 	add_to_task_list(t);
-	enqueue_on(t, cpu);
+	if (start)
+		enqueue_on(t, cpu);
 	return t;
 }
 
@@ -78,14 +90,24 @@ static struct task_struct *kthread_create(int (*fn)(void *data), void *data,
 struct task_struct *kthread_run_on_cpu(int (*fn)(void *data), void *data,
 				       unsigned int cpu, const char *name)
 {
-	return kthread_create(fn, data, cpu, name, false);
+	return kthread_create(fn, data, cpu, name, false, true);
+}
+
+/*
+ * A thread created but not started (TASK_BLOCKED on cpu): wake_up_process()
+ * starts it, once the caller has finished setting it up (user threads).
+ */
+struct task_struct *kthread_create_on_cpu(int (*fn)(void *data), void *data,
+					  unsigned int cpu, const char *name)
+{
+	return kthread_create(fn, data, cpu, name, false, false);
 }
 
 /* A per-CPU thread (rcuc/N): parks while cpu is down, runs again when it is back. */
 struct task_struct *kthread_run_percpu(int (*fn)(void *data), void *data,
 				       unsigned int cpu, const char *name)
 {
-	return kthread_create(fn, data, cpu, name, true);
+	return kthread_create(fn, data, cpu, name, true, true);
 }
 
 /*
@@ -123,9 +145,29 @@ bool kthread_should_stop(void)
 	return READ_ONCE(current->should_stop);
 }
 
-int kthread_stop(struct task_struct *t)
+/*
+ * Frees a dead thread (TASK_DEAD) once it is off its CPU for good: its
+ * switch away completes t->exited (finish_task_switch()).
+ */
+static void kthread_free(struct task_struct *t)
 {
 	unsigned long flags;
+
+	spin_lock_irqsave(&tasks_lock, flags);
+	list_del(&t->tasks);
+	spin_unlock_irqrestore(&tasks_lock, flags);
+	kernel_stack_free(t->stack, THREAD_PAGES);
+	kfree(t);
+}
+
+void kthread_reap(struct task_struct *t)
+{
+	wait_for_completion(&t->exited);
+	kthread_free(t);
+}
+
+int kthread_stop(struct task_struct *t)
+{
 	int ret;
 
 	might_sleep_check("kthread_stop");
@@ -133,11 +175,7 @@ int kthread_stop(struct task_struct *t)
 	wake_up_process(t);
 	wait_for_completion(&t->exited);
 	ret = t->exit_code;
-	spin_lock_irqsave(&tasks_lock, flags);
-	list_del(&t->tasks);
-	spin_unlock_irqrestore(&tasks_lock, flags);
-	kernel_stack_free(t->stack, THREAD_PAGES);
-	kfree(t);
+	kthread_free(t);
 	return ret;
 }
 

@@ -4,6 +4,7 @@
 #include "kernel.h"
 #include "ktest_runner.h"
 #include "demo.h"
+#include "user/user.h"
 
 #define QUIESCENT_VERSION "0.1"
 
@@ -31,6 +32,7 @@ void kmain(void *boot_info)
 	rcu_init_cpu_threads();
 	srcu_init();
 	trace_boot();
+	user_init();		/* the boot modules, the reaper thread */
 
 	if (!kthread_run_on_cpu(ktest_requested() ? ktest_main : demo_main, NULL, 0,
 				ktest_requested() ? "ktest" : "demo"))
@@ -66,6 +68,7 @@ static int demo_main(void *arg)
 {
 	(void)arg;
 	printk("\nAll %d CPUs are up; idle ones halt until an interrupt.\n", num_online_cpus());
+	user_run_boot_programs();	/* the boot modules' programs, if any (make run) */
 	demo_boot();	/* the demos (kernel/demo/), the monitor with a terminal, the exit */
 }
 

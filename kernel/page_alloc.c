@@ -19,6 +19,34 @@ static bool page_used(size_t pfn) { return used[pfn / BITS] & (1UL << (pfn % BIT
 static void mark_used(size_t pfn) { used[pfn / BITS] |= 1UL << (pfn % BITS); }
 static void mark_free(size_t pfn) { used[pfn / BITS] &= ~(1UL << (pfn % BITS)); }
 
+/*
+ * What the boot loader left in free memory for us (boot modules, an
+ * initrd, a device tree: arch_reserved_regions()) is never handed out.
+ */
+#define MAX_RESERVED	160
+
+static void reserve_boot_data(void)
+{
+	static struct mem_region r[MAX_RESERVED];
+	int n = arch_reserved_regions(r, MAX_RESERVED);
+	size_t pages = 0;
+
+	for (int i = 0; i < n; i++) {
+		uintptr_t end = min(ALIGN_UP(r[i].end, PAGE_SIZE), (uintptr_t)MAX_PHYS);
+
+		for (uintptr_t a = ALIGN_DOWN(r[i].start, PAGE_SIZE); a < end; a += PAGE_SIZE) {
+			if (page_used(a / PAGE_SIZE))
+				continue;
+			mark_used(a / PAGE_SIZE);
+			free_pages--;
+			pages++;
+		}
+	}
+	if (pages)
+		printk("mm: %zu KiB kept for what the boot loader loaded (%d region%s)\n",
+		       pages * PAGE_SIZE / 1024, n, n == 1 ? "" : "s");
+}
+
 void page_alloc_init(void)
 {
 	struct mem_region r[32];
@@ -48,6 +76,7 @@ void page_alloc_init(void)
 			free_pages++;
 		}
 	}
+	reserve_boot_data();
 	total_pages = free_pages;
 	search_hint = kend / PAGE_SIZE;
 	printk("mm: %zu MiB free for the kernel (%zu pages)\n",

@@ -94,12 +94,15 @@ bool enqueue_locked(struct rq *rq, struct task_struct *t, int cpu)
 	t->enqueued_ns = ktime_get_ns();
 	list_add_tail(&t->run_node, &rq->queue);
 	rq->nr_queued++;
-	if (rq->curr != rq->idle)
+	if (rq->curr != rq->idle && !rq->curr->user)
 		return false;	/* the running task will switch to it in time */
 	/*
 	 * An idle CPU may be halted: another CPU sends it an IPI to look at
 	 * its queue again.  Its own idle loop (or an interrupt it took) gets
 	 * none, so the loop must look again before halting (cpu_idle_loop()).
+	 * A user thread may spin in user mode: the IPI makes it switch at
+	 * the interrupt's return (exit_to_user_mode()), instead of at the
+	 * next tick.  On this CPU, its way back to user mode looks anyway.
 	 */
 	if (cpu == smp_processor_id()) {
 		rq->unannounced = true;
@@ -242,6 +245,7 @@ void __schedule(void)
 	next->switches++;
 	this_cpu()->curr_task = next;
 	this_cpu()->task_name = next->comm;
+	user_context_switch(next);	/* its address space, its kernel stack for entries */
 	arch_fpu_save(prev->fpu);
 	arch_fpu_restore(next->fpu);
 	arch_switch_to(&prev->sp, next->sp);
@@ -256,11 +260,16 @@ void schedule(void)
 	__schedule();
 }
 
+bool need_resched(void)
+{
+	/* (on a CPU going down, yielding is how a task moves off it) */
+	return READ_ONCE(this_rq()->nr_queued) || READ_ONCE(this_rq()->dying);
+}
+
 void cond_resched(void)
 {
 	might_sleep_check("cond_resched");
-	/* (on a CPU going down, yielding is how a task moves off it) */
-	if (READ_ONCE(this_rq()->nr_queued) || READ_ONCE(this_rq()->dying))
+	if (need_resched())
 		__schedule();
 	else
 		rcu_note_context_switch();	/* always a quiescent state */

@@ -62,6 +62,10 @@ struct task_struct {
 	bool should_stop;
 	struct completion exited;
 
+	/* User threads (kernel/user/thread.h); both NULL for kernel threads. */
+	struct mm_struct *mm;		/* the address space it runs in */
+	struct user_thread *user;	/* its user half */
+
 	void *stack;			/* guard page + THREAD_PAGES; NULL: boot stack */
 	u8 fpu[ARCH_FPU_SIZE] __aligned(ARCH_FPU_ALIGN);
 };
@@ -79,6 +83,8 @@ void cpu_idle_loop(void) __noreturn;
 
 void schedule(void);
 void cond_resched(void);
+/* Is a task waiting for this CPU (or the CPU going down)?  cond_resched() would switch. */
+bool need_resched(void);
 bool wake_up_process(struct task_struct *t);
 /* Runs the caller on cpu; 0, or -ENODEV if cpu is (or went) offline (kernel/run_on.c). */
 int run_on(int cpu);
@@ -89,8 +95,12 @@ struct task_struct *kthread_run_on_cpu(int (*fn)(void *data), void *data,
 				       unsigned int cpu, const char *name);
 struct task_struct *kthread_run_percpu(int (*fn)(void *data), void *data,
 				       unsigned int cpu, const char *name);
+struct task_struct *kthread_create_on_cpu(int (*fn)(void *data), void *data,
+					  unsigned int cpu, const char *name);
 bool kthread_should_stop(void);
 int kthread_stop(struct task_struct *t);
+void kthread_reap(struct task_struct *t);
+void do_task_dead(void) __noreturn;
 
 /* Reports tasks stuck in wait_for_completion() (kernel/hung_task.c). */
 void hung_task_check(void);
@@ -126,6 +136,15 @@ void sched_tick(void);
 void sched_cpu_set_dying(int cpu);
 bool sched_cpu_dying_now(int cpu);
 void sched_cpu_unpark(int cpu);
+
+/*
+ * User threads (kernel/user/): the scheduler's hook, called as next is
+ * switched in (its address space, its kernel stack for entries from user
+ * mode); and "should this thread give up waiting" (its task was killed or
+ * exits: wait_for_completion_killable()).
+ */
+void user_context_switch(struct task_struct *next);
+bool fatal_signal_pending(struct task_struct *t);
 
 /* Calls for_each task under the task-list lock (it must not block). */
 void for_each_task(void (*fn)(struct task_struct *t, void *arg), void *arg);

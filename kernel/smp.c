@@ -5,7 +5,11 @@
 #include "kernel.h"
 #include "irq.h"
 #include "cpu.h"
+#include "cpu_offsets.h"
 #include <errno.h>
+
+_Static_assert(offsetof(struct cpu, user_entry_sp) == CPU_USER_ENTRY_SP, "CPU_USER_ENTRY_SP");
+_Static_assert(offsetof(struct cpu, user_scratch) == CPU_USER_SCRATCH, "CPU_USER_SCRATCH");
 
 /* Once a CPU has arrived, how long its own set-up may take (a bug if longer). */
 #define CPU_SETUP_TIMEOUT_NS	(10 * NSEC_PER_SEC)

@@ -20,11 +20,20 @@ struct task_struct;
 
 struct cpu {
 	struct cpu *self;	/* first: arch_cpu_self() reads it */
+	/*
+	 * Entries from user mode (kernel/user/, the arch's entry code reads
+	 * these at fixed offsets: kernel/cpu_offsets.h): the running user
+	 * thread's kernel stack top, and a word where the entry code keeps
+	 * the user's stack pointer while it switches stacks.
+	 */
+	uintptr_t user_entry_sp;
+	uintptr_t user_scratch;
 	int id;
 	int locks_held;		/* spinlocks this CPU holds now */
 	int irq_depth;		/* > 0 inside an interrupt handler */
 	u64 ticks;		/* timer interrupts taken */
 	u64 ipis;		/* IPIs taken */
+	u64 user_entries;	/* entries from user mode: system calls, interrupts, faults */
 	void *stack_top;
 	uintptr_t stack_guard;	/* the guard page below the boot/idle stack */
 	const char *task_name;	/* who runs here, for reports */

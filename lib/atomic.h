@@ -95,7 +95,17 @@ static inline vt pfx##_cmpxchg_relaxed(t *v, vt old, vt n)		\
 static inline bool pfx##_try_cmpxchg(t *v, vt *old, vt n)		\
 { return try_cmpxchg(&v->counter, old, n); }				\
 static inline bool pfx##_try_cmpxchg_relaxed(t *v, vt *old, vt n)	\
-{ return try_cmpxchg_relaxed(&v->counter, old, n); }
+{ return try_cmpxchg_relaxed(&v->counter, old, n); }			\
+/* Adds 1 unless the count is 0 (an object being freed): true if it added; fully ordered. */ \
+static inline bool pfx##_inc_not_zero(t *v)				\
+{									\
+	vt __c = pfx##_read(v);						\
+	do {								\
+		if (!__c)						\
+			return false;					\
+	} while (!pfx##_try_cmpxchg(v, &__c, __c + 1));			\
+	return true;							\
+}
 
 /*
  * Exchange helpers on plain variables.  xchg()/cmpxchg()/try_cmpxchg()

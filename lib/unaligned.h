@@ -9,6 +9,14 @@
 
 #include <stdint.h>
 
+static inline uint16_t get_unaligned_le16(const void *p)
+{
+	uint16_t v;
+
+	__builtin_memcpy(&v, p, sizeof(v));
+	return v;
+}
+
 static inline uint32_t get_unaligned_le32(const void *p)
 {
 	uint32_t v;

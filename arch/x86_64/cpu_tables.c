@@ -1,14 +1,16 @@
 /*
- * Per-CPU descriptor tables: a GDT with a TSS whose interrupt stacks give
- * the double fault and the NMI stacks of their own (a kernel stack
- * overflow faults again on the overflowed stack otherwise, and the CPU
- * resets), and the shared IDT pointing at the stubs in vectors.S.
+ * Per-CPU descriptor tables: a GDT with the kernel's and user mode's
+ * segments (laid out as syscall and sysret need: segments.h) and a TSS.
+ * The TSS's RSP0 is the stack an interrupt from user mode lands on: the
+ * running user thread's own kernel stack, rewritten at every switch to a
+ * user thread (x86_set_kernel_stack()).  Its interrupt stacks give the
+ * double fault and the NMI stacks of their own (a kernel stack overflow
+ * faults again on the overflowed stack otherwise, and the CPU resets).
+ * The IDT, shared, points at the stubs in vectors.S.
  */
 #include "x86.h"
+#include "segments.h"
 
-#define SEL_CODE	0x08
-#define SEL_DATA	0x10
-#define SEL_TSS		0x18
 #define IST_DOUBLE_FAULT 1
 #define IST_NMI		2
 #define IST_STACK_SIZE	8192
@@ -30,7 +32,7 @@ struct idt_gate {
 } __attribute__((packed));
 
 struct x86_cpu {
-	u64 gdt[5];		/* null, code, data, TSS (two slots) */
+	u64 gdt[GDT_ENTRIES];	/* segments.h: null, kernel, user, TSS (two slots) */
 	struct tss tss;
 	u8 df_stack[IST_STACK_SIZE] __aligned(16);
 	u8 nmi_stack[IST_STACK_SIZE] __aligned(16);
@@ -75,11 +77,14 @@ void x86_cpu_tables_init(int cpu)
 	x->tss.ist[IST_NMI - 1] = (uintptr_t)(x->nmi_stack + IST_STACK_SIZE);
 	x->tss.iomap_base = sizeof(x->tss);
 	x->gdt[0] = 0;
-	x->gdt[1] = 0x00af9a000000ffffULL;	/* 64-bit code */
-	x->gdt[2] = 0x00cf92000000ffffULL;	/* data */
-	x->gdt[3] = (sizeof(x->tss) - 1) | ((tss & 0xffffff) << 16) |
-		    (0x89ULL << 40) | ((u64)(tss >> 24) & 0xff) << 56;
-	x->gdt[4] = tss >> 32;
+	x->gdt[SEL_CODE / 8] = 0x00af9a000000ffffULL;		/* 64-bit code, DPL 0 */
+	x->gdt[SEL_DATA / 8] = 0x00cf92000000ffffULL;		/* data, DPL 0 */
+	x->gdt[SEL_USER32_CODE / 8] = 0;			/* never loaded */
+	x->gdt[SEL_USER_DATA / 8] = 0x00cff2000000ffffULL;	/* data, DPL 3 */
+	x->gdt[SEL_USER_CODE / 8] = 0x00affa000000ffffULL;	/* 64-bit code, DPL 3 */
+	x->gdt[SEL_TSS / 8] = (sizeof(x->tss) - 1) | ((tss & 0xffffff) << 16) |
+			      (0x89ULL << 40) | ((u64)(tss >> 24) & 0xff) << 56;
+	x->gdt[SEL_TSS / 8 + 1] = tss >> 32;
 
 	__asm__ __volatile__(
 		"lgdt %0\n\t"
@@ -96,6 +101,16 @@ void x86_cpu_tables_init(int cpu)
 		: : "m"(gdtr), "i"(SEL_CODE), "r"(SEL_DATA), "r"(SEL_TSS), "m"(idtr)
 		: "rax", "memory");
 	cpus[cpu].arch = x;
+	syscall_cpu_init();
+}
+
+/* Where the next interrupt or system call from user mode on this CPU lands. */
+void x86_set_kernel_stack(uintptr_t top)
+{
+	struct cpu *c = this_cpu();
+
+	((struct x86_cpu *)c->arch)->tss.rsp[0] = top;
+	c->user_entry_sp = top;
 }
 
 /* The stacks a fault may be running on, for the backtrace's sanity checks. */

@@ -99,6 +99,52 @@ uintptr_t mmu_kernel_tables(void)
 	return (uintptr_t)kernel_pml4;
 }
 
+u64 mmu_nx_bit(void)
+{
+	return nx_bit;
+}
+
+/*
+ * What keeps the kernel from using user memory by accident (docs/user.md):
+ * SMEP (CR4 bit 20) faults the kernel's instruction fetches from user
+ * pages, SMAP (bit 21) its data accesses to them unless RFLAGS.AC is set,
+ * which only copy_from_user() & co do (stac/clac around the copy); UMIP
+ * (bit 11) keeps sgdt, sidt and the like from user mode.  CPUID leaf 7
+ * says which the CPU has; TCG's -cpu max has all three.
+ */
+#define CR4_UMIP	(1ULL << 11)
+#define CR4_SMEP	(1ULL << 20)
+#define CR4_SMAP	(1ULL << 21)
+#define CPUID7_EBX_SMEP	(1u << 7)
+#define CPUID7_EBX_SMAP	(1u << 20)
+#define CPUID7_ECX_UMIP	(1u << 2)
+
+bool x86_smap_enabled;
+
+static u64 protection_bits(void)
+{
+	u32 a, b, c, d, max;
+	u64 bits = 0;
+
+	cpuid(0, &max, &b, &c, &d);
+	if (max < 7)
+		return 0;
+	cpuid(7, &a, &b, &c, &d);
+	bits |= b & CPUID7_EBX_SMEP ? CR4_SMEP : 0;
+	bits |= b & CPUID7_EBX_SMAP ? CR4_SMAP : 0;
+	bits |= c & CPUID7_ECX_UMIP ? CR4_UMIP : 0;
+	return bits;
+}
+
+static void enable_protection(void)
+{
+	u64 bits = protection_bits(), cr4;
+
+	__asm__ __volatile__("mov %%cr4, %0" : "=r"(cr4));
+	__asm__ __volatile__("mov %0, %%cr4" : : "r"(cr4 | bits) : "memory");
+	x86_smap_enabled = bits & CR4_SMAP;
+}
+
 void mmu_cpu_init(void)
 {
 	u32 a, b, c, d;
@@ -108,6 +154,7 @@ void mmu_cpu_init(void)
 		wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_NXE);
 	if (kernel_pml4)
 		__asm__ __volatile__("mov %0, %%cr3" : : "r"(kernel_pml4) : "memory");
+	enable_protection();
 }
 
 /* The 4 KiB pages of the 2 MiB block at base: RAM as page_flags() says, the rest uncached. */
@@ -155,6 +202,10 @@ void mmu_init(void)
 	mmu_cpu_init();
 	printk("mmu: page 0 unmapped, text read-only, data %sexecutable, stack guard pages\n",
 	       nx_bit ? "not " : "");
+	printk("mmu: CPUID reports SMEP %s, SMAP %s, UMIP %s (each one present is on)\n",
+	       protection_bits() & CR4_SMEP ? "yes" : "no",
+	       protection_bits() & CR4_SMAP ? "yes" : "no",
+	       protection_bits() & CR4_UMIP ? "yes" : "no");
 }
 
 /* For tests (arch.h): how the kernel's tables map addr. */

@@ -17,6 +17,7 @@
 
 #define MB2_TAG_END		0
 #define MB2_TAG_CMDLINE		1
+#define MB2_TAG_MODULE		3
 #define MB2_TAG_MMAP		6
 #define MB2_TAG_ACPI_OLD	14
 #define MB2_TAG_ACPI_NEW	15
@@ -27,6 +28,7 @@
 #define MB2_TAG_ALIGN		8	/* tags start 8-byte aligned */
 #define MB2_MMAP_HEADER		16	/* tag header, u32 entry_size, u32 entry_version */
 #define MB2_MMAP_ENTRY		24	/* u64 base, u64 length, u32 type, u32 reserved */
+#define MB2_MODULE_HEADER	16	/* tag header, u32 mod_start, u32 mod_end */
 #define RSDP_V1_SIZE		20	/* ACPI 1.0's RSDP */
 #define RSDP_V2_SIZE		36	/* ACPI 2.0's, with the XSDT */
 
@@ -89,6 +91,43 @@ static void parse_mmap(struct mb2_info *mb, const u8 *tag, u32 size)
 	}
 }
 
+/*
+ * A module: where GRUB put it and its command line (the program's argv).
+ * The command line is kept only whole: a truncated argv would run the
+ * program with other arguments than it was given.
+ */
+static void parse_module(struct mb2_info *mb, const u8 *tag, u32 size)
+{
+	struct mb2_module *m;
+	u32 start, end;
+	size_t n;
+
+	if (size < MB2_MODULE_HEADER) {
+		printk("multiboot: module tag of %u bytes is shorter than its header: ignored\n",
+		       size);
+		mb->modules_dropped++;
+		return;
+	}
+	start = get_unaligned_le32(tag + 8);
+	end = get_unaligned_le32(tag + 12);
+	n = strnlen((const char *)tag + MB2_MODULE_HEADER, size - MB2_MODULE_HEADER);
+	if (n == size - MB2_MODULE_HEADER || n >= MB2_MODULE_CMDLINE || start > end ||
+	    mb->nmodules == MB2_MAX_MODULES) {
+		printk("multiboot: module at %#x-%#x ignored: %s\n", start, end,
+		       mb->nmodules == MB2_MAX_MODULES ? "too many modules" :
+		       start > end ? "it ends before it starts" :
+		       n >= MB2_MODULE_CMDLINE ? "command line longer than 255 bytes" :
+		       "command line not terminated inside its tag");
+		mb->modules_dropped++;
+		return;
+	}
+	m = &mb->modules[mb->nmodules++];
+	m->start = start;
+	m->end = end;
+	memcpy(m->cmdline, tag + MB2_MODULE_HEADER, n);
+	m->cmdline[n] = '\0';
+}
+
 static void parse_acpi(struct mb2_info *mb, u32 type, const u8 *tag, u32 size)
 {
 	u32 need = type == MB2_TAG_ACPI_NEW ? RSDP_V2_SIZE : RSDP_V1_SIZE;
@@ -142,6 +181,8 @@ void mb2_parse(struct mb2_info *mb, const void *info)
 			parse_cmdline(mb, tag + MB2_TAG_HEADER, size - MB2_TAG_HEADER);
 		else if (type == MB2_TAG_MMAP)
 			parse_mmap(mb, tag, size);
+		else if (type == MB2_TAG_MODULE)
+			parse_module(mb, tag, size);
 		else if (type == MB2_TAG_ACPI_OLD || type == MB2_TAG_ACPI_NEW)
 			parse_acpi(mb, type, tag, size);
 		off += ALIGN_UP(size, MB2_TAG_ALIGN);
@@ -216,6 +257,30 @@ const char *arch_cmdline(void)
 		       sizeof(boot_mb.cmdline) - 1);
 	boot_mb.cmdline_truncated = false;
 	return boot_mb.cmdline;
+}
+
+int arch_boot_modules(struct boot_module_desc *out, int max)
+{
+	int n = min(boot_mb.nmodules, max);
+
+	for (int i = 0; i < n; i++) {
+		out[i].start = boot_mb.modules[i].start;
+		out[i].end = boot_mb.modules[i].end;
+		out[i].cmdline = boot_mb.modules[i].cmdline;
+	}
+	return n;
+}
+
+/* The modules' bytes: the page allocator must never hand them out. */
+int arch_reserved_regions(struct mem_region *out, int max)
+{
+	int n = min(boot_mb.nmodules, max);
+
+	for (int i = 0; i < n; i++) {
+		out[i].start = boot_mb.modules[i].start;
+		out[i].end = boot_mb.modules[i].end;
+	}
+	return n;
 }
 
 int arch_mem_regions(struct mem_region *out, int max)

@@ -14,6 +14,14 @@
 /* GRUB's information is a few KiB; a larger size word is not believed. */
 #define MB2_INFO_MAX		(1U << 20)
 #define MB2_CMDLINE_SIZE	4096
+/* Boot modules (the programs GRUB's module2 lines load): how many, and each command line's room. */
+#define MB2_MAX_MODULES		128
+#define MB2_MODULE_CMDLINE	256
+
+struct mb2_module {
+	u32 start, end;				/* the bytes GRUB loaded: [start, end) */
+	char cmdline[MB2_MODULE_CMDLINE];	/* NUL-terminated */
+};
 
 struct mb2_info {
 	char cmdline[MB2_CMDLINE_SIZE];
@@ -24,6 +32,9 @@ struct mb2_info {
 	const void *rsdp;	/* the copy of the ACPI RSDP inside the information */
 	size_t rsdp_len;	/* the bytes of it the tag holds */
 	bool end_seen;		/* the walk reached the end tag */
+	struct mb2_module modules[MB2_MAX_MODULES];
+	int nmodules;
+	int modules_dropped;	/* beyond MB2_MAX_MODULES, or refused (a message says why) */
 };
 
 /* Parses the boot information at info; every size in it is checked first. */

@@ -5,6 +5,9 @@
  */
 #include "x86.h"
 #include "irq.h"
+#include "user/user.h"
+#include "user/uaccess.h"
+#include "user_layout.h"
 
 static const char *const exception_names[32] = {
 	[0] = "divide error", [1] = "debug", [2] = "NMI", [3] = "breakpoint",
@@ -51,12 +54,34 @@ void arch_dump_frame(const struct trap_frame *tf)
 #define PF_WRITE	0x2
 #define PF_FETCH	0x10
 
-static void __noreturn page_fault(struct trap_frame *tf)
+static bool user_address(unsigned long long addr)
+{
+	return addr >= USER_BASE && addr < USER_TOP;
+}
+
+/*
+ * A page fault in kernel mode.  One kind is expected: copy_from_user()
+ * and its kin touching a bad user address, whose instruction has an
+ * entry in the fix-up table: the copy ends there and the system call
+ * returns -EFAULT.  Any other is a kernel bug, reported and fatal.
+ */
+static void page_fault(struct trap_frame *tf)
 {
 	unsigned long long addr = read_cr2();
 	const char *access = (tf->error & PF_FETCH) ? "instruction fetch" :
 			     (tf->error & PF_WRITE) ? "write" : "read";
+	uintptr_t fixup = search_exception_table(tf->rip);
 
+	if (fixup && user_address(addr)) {
+		tf->rip = fixup;
+		uaccess_note_fixup();
+		return;
+	}
+	if (user_address(addr) && (tf->error & PF_FETCH))
+		panic_trap(tf, "BUG: kernel tried to execute user memory at %#llx (SMEP)", addr);
+	if (user_address(addr))
+		panic_trap(tf, "BUG: kernel %s of user memory at %#llx outside copy_from_user() "
+			   "and its kin (SMAP)", access, addr);
 	if (stack_guard_hit(addr))
 		panic_trap(tf, "BUG: kernel stack overflow: %s hit the guard page at %#llx",
 			   current ? current->comm : "?", addr);
@@ -72,13 +97,30 @@ static void __noreturn page_fault(struct trap_frame *tf)
 		   access);
 }
 
-static void __noreturn exception(struct trap_frame *tf)
+/* An exception in user mode kills the task, named as Linux names it (kernel/user/fault.c). */
+static void __noreturn user_exception(struct trap_frame *tf)
+{
+	const char *name = exception_names[tf->vector];
+	struct user_fault f = { .type = UFAULT_OTHER, .name = name ? name : "exception" };
+
+	if (tf->vector == 14) {
+		f = (struct user_fault){
+			.type = UFAULT_PAGE, .name = "segfault", .addr = read_cr2(),
+			.write = tf->error & PF_WRITE, .exec = tf->error & PF_FETCH,
+			.present = tf->error & PF_PRESENT,
+		};
+	}
+	user_fault(tf, &f);
+}
+
+static void exception(struct trap_frame *tf)
 {
 	const char *name = exception_names[tf->vector];
 
 	switch (tf->vector) {
 	case 14:
 		page_fault(tf);
+		return;
 	case 8:
 		/* On its own stack (IST): the usual cause is an overflowed kernel stack. */
 		if (stack_guard_hit(tf->rsp) || stack_guard_hit(read_cr2()))
@@ -95,19 +137,8 @@ static void __noreturn exception(struct trap_frame *tf)
 		   (unsigned long long)tf->vector);
 }
 
-void trap_dispatch(struct trap_frame *tf)
+static void interrupt(int vec)
 {
-	int vec = (int)tf->vector;
-
-	if (vec == NMI_VECTOR) {
-		irq_nmi(tf);
-		return;
-	}
-	if (vec < 32)
-		exception(tf);
-	if (vec == VEC_SPURIOUS || (vec >= VEC_PIC_BASE && vec < VEC_PIC_BASE + 16))
-		return;		/* spurious: no EOI */
-
 	irq_enter();
 	lapic_eoi();
 	if (vec == VEC_TIMER)
@@ -117,6 +148,37 @@ void trap_dispatch(struct trap_frame *tf)
 	else
 		printk("CPU%d: unexpected interrupt vector %#x\n", smp_processor_id(), vec);
 	irq_exit();
+}
+
+static bool spurious(int vec)
+{
+	return vec == VEC_SPURIOUS || (vec >= VEC_PIC_BASE && vec < VEC_PIC_BASE + 16);
+}
+
+void trap_dispatch(struct trap_frame *tf)
+{
+	int vec = (int)tf->vector;
+
+	if (vec == NMI_VECTOR) {
+		irq_nmi(tf);	/* never a switch or a kill: it may strike anywhere */
+		return;
+	}
+	if (arch_frame_user_mode(tf)) {
+		enter_from_user_mode();
+		if (vec < 32)
+			user_exception(tf);
+		if (!spurious(vec))
+			interrupt(vec);
+		exit_to_user_mode();	/* may switch threads: we are on this one's own stack */
+		return;
+	}
+	if (vec < 32) {
+		exception(tf);
+		return;
+	}
+	if (spurious(vec))
+		return;		/* no EOI */
+	interrupt(vec);
 	/* PREEMPT=1: interrupts run on the interrupted task's stack, so switch right here. */
 	if (preempt_wanted())
 		preempt_schedule_irq();

@@ -40,7 +40,12 @@ static inline u64 read_cr3(void) { u64 v; __asm__ __volatile__("mov %%cr3, %0" :
 
 #define MSR_APIC_BASE	0x1b
 #define MSR_EFER	0xc0000080
+#define MSR_STAR	0xc0000081
+#define MSR_LSTAR	0xc0000082
+#define MSR_FMASK	0xc0000084
+#define MSR_FS_BASE	0xc0000100
 #define MSR_GS_BASE	0xc0000101
+#define MSR_KERNEL_GS_BASE 0xc0000102
 
 /* Interrupt vectors. */
 #define VEC_PIC_BASE	0x50	/* legacy PIC, remapped and masked */
@@ -68,6 +73,11 @@ void clock_init(void);
 void mmu_init(void);
 void mmu_cpu_init(void);
 uintptr_t mmu_kernel_tables(void);
+u64 mmu_nx_bit(void);
+extern bool x86_smap_enabled;
+void syscall_cpu_init(void);
+void x86_set_kernel_stack(uintptr_t top);
+bool x86_sysret_ok(const struct trap_frame *tf);
 void uart_init(void);
 void pic_disable(void);
 void acpi_init(u64 rsdp_phys, size_t rsdp_len);

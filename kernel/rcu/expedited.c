@@ -65,14 +65,20 @@ static void rcu_exp_handler(void *info)
  * for a switch that the idle loop will not make).  One load when no
  * expedited grace period waits for this CPU.
  */
-void rcu_exp_note_qs(void)
+bool rcu_exp_note_qs(void)
 {
 	int cpu = smp_processor_id();
 
 	if (!cpumask_test_cpu(cpu, &exp_noted))
-		return;
+		return false;
 	cpumask_clear_cpu(cpu, &exp_noted);
 	rcu_exp_report(cpu);
+	return true;
+}
+
+bool rcu_exp_noted(void)
+{
+	return cpumask_test_cpu(smp_processor_id(), &exp_noted);
 }
 
 /*

@@ -42,7 +42,7 @@ static void rcu_gp_end(void)
 {
 	/*
 	 * [gp_end_release] pairs [advance_cbs_acquire], [cs_qs_mb],
-	 * [cpu_offline_mb]: every
+	 * [user_qs_mb], [cpu_offline_mb]: every
 	 * quiescent-state report (each after its CPU's readers, by
 	 * [cs_qs_mb]) is ordered before the new number, so a callback that
 	 * sees the grace period ended cannot free what a reader still reads.
@@ -166,20 +166,24 @@ static void rcu_report_qs(int cpu, unsigned long gp)
 		wake_cb_threads();
 }
 
-/* Reports this CPU's quiescent state if the running grace period wants it. */
-static void note_qs(void)
+/*
+ * Reports this CPU's quiescent state if the running grace period wants
+ * it; true if it did.
+ */
+static bool note_qs(void)
 {
 	int cpu = smp_processor_id();
 	unsigned long gp = READ_ONCE(rcu_state.gp_seq);
 
 	if (!(gp & 1))
-		return;
+		return false;
 	/* [note_qs_rmb] pairs [gp_start_wmb]: or an older mask could hide our bit and delay the grace period. */
 	smp_rmb();
-	if (cpumask_test_cpu(cpu, &rcu_state.qs_mask)) {
-		trace_record(TR_QS, gp, 0);
-		rcu_report_qs(cpu, gp);
-	}
+	if (!cpumask_test_cpu(cpu, &rcu_state.qs_mask))
+		return false;
+	trace_record(TR_QS, gp, 0);
+	rcu_report_qs(cpu, gp);
+	return true;
 }
 
 /*
@@ -199,6 +203,44 @@ void rcu_note_context_switch(void)
 	smp_mb();
 	note_qs();
 	rcu_exp_note_qs();
+}
+
+/*
+ * Returning to user mode (kernel/user/entry.c, interrupts off): a
+ * quiescent state, as a context switch is.  The kernel is never
+ * preempted and nothing it holds survives the return, so every read-side
+ * critical section this CPU ran in the kernel has ended by now: the
+ * report is the context switch's, with the same barrier ([cs_qs_mb]).
+ * A thread that stays in user mode returns here from every tick, so a
+ * grace period waits at most a tick for its CPU (docs/user.md, "RCU").
+ *
+ * On every system call's way out, so first two loads and no barrier:
+ * when neither kind of grace period is waiting for this CPU there is
+ * nothing to report.  (A grace period that starts just after the look
+ * gets the report at the next return: skipping one is never wrong.)
+ */
+void rcu_user_return(void)
+{
+	struct rcu_data *rdp = &rcu_data[smp_processor_id()];
+
+	if (!(READ_ONCE(rcu_state.gp_seq) & 1) && !rcu_exp_noted())
+		return;
+	/*
+	 * [user_qs_mb] pairs [gp_end_release]: as [cs_qs_mb]:
+	 * the loads of the readers this CPU ran in the kernel are complete
+	 * before our report, so before the end of the grace period and
+	 * whatever frees after it.
+	 */
+	smp_mb();
+	if (note_qs())
+		WRITE_ONCE(rdp->user_qs, rdp->user_qs + 1);
+	if (rcu_exp_note_qs())
+		WRITE_ONCE(rdp->exp_user_qs, rdp->exp_user_qs + 1);
+}
+
+unsigned long rcu_user_qs_count(int cpu, bool expedited)
+{
+	return expedited ? READ_ONCE(rcu_data[cpu].exp_user_qs) : READ_ONCE(rcu_data[cpu].user_qs);
 }
 
 /*
@@ -304,9 +346,12 @@ void rcu_get_stats(struct rcu_stats *s)
 	rcu_exp_get_stats(s);
 	s->cbs_queued = 0;
 	s->cbs_invoked = 0;
+	s->user_qs = s->exp_user_qs = 0;
 	for_each_possible_cpu(cpu) {	/* a CPU that went down invoked callbacks too */
 		s->cbs_queued += READ_ONCE(rcu_data[cpu].ncbs);
 		s->cbs_invoked += READ_ONCE(rcu_data[cpu].cbs_invoked);
+		s->user_qs += rcu_user_qs_count(cpu, false);
+		s->exp_user_qs += rcu_user_qs_count(cpu, true);
 	}
 }
 

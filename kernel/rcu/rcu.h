@@ -76,6 +76,8 @@ struct rcu_data {
 	unsigned long gp_requested;	/* the last grace period call_rcu() asked for here */
 	struct task_struct *cb_thread;
 	unsigned long long cbs_invoked;
+	/* Reports made on the way back to user mode (rcu_user_return()): asynchronous, expedited */
+	unsigned long user_qs, exp_user_qs;
 };
 
 extern struct rcu_data rcu_data[NR_CPUS];
@@ -97,8 +99,13 @@ void rcu_debug_dequeue(const struct rcu_head *head);
 /* Checking build: marks the task as running callback func (it must not sleep). */
 void *rcu_debug_callback_enter(rcu_callback_t func);
 void rcu_debug_callback_exit(void *outer);
-/* synchronize_rcu_expedited() (expedited.c): this CPU passed a quiescent state. */
-void rcu_exp_note_qs(void);
+/*
+ * synchronize_rcu_expedited() (expedited.c): this CPU passed a quiescent
+ * state (true if an expedited grace period was waiting for it); does one
+ * wait for it (its IPI left a note)?
+ */
+bool rcu_exp_note_qs(void);
+bool rcu_exp_noted(void);
 void rcu_exp_get_stats(struct rcu_stats *s);
 /* Prints a line for each fault injection that is on (inject.c). */
 void rcu_inject_announce(void);

@@ -197,6 +197,10 @@ void rcu_idle_enter(void);
 void rcu_idle_exit(void);
 void rcu_irq_enter(void);
 void rcu_irq_exit(void);
+/* Returning to user mode: a quiescent state (kernel/user/entry.c; docs/user.md). */
+void rcu_user_return(void);
+/* Quiescent states cpu reported on its way back to user mode (expedited: to those). */
+unsigned long rcu_user_qs_count(int cpu, bool expedited);
 void rcu_init(void);
 void rcu_init_cpu_threads(void);
 void rcu_check_stalls(void);
@@ -236,6 +240,8 @@ struct rcu_stats {
 	 */
 	unsigned long exp_started, exp_completed;
 	struct cpumask exp_mask, exp_noted;
+	/* Reports on the way back to user mode (rcu_user_return()), all CPUs */
+	unsigned long user_qs, exp_user_qs;
 };
 void rcu_get_stats(struct rcu_stats *s);
 /* Sets rcu_cpu_stall_timeout (seconds, 3 at least); returns the old value. */

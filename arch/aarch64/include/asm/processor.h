@@ -11,6 +11,9 @@
 
 /* The FP/SIMD state a task carries: q0-q31, then FPCR and FPSR (16 bytes). */
 #define ARCH_FPU_SIZE	(32 * 16 + 16)
+/* The ELF machine user programs are built for (kernel/user/elf.c). */
+#define ARCH_ELF_MACHINE	183	/* EM_AARCH64 */
+
 #define ARCH_FPU_ALIGN	16
 
 /* 0: arch_send_nmi() is an ordinary interrupt (GICv3 without pseudo-NMIs): masked CPUs wait for it. */

@@ -8,6 +8,9 @@
 
 /* The FP/SIMD state a task carries: the fxsave area. */
 #define ARCH_FPU_SIZE	512
+/* The ELF machine user programs are built for (kernel/user/elf.c). */
+#define ARCH_ELF_MACHINE	62	/* EM_X86_64 */
+
 #define ARCH_FPU_ALIGN	16
 
 /* 1: an NMI reaches a CPU whatever its interrupt flag: even inside printk. */

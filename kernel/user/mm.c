@@ -1,0 +1,297 @@
+/*
+ * Address spaces: the regions of one, their frames and page tables
+ * (struct mm_struct, mm.h).  The page-table format is the arch's
+ * (arch_mm_*: arch/<arch>/user_mm.c); this file decides what is mapped.
+ *
+ * The lock is a mutex, not a spinlock: an unmap waits for other CPUs to
+ * flush their TLBs (tlb.c), which they do in an interrupt, and a CPU
+ * spinning on a lock with interrupts off could never take it.
+ */
+#include "user/mm.h"
+#include <errno.h>
+
+static atomic_long_t live_mms;
+
+struct mm_struct *mm_create(void)
+{
+	struct mm_struct *mm = kzalloc(sizeof(*mm), GFP_KERNEL);
+
+	if (!mm)
+		return NULL;
+	if (arch_mm_init(&mm->arch)) {
+		kfree(mm);
+		return NULL;
+	}
+	atomic_set(&mm->users, 1);
+	mutex_init(&mm->lock);
+	INIT_LIST_HEAD(&mm->regions);
+	atomic_long_inc(&live_mms);
+	return mm;
+}
+
+void mm_get(struct mm_struct *mm)
+{
+	atomic_inc(&mm->users);
+}
+
+static bool prot_valid(int prot)
+{
+	if (prot & ~(SYS_PROT_READ | SYS_PROT_WRITE | SYS_PROT_EXEC))
+		return false;
+	/* User memory is never both writable and executable (docs/user.md). */
+	return (prot & (SYS_PROT_WRITE | SYS_PROT_EXEC)) != (SYS_PROT_WRITE | SYS_PROT_EXEC);
+}
+
+/* Is [start, end) a non-empty page-aligned range inside user space? */
+static bool user_range(uintptr_t start, uintptr_t end)
+{
+	return start < end && start >= USER_BASE && end <= USER_TOP &&
+	       !(start % PAGE_SIZE) && !(end % PAGE_SIZE);
+}
+
+static bool overlaps(struct mm_struct *mm, uintptr_t start, uintptr_t end)
+{
+	struct vm_region *r;
+
+	list_for_each_entry(r, &mm->regions, node)
+		if (start < r->end && end > r->start)
+			return true;
+	return false;
+}
+
+/*
+ * The lowest room for len bytes from USER_MAP_BASE up, one unmapped page
+ * below it and one above it: a stack that overflows, or an array that
+ * runs off its end, faults instead of reaching the next region.  0: none.
+ */
+static uintptr_t find_room(struct mm_struct *mm, size_t len)
+{
+	uintptr_t start = USER_MAP_BASE + PAGE_SIZE;
+	struct vm_region *r;
+
+	list_for_each_entry(r, &mm->regions, node) {
+		if (r->end + PAGE_SIZE <= start)
+			continue;
+		if (start + len + PAGE_SIZE <= r->start)
+			return start;
+		start = max(start, r->end + PAGE_SIZE);
+	}
+	return start + len <= USER_TOP - PAGE_SIZE ? start : 0;
+}
+
+/* Inserts r in address order. */
+static void insert_region(struct mm_struct *mm, struct vm_region *r)
+{
+	struct vm_region *pos;
+
+	list_for_each_entry(pos, &mm->regions, node) {
+		if (pos->start > r->start) {
+			list_add_tail(&r->node, &pos->node);
+			return;
+		}
+	}
+	list_add_tail(&r->node, &mm->regions);
+}
+
+/* Unmaps and frees the frames of [start, end), in batches (tlb.c first). */
+#define UNMAP_BATCH	64
+
+static void unmap_pages(struct mm_struct *mm, uintptr_t start, uintptr_t end)
+{
+	void *frames[UNMAP_BATCH];
+
+	while (start < end) {
+		uintptr_t batch_start = start;
+		int n = 0;
+
+		for (; start < end && n < UNMAP_BATCH; start += PAGE_SIZE) {
+			uintptr_t pa = arch_mm_unmap(&mm->arch, start);
+
+			if (pa)
+				frames[n++] = (void *)pa;
+		}
+		if (!n)
+			continue;
+		/*
+		 * The frames are out of the page tables, but a CPU may still
+		 * translate to them from its TLB: only after every such CPU
+		 * has flushed may they be reused.
+		 */
+		tlb_shootdown(mm, batch_start, start);
+		for (int i = 0; i < n; i++)
+			page_free(frames[i], 1);
+		mm->pages -= n;
+	}
+}
+
+long mm_map(struct mm_struct *mm, uintptr_t addr, size_t len, int prot, enum vm_kind kind)
+{
+	struct vm_region *r;
+	uintptr_t a;
+	long ret = -ENOMEM;
+
+	if (!len || len > USER_TOP - USER_BASE || !prot_valid(prot))
+		return -EINVAL;
+	len = ALIGN_UP(len, PAGE_SIZE);
+	if (addr && !user_range(addr, addr + len))
+		return -EINVAL;
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return -ENOMEM;
+	mutex_lock(&mm->lock);
+	if (!addr)
+		addr = find_room(mm, len);
+	if (!addr)
+		goto fail;
+	if (overlaps(mm, addr, addr + len)) {
+		ret = -EEXIST;
+		goto fail;
+	}
+	for (a = addr; a < addr + len; a += PAGE_SIZE) {
+		void *frame = page_alloc(1);
+
+		if (!frame)
+			break;
+		memset(frame, 0, PAGE_SIZE);
+		if (arch_mm_map(&mm->arch, a, (uintptr_t)frame, prot)) {
+			page_free(frame, 1);
+			break;
+		}
+		mm->pages++;
+	}
+	if (a < addr + len) {
+		unmap_pages(mm, addr, a);	/* out of memory: undo */
+		goto fail;
+	}
+	r->start = addr;
+	r->end = addr + len;
+	r->prot = prot;
+	r->kind = kind;
+	insert_region(mm, r);
+	mutex_unlock(&mm->lock);
+	return addr;
+fail:
+	mutex_unlock(&mm->lock);
+	kfree(r);
+	return ret;
+}
+
+/*
+ * Cuts [start, end) out of region r: shrinks it, splits it in two (the
+ * second half in *spare, which the caller allocated), or empties it.
+ * Returns true if r is now empty.
+ */
+static bool cut_region(struct vm_region *r, uintptr_t start, uintptr_t end,
+		       struct vm_region **spare)
+{
+	if (start <= r->start && end >= r->end)
+		return true;
+	if (start > r->start && end < r->end) {
+		struct vm_region *tail = *spare;
+
+		*spare = NULL;
+		*tail = *r;
+		tail->start = end;
+		r->end = start;
+		list_add(&tail->node, &r->node);
+		return false;
+	}
+	if (start <= r->start)
+		r->start = end;
+	else
+		r->end = start;
+	return false;
+}
+
+int mm_unmap(struct mm_struct *mm, uintptr_t addr, size_t len)
+{
+	struct vm_region *r, *n, *spare;
+	uintptr_t end;
+
+	if (!len || len > USER_TOP - USER_BASE)
+		return -EINVAL;
+	end = addr + ALIGN_UP(len, PAGE_SIZE);
+	if (!user_range(addr, end))
+		return -EINVAL;
+	/* At most one region is split in two: its second half needs a struct. */
+	spare = kzalloc(sizeof(*spare), GFP_KERNEL);
+	if (!spare)
+		return -ENOMEM;
+	mutex_lock(&mm->lock);
+	list_for_each_entry_safe(r, n, &mm->regions, node) {
+		uintptr_t s = max(addr, r->start), e = min(end, r->end);
+
+		if (s >= e)
+			continue;
+		unmap_pages(mm, s, e);
+		if (cut_region(r, s, e, &spare)) {
+			list_del(&r->node);
+			kfree(r);
+		}
+	}
+	mutex_unlock(&mm->lock);
+	kfree(spare);
+	return 0;
+}
+
+void mm_put(struct mm_struct *mm)
+{
+	struct vm_region *r, *n;
+
+	/*
+	 * [mm_put_dec] pairs [mm_put_dec]: fully ordered, so every other
+	 * holder's accesses come before its decrement, and the put that
+	 * reaches zero frees after all of them.
+	 */
+	if (!atomic_dec_and_test(&mm->users))
+		return;
+	if (cpumask_weight(&mm->cpus))
+		panic("BUG: freeing an address space still loaded on CPU%d",
+		      cpumask_first(&mm->cpus));
+	mutex_lock(&mm->lock);
+	list_for_each_entry_safe(r, n, &mm->regions, node) {
+		unmap_pages(mm, r->start, r->end);
+		list_del(&r->node);
+		kfree(r);
+	}
+	mutex_unlock(&mm->lock);
+	arch_mm_destroy(&mm->arch);
+	atomic_long_dec(&live_mms);
+	kfree(mm);
+}
+
+void *mm_frame(struct mm_struct *mm, uintptr_t va)
+{
+	return (void *)arch_mm_lookup(&mm->arch, ALIGN_DOWN(va, PAGE_SIZE));
+}
+
+bool mm_region_of(struct mm_struct *mm, uintptr_t addr, struct vm_region *out)
+{
+	struct vm_region *r;
+	bool found = false;
+
+	mutex_lock(&mm->lock);
+	list_for_each_entry(r, &mm->regions, node) {
+		if (addr >= r->start && addr < r->end) {
+			*out = *r;
+			found = true;
+			break;
+		}
+	}
+	mutex_unlock(&mm->lock);
+	return found;
+}
+
+bool mm_stack_guard_hit(struct mm_struct *mm, uintptr_t addr)
+{
+	struct vm_region r;
+
+	return addr <= UINTPTR_MAX - PAGE_SIZE &&
+	       mm_region_of(mm, addr + PAGE_SIZE, &r) && r.kind == VM_STACK &&
+	       addr < r.start;
+}
+
+long mm_live_count(void)
+{
+	return atomic_long_read(&live_mms);
+}

@@ -1,0 +1,92 @@
+/*
+ * An address space: the user half of one set of page tables, the regions
+ * mapped in it, and the CPUs that may hold its translations in their TLBs
+ * (kernel/user/mm.c, tlb.c; docs/user.md draws the layout).
+ *
+ * Who holds a reference (users): the task that owns it (one), and anyone
+ * who must keep it while not running in it (a test reading its counters).
+ * The last mm_put() unmaps every region, waits for the TLB shootdowns
+ * that needs, and frees the page tables: no CPU may have it loaded then
+ * (a dying task's last thread switches to the kernel's tables first).
+ *
+ * Frames are allocated when mapped (no demand paging, so every user fault
+ * is fatal) and freed only once every CPU that could still translate to
+ * them has flushed its TLB: a TLB shootdown is a grace period of its own
+ * (tlb.c).
+ */
+#ifndef KERNEL_USER_MM_H
+#define KERNEL_USER_MM_H
+
+#include "kernel.h"
+#include "syscall.h"
+#include "user_layout.h"
+#include <asm/mm.h>
+
+enum vm_kind {
+	VM_ANON,		/* SYS_map */
+	VM_PROGRAM,		/* an ELF segment */
+	VM_STACK,		/* a thread's stack (a guard page below it stays unmapped) */
+};
+
+struct vm_region {
+	struct list_head node;		/* on mm->regions, in address order */
+	uintptr_t start, end;		/* page-aligned, [start, end) */
+	int prot;			/* SYS_PROT_* */
+	enum vm_kind kind;
+};
+
+struct mm_struct {
+	atomic_t users;			/* references (above) */
+	struct mutex lock;		/* the regions, the page tables, pages */
+	struct arch_mm arch;		/* the page tables (arch/<arch>/include/asm/mm.h) */
+	struct list_head regions;
+	/*
+	 * The CPUs that may hold translations of this address space: those
+	 * that have it loaded now (tlb.c says why that is enough).  Set by
+	 * switch_mm() before loading it, cleared after loading another.
+	 */
+	struct cpumask cpus;
+	size_t pages;			/* user frames mapped */
+	unsigned long tlb_shootdowns;	/* unmaps that had to ask other CPUs */
+	unsigned long tlb_ipis;		/* CPUs asked, in all */
+	struct cpumask tlb_ipi_cpus;	/* every CPU ever asked (tests) */
+};
+
+struct mm_struct *mm_create(void);
+void mm_get(struct mm_struct *mm);
+void mm_put(struct mm_struct *mm);
+
+/*
+ * Maps len bytes (rounded up to pages) of zeroed memory with prot at addr,
+ * or where there is room when addr is 0 (with an unmapped page below, so
+ * a stack that overflows faults).  Returns the address, or -EINVAL (bad
+ * arguments, W+X), -EEXIST (addr overlaps a region), -ENOMEM.
+ */
+long mm_map(struct mm_struct *mm, uintptr_t addr, size_t len, int prot, enum vm_kind kind);
+/* Unmaps [addr, addr + len): 0, or -EINVAL. Pages not mapped are skipped. */
+int mm_unmap(struct mm_struct *mm, uintptr_t addr, size_t len);
+/*
+ * The kernel's address of the frame behind a mapped user page (identity
+ * mapped: the loader fills pages through it, never through the user's
+ * mapping); NULL if none.  mm->lock held, or an mm no thread runs yet.
+ */
+void *mm_frame(struct mm_struct *mm, uintptr_t va);
+/* For fault reports: the region holding addr (copied into *r), or false. */
+bool mm_region_of(struct mm_struct *mm, uintptr_t addr, struct vm_region *r);
+/* Is addr in the unmapped guard page just below a stack region? */
+bool mm_stack_guard_hit(struct mm_struct *mm, uintptr_t addr);
+
+/* Loads next (NULL: the kernel's tables) on this CPU; interrupts off. */
+void switch_mm(struct mm_struct *next);
+/* The address space loaded on this CPU (NULL: the kernel's). */
+struct mm_struct *current_mm_loaded(void);
+
+/* tlb.c: after clearing PTEs of [start, end), before freeing their frames. */
+void tlb_shootdown(struct mm_struct *mm, uintptr_t start, uintptr_t end);
+/* TLB flush IPIs this CPU took (tests: only the CPUs that ran a task). */
+unsigned long tlb_flush_ipis_taken(int cpu);
+
+/* Frames and page tables of every address space, for the leak check and ps. */
+long mm_live_count(void);
+
+#endif

@@ -1,0 +1,75 @@
+/*
+ * The reaper: a kernel thread that frees what a dead user thread cannot
+ * free itself.  A thread exits on its own kernel stack, so its stack and
+ * task_struct can go only once it is off its CPU for good: the kernel
+ * thread `reaper` waits for that (kt->exited, completed by the switch
+ * away from the dead thread: finish_task_switch()), then frees them and
+ * drops the references the thread held (to its task, to itself).
+ */
+#include "user/thread.h"
+
+static LIST_HEAD(dead);
+static DEFINE_SPINLOCK(dead_lock);
+static struct task_struct *reaper;
+static struct completion reaper_work;
+static atomic_long_t pending;		/* added and not yet freed (reaper_flush()) */
+
+void reaper_add(struct user_thread *ut)
+{
+	unsigned long flags;
+
+	atomic_long_inc(&pending);
+	spin_lock_irqsave(&dead_lock, flags);
+	list_add_tail(&ut->reap_node, &dead);
+	spin_unlock_irqrestore(&dead_lock, flags);
+	complete(&reaper_work);
+}
+
+static struct user_thread *next_dead(void)
+{
+	struct user_thread *ut = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&dead_lock, flags);
+	if (!list_empty(&dead)) {
+		ut = list_first_entry(&dead, struct user_thread, reap_node);
+		list_del(&ut->reap_node);
+	}
+	spin_unlock_irqrestore(&dead_lock, flags);
+	return ut;
+}
+
+static int reaper_fn(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		struct user_thread *ut;
+
+		wait_for_completion(&reaper_work);
+		while ((ut = next_dead())) {
+			struct user_task *t = ut->task;
+
+			kthread_reap(ut->kt);	/* waits until it is off its CPU */
+			ut->kt = NULL;
+			user_task_put(t);
+			user_thread_put(ut);
+			atomic_long_dec(&pending);
+		}
+	}
+	return 0;
+}
+
+void reaper_init(void)
+{
+	init_completion(&reaper_work);
+	reaper = kthread_run_on_cpu(reaper_fn, NULL, 0, "reaper");
+	if (!reaper)
+		panic("user: cannot start the reaper thread");
+}
+
+/* Waits until every thread given to the reaper so far is freed (the leak check). */
+void reaper_flush(void)
+{
+	while (atomic_long_read(&pending))
+		msleep(1);
+}

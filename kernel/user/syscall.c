@@ -1,0 +1,78 @@
+/*
+ * THE SYSTEM-CALL TABLE.  A program asks the kernel for something by
+ * number (lib/syscall.h holds the numbers and how each architecture
+ * passes them); the arch's entry code saves the registers in a trap
+ * frame and calls syscall_dispatch(), which looks the number up here.
+ * The handlers live in sys_*.c, one file per kind of object.
+ */
+#include "user/syscalls.h"
+#include <errno.h>
+
+/* The ABI's error numbers are newlib's, which this kernel's <errno.h> is. */
+_Static_assert(SYS_EFAULT == EFAULT && SYS_EINVAL == EINVAL && SYS_ENOSYS == ENOSYS &&
+	       SYS_ENOMEM == ENOMEM && SYS_ESRCH == ESRCH && SYS_ECHILD == ECHILD &&
+	       SYS_EDEADLK == EDEADLK && SYS_EEXIST == EEXIST && SYS_ENOENT == ENOENT &&
+	       SYS_E2BIG == E2BIG && SYS_ENOEXEC == ENOEXEC && SYS_EPERM == EPERM &&
+	       SYS_EAGAIN == EAGAIN && SYS_EBUSY == EBUSY && SYS_ENODEV == ENODEV,
+	       "lib/syscall.h's error numbers differ from <errno.h>");
+
+struct syscall {
+	const char *name;
+	syscall_fn fn;
+	int nargs;
+};
+
+static const struct syscall syscall_table[NR_SYSCALLS] = {
+	[SYS_exit]		= { "exit",		sys_exit,		1 },
+	[SYS_console_write]	= { "console_write",	sys_console_write,	2 },
+	[SYS_yield]		= { "yield",		sys_yield,		0 },
+	[SYS_sleep]		= { "sleep",		sys_sleep,		1 },
+	[SYS_clock]		= { "clock",		sys_clock,		0 },
+	[SYS_map]		= { "map",		sys_map,		3 },
+	[SYS_unmap]		= { "unmap",		sys_unmap,		2 },
+	[SYS_thread_create]	= { "thread_create",	sys_thread_create,	4 },
+	[SYS_thread_exit]	= { "thread_exit",	sys_thread_exit,	1 },
+	[SYS_thread_wait]	= { "thread_wait",	sys_thread_wait,	2 },
+	[SYS_task_id]		= { "task_id",		sys_task_id,		0 },
+	[SYS_thread_id]		= { "thread_id",	sys_thread_id,		0 },
+	[SYS_set_cpu]		= { "set_cpu",		sys_set_cpu,		1 },
+	[SYS_cpu]		= { "cpu",		sys_cpu,		0 },
+	[SYS_set_tls]		= { "set_tls",		sys_set_tls,		1 },
+	[SYS_spawn]		= { "spawn",		sys_spawn,		2 },
+	[SYS_task_wait]		= { "task_wait",	sys_task_wait,		2 },
+	[SYS_abort]		= { "abort",		sys_abort,		0 },
+	[SYS_nr_cpus]		= { "nr_cpus",		sys_nr_cpus,		0 },
+};
+
+static DEFINE_PER_CPU(unsigned long, syscalls_done);
+
+/* Interrupts off on entry and on return; the arch returns to user mode after. */
+void syscall_dispatch(struct trap_frame *tf)
+{
+	unsigned long nr = arch_syscall_nr(tf);
+	struct syscall_args a;
+	long ret = -ENOSYS;
+
+	enter_from_user_mode();
+	local_irq_enable();
+	this_cpu_write(syscalls_done, this_cpu_read(syscalls_done) + 1);
+	current_user_task()->syscalls++;	/* (only its own threads write it: a statistic) */
+	if (nr < NR_SYSCALLS && syscall_table[nr].fn) {
+		for (int i = 0; i < SYSCALL_MAX_ARGS; i++)
+			a.arg[i] = arch_syscall_arg(tf, i);
+		ret = syscall_table[nr].fn(&a);
+	}
+	arch_syscall_set_result(tf, ret);
+	local_irq_disable();
+	exit_to_user_mode();
+}
+
+const char *syscall_name(unsigned long nr)
+{
+	return nr < NR_SYSCALLS && syscall_table[nr].fn ? syscall_table[nr].name : NULL;
+}
+
+unsigned long syscalls_done_on(int cpu)
+{
+	return READ_ONCE(per_cpu(syscalls_done, cpu));
+}

@@ -1,0 +1,313 @@
+/*
+ * User tasks (task.h): creating one, the list of them, killing one,
+ * ending one.  Starting its program is exec.c's; its threads are
+ * thread.c's.
+ *
+ * The task list is an RCU list: the monitor's ps and user_task_find()
+ * (a task waiting for another by id) walk it with no lock.  Writers take
+ * tasks_lock.  A task taken off the list is freed only after a grace
+ * period, by kfree_rcu(), once its last reference is gone.
+ */
+#include "user/thread.h"
+#include <errno.h>
+
+static LIST_HEAD(task_list);
+static DEFINE_SPINLOCK(tasks_lock);
+static atomic_long_t tasks_live;
+
+static const char *basename_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+struct user_task *user_task_create(const char *path, struct user_task *parent)
+{
+	struct user_task *t = kzalloc(sizeof(*t), GFP_KERNEL);
+
+	if (!t)
+		return NULL;
+	t->mm = mm_create();
+	if (!t->mm) {
+		kfree(t);
+		return NULL;
+	}
+	atomic_set(&t->refs, 1);	/* the creator's */
+	strncpy(t->name, basename_of(path), sizeof(t->name) - 1);
+	strncpy(t->path, path, sizeof(t->path) - 1);
+	spin_lock_init(&t->lock);
+	t->lock.name = "user_task";
+	spin_lock_init(&t->console_lock);
+	t->console_lock.name = "user_console";
+	INIT_LIST_HEAD(&t->threads);
+	init_completion(&t->done);
+	t->parent = parent;
+	t->start_ns = ktime_get_ns();
+	atomic_long_inc(&tasks_live);
+	return t;
+}
+
+void user_task_get(struct user_task *t)
+{
+	atomic_inc(&t->refs);
+}
+
+static void free_task(struct user_task *t)
+{
+	struct user_thread *ut, *n;
+
+	if (t->mm)
+		panic("BUG: freeing user task %d (%s) with its address space", t->id, t->name);
+	/* Dead threads nobody waited for: the list's references. */
+	list_for_each_entry_safe(ut, n, &t->threads, node) {
+		list_del(&ut->node);
+		user_thread_put(ut);
+	}
+	atomic_long_dec(&tasks_live);
+	kfree_rcu(t, rcu);	/* user_task_find() may be looking at it */
+}
+
+/*
+ * A task whose first thread could not start never ran: it still holds
+ * its address space, which only an ending frees otherwise.
+ */
+void user_task_put(struct user_task *t)
+{
+	/* [task_put_dec] pairs [task_put_dec]: as [mm_put_dec] (kernel/user/mm.c). */
+	if (!atomic_dec_and_test(&t->refs))
+		return;
+	if (t->mm) {
+		mm_put(t->mm);
+		t->mm = NULL;
+	}
+	free_task(t);
+}
+
+/* Lists t (with the list's reference): its id is known, its first thread about to start. */
+void user_task_list(struct user_task *t)
+{
+	unsigned long flags;
+
+	user_task_get(t);
+	spin_lock_irqsave(&tasks_lock, flags);
+	t->listed = true;
+	list_add_tail_rcu(&t->node, &task_list);
+	spin_unlock_irqrestore(&tasks_lock, flags);
+}
+
+/* Takes t off the list (tasks_lock held); the caller drops the list's reference. */
+static bool unlist_locked(struct user_task *t)
+{
+	if (!t->listed)
+		return false;
+	t->listed = false;
+	list_del_rcu(&t->node);
+	return true;
+}
+
+/* The status was collected, or nobody will collect it: off the list. */
+void user_task_unlist(struct user_task *t)
+{
+	unsigned long flags;
+	bool was;
+
+	spin_lock_irqsave(&tasks_lock, flags);
+	was = unlist_locked(t);
+	spin_unlock_irqrestore(&tasks_lock, flags);
+	if (was)
+		user_task_put(t);
+}
+
+struct user_task *user_task_find(int id)
+{
+	struct user_task *t, *found = NULL;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(t, &task_list, node) {
+		/* Not if its last reference is going: it is being freed. */
+		if (t->id == id && atomic_inc_not_zero(&t->refs)) {
+			found = t;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+void for_each_user_task(void (*fn)(struct user_task *t, void *arg), void *arg)
+{
+	struct user_task *t;
+	unsigned long flags;
+
+	spin_lock_irqsave(&tasks_lock, flags);
+	list_for_each_entry(t, &task_list, node)
+		fn(t, arg);
+	spin_unlock_irqrestore(&tasks_lock, flags);
+}
+
+bool user_task_dying(struct user_task *t)
+{
+	return READ_ONCE(t->kill_reason) || READ_ONCE(t->exiting);
+}
+
+/*
+ * Makes every live thread of t but the caller notice, t->lock held: a
+ * blocked one is woken (its wait gives up: wait_for_completion_killable()),
+ * one in user mode on another CPU gets an interrupt and leaves at its
+ * return (exit_to_user_mode()).
+ */
+static void kick_threads_locked(struct user_task *t)
+{
+	struct user_thread *ut;
+
+	list_for_each_entry(ut, &t->threads, node) {
+		int cpu;
+
+		if (ut->exited || !ut->kt || ut->kt == current)
+			continue;
+		wake_up_process(ut->kt);
+		cpu = READ_ONCE(ut->kt->cpu);
+		if (cpu != smp_processor_id() && cpu_online(cpu))
+			arch_send_ipi(cpu, IPI_RESCHEDULE);
+	}
+}
+
+void user_task_kill(struct user_task *t, int reason)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&t->lock, flags);
+	if (!t->kill_reason && !t->exiting && !t->ended) {
+		WRITE_ONCE(t->kill_reason, reason);
+		/*
+		 * [task_kill_mb] pairs [killable_mb]: the reason is visible
+		 * before we read each thread's state in wake_up_process(): a
+		 * thread going to sleep either sees it, or is seen asleep and
+		 * woken.  (A thread in user mode on another CPU gets our IPI,
+		 * which orders our stores before its handler: [sgi_dsb] on
+		 * AArch64, the architecture on x86-64.)
+		 */
+		smp_mb();
+		kick_threads_locked(t);
+	}
+	spin_unlock_irqrestore(&t->lock, flags);
+}
+
+void user_task_exit(struct user_task *t, int status)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&t->lock, flags);
+	if (!t->kill_reason && !t->exiting) {
+		t->exit.status = status;
+		WRITE_ONCE(t->exiting, true);
+		/* [task_exit_mb] pairs [killable_mb]: as [task_kill_mb] in user_task_kill(). */
+		smp_mb();
+		kick_threads_locked(t);
+	}
+	spin_unlock_irqrestore(&t->lock, flags);
+}
+
+/*
+ * Its children lose their parent: an ended one nobody will wait for now
+ * goes off the list, a live one will when it ends.
+ */
+static void orphan_children(struct user_task *parent)
+{
+	struct user_task *t, *n, *gone[16];
+	unsigned long flags;
+	int ngone;
+
+	do {
+		ngone = 0;
+		spin_lock_irqsave(&tasks_lock, flags);
+		list_for_each_entry_safe(t, n, &task_list, node) {
+			if (t->parent != parent)
+				continue;
+			t->parent = NULL;
+			if (READ_ONCE(t->ended) && ngone < (int)ARRAY_SIZE(gone) && unlist_locked(t))
+				gone[ngone++] = t;
+		}
+		spin_unlock_irqrestore(&tasks_lock, flags);
+		for (int i = 0; i < ngone; i++)
+			user_task_put(gone[i]);
+	} while (ngone == ARRAY_SIZE(gone));
+}
+
+/* Any partial console line the task left (console.c). */
+void user_console_flush(struct user_task *t);
+
+void user_task_end(struct user_task *t)
+{
+	struct mm_struct *mm = t->mm;
+	unsigned long flags;
+	bool unlist;
+
+	/* This CPU must not keep the address space loaded while it is freed. */
+	local_irq_save(flags);
+	current->mm = NULL;
+	switch_mm(NULL);
+	local_irq_restore(flags);
+	t->tlb_shootdowns = mm->tlb_shootdowns;
+	t->tlb_ipis = mm->tlb_ipis;
+	cpumask_copy(&t->tlb_ipi_cpus, &mm->tlb_ipi_cpus);
+	spin_lock_irqsave(&t->lock, flags);
+	t->mm = NULL;
+	if (t->kill_reason)
+		t->exit = (struct sys_exit_status){ .status = 0, .killed = t->kill_reason };
+	spin_unlock_irqrestore(&t->lock, flags);
+	mm_put(mm);
+	user_console_flush(t);
+	orphan_children(t);
+	spin_lock_irqsave(&tasks_lock, flags);
+	WRITE_ONCE(t->ended, true);
+	unlist = !t->parent;	/* no task will wait for it */
+	spin_unlock_irqrestore(&tasks_lock, flags);
+	if (unlist)
+		user_task_unlist(t);
+	complete_all(&t->done);
+}
+
+int user_task_collect(struct user_task *child, struct user_task *parent,
+		      struct sys_exit_status *st)
+{
+	unsigned long flags;
+	bool gone = false;
+	int ret = -ECHILD;
+
+	spin_lock_irqsave(&tasks_lock, flags);
+	if (child->parent == parent && !child->waited && child->ended) {
+		child->waited = true;
+		*st = child->exit;
+		gone = unlist_locked(child);
+		ret = 0;
+	}
+	spin_unlock_irqrestore(&tasks_lock, flags);
+	if (gone)
+		user_task_put(child);
+	return ret;
+}
+
+/* The kernel's wait (tests, the boot programs): polls, so it can give up at a deadline. */
+#define WAIT_POLL_MS	2
+
+int user_task_wait_timeout(struct user_task *t, u64 timeout_ns, struct sys_exit_status *st)
+{
+	u64 end = ktime_get_ns() + timeout_ns;
+
+	while (!completion_done(&t->done)) {
+		if (timeout_ns && ktime_get_ns() > end)
+			return -ETIMEDOUT;
+		msleep(WAIT_POLL_MS);
+	}
+	/* Does not block now; its lock orders the task's end before our read. */
+	wait_for_completion(&t->done);
+	*st = t->exit;
+	return 0;
+}
+
+long user_tasks_live(void)
+{
+	return atomic_long_read(&tasks_live);
+}

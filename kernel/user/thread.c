@@ -1,0 +1,208 @@
+/*
+ * User threads (thread.h): creating one, its first entry to user mode,
+ * its exit, and collecting its status.
+ */
+#include "user/thread.h"
+#include "user/uaccess.h"
+#include <errno.h>
+
+static atomic_t next_cpu;	/* SYS_CPU_ANY: the CPUs in turn */
+
+/* The CPU a thread asked to run on, or one in turn; -1 if not a good one. */
+static int pick_cpu(int cpu)
+{
+	if (cpu == SYS_CPU_ANY) {
+		for (int tries = 0; tries < NR_CPUS; tries++) {
+			int c = (unsigned int)atomic_inc_return_relaxed(&next_cpu) % nr_cpu_ids;
+
+			if (cpu_online(c))
+				return c;
+		}
+		return smp_processor_id();
+	}
+	return cpu >= 0 && cpu < nr_cpu_ids && cpu_online(cpu) ? cpu : -1;
+}
+
+void user_thread_put(struct user_thread *ut)
+{
+	/* [thread_put_dec] pairs [thread_put_dec]: as [mm_put_dec] (kernel/user/mm.c). */
+	if (atomic_dec_and_test(&ut->refs))
+		kfree(ut);
+}
+
+/* Makes this CPU ready to run ut in user mode; interrupts off. */
+static void load_user_context(struct user_thread *ut)
+{
+	struct task_struct *kt = current;
+
+	switch_mm(kt->mm);
+	arch_user_thread_switch((uintptr_t)kt->stack + (THREAD_PAGES + 1) * PAGE_SIZE, ut->tls);
+}
+
+/* The scheduler's hook (kernel/sched.c): next is about to run here. */
+void user_context_switch(struct task_struct *next)
+{
+	if (next->user)
+		load_user_context(next->user);
+	else
+		switch_mm(NULL);
+}
+
+/* A new thread's kernel half starts here, then enters user mode for good. */
+static int user_thread_start(void *data)
+{
+	struct user_thread *ut = data;
+
+	current->user = ut;
+	current->mm = ut->task->mm;
+	if (user_task_dying(ut->task))
+		user_thread_exit(0);	/* killed before it ran */
+	local_irq_disable();
+	load_user_context(ut);
+	/* (no exit_to_user_mode() here: nothing can be pending yet but a kill, seen above) */
+	arch_enter_user(ut->entry, ut->sp, ut->arg, ut->tls);
+}
+
+int user_thread_create(struct user_task *t, uintptr_t entry, uintptr_t arg, uintptr_t sp,
+		       uintptr_t tls, int cpu)
+{
+	struct user_thread *ut;
+	struct task_struct *kt;
+	unsigned long flags;
+	bool first;
+	long stack = 0;
+
+	cpu = pick_cpu(cpu);
+	if (cpu < 0 || !access_ok(entry, 1))
+		return -EINVAL;
+	if (user_task_dying(t))
+		return -ESRCH;
+	ut = kzalloc(sizeof(*ut), GFP_KERNEL);
+	if (!ut)
+		return -ENOMEM;
+	if (!sp) {
+		stack = mm_map(t->mm, 0, USER_STACK_PAGES * PAGE_SIZE,
+			       SYS_PROT_READ | SYS_PROT_WRITE, VM_STACK);
+		if (stack < 0) {
+			kfree(ut);
+			return stack;
+		}
+		sp = stack + USER_STACK_PAGES * PAGE_SIZE;
+		ut->stack = stack;
+	}
+	kt = kthread_create_on_cpu(user_thread_start, ut, cpu, t->name);
+	if (!kt) {
+		if (stack)
+			mm_unmap(t->mm, stack, USER_STACK_PAGES * PAGE_SIZE);
+		kfree(ut);
+		return -ENOMEM;
+	}
+	atomic_set(&ut->refs, 2);	/* its own, and the task's list's */
+	ut->task = t;
+	ut->kt = kt;
+	ut->tid = kt->pid;
+	ut->entry = entry;
+	ut->arg = arg;
+	ut->sp = sp;
+	ut->tls = tls;
+	init_completion(&ut->done);
+	user_task_get(t);		/* the thread's */
+	spin_lock_irqsave(&t->lock, flags);
+	first = !t->id;
+	if (first)
+		t->id = ut->tid;
+	list_add_tail(&ut->node, &t->threads);
+	t->nr_live++;
+	spin_unlock_irqrestore(&t->lock, flags);
+	if (first)
+		user_task_list(t);
+	/* If t was killed meanwhile, the thread leaves as it starts. */
+	wake_up_process(kt);
+	return ut->tid;
+}
+
+/* How ut ended: its own status, or how its task was ended. t->lock held. */
+static struct sys_exit_status exit_status_locked(struct user_task *t, int status)
+{
+	if (t->kill_reason)
+		return (struct sys_exit_status){ .status = 0, .killed = t->kill_reason };
+	if (t->exiting)
+		return (struct sys_exit_status){ .status = t->exit.status, .killed = 0 };
+	return (struct sys_exit_status){ .status = status, .killed = 0 };
+}
+
+void user_thread_exit(int status)
+{
+	struct user_thread *ut = current->user;
+	struct user_task *t = ut->task;
+	unsigned long flags;
+	bool last;
+
+	if (current->rcu_read_lock_nesting)
+		panic("BUG: user thread %d leaving inside rcu_read_lock() (nesting %d)",
+		      ut->tid, current->rcu_read_lock_nesting);
+	srcu_check_task_exit(current);
+	spin_lock_irqsave(&t->lock, flags);
+	ut->exit = exit_status_locked(t, status);
+	ut->exited = true;
+	last = --t->nr_live == 0;
+	if (last && !t->kill_reason && !t->exiting)
+		t->exit.status = status;	/* its last thread's, as it left */
+	spin_unlock_irqrestore(&t->lock, flags);
+	if (!last && ut->stack)
+		mm_unmap(t->mm, ut->stack, USER_STACK_PAGES * PAGE_SIZE);
+	complete_all(&ut->done);
+	if (last)
+		user_task_end(t);
+	reaper_add(ut);
+	do_task_dead();		/* the reaper frees the kernel half once it is off this CPU */
+}
+
+/* Thread tid of task t, with a reference, if nobody collected it yet. */
+static struct user_thread *find_thread(struct user_task *t, int tid)
+{
+	struct user_thread *ut, *found = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&t->lock, flags);
+	list_for_each_entry(ut, &t->threads, node) {
+		if (ut->tid == tid && !ut->waited) {
+			atomic_inc(&ut->refs);
+			found = ut;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&t->lock, flags);
+	return found;
+}
+
+int user_thread_wait(int tid, struct sys_exit_status *st)
+{
+	struct user_thread *me = current->user, *ut;
+	struct user_task *t = me->task;
+	unsigned long flags;
+	bool mine = false;
+	int ret;
+
+	if (tid == me->tid)
+		return -EDEADLK;
+	ut = find_thread(t, tid);
+	if (!ut)
+		return -ESRCH;
+	ret = wait_for_completion_killable(&ut->done);
+	if (!ret) {
+		spin_lock_irqsave(&t->lock, flags);
+		if (!ut->waited) {
+			ut->waited = mine = true;
+			*st = ut->exit;
+			list_del(&ut->node);
+		}
+		spin_unlock_irqrestore(&t->lock, flags);
+		if (mine)
+			user_thread_put(ut);	/* the list's reference */
+		else
+			ret = -ESRCH;		/* another thread collected it first */
+	}
+	user_thread_put(ut);
+	return ret;
+}

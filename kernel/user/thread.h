@@ -1,0 +1,57 @@
+/*
+ * A thread of a user task (kernel/user/thread.c).  Its kernel half is an
+ * ordinary task_struct (kt): a kernel stack, a place in a run queue;
+ * kt->user points here and kt->mm at the task's address space.  Entries
+ * from user mode run on kt's stack, the thread's own: a thread blocked in
+ * a system call keeps it while others run.
+ *
+ * References (refs): the thread itself while it runs (dropped by the
+ * reaper once its kernel half is freed), and its task's thread list
+ * (dropped when another thread collects its status, or when the task is
+ * freed).  The thread holds a reference to its task until the reaper
+ * drops it: a dead thread does not keep its task alive.
+ */
+#ifndef KERNEL_USER_THREAD_H
+#define KERNEL_USER_THREAD_H
+
+#include "user/task.h"
+
+struct user_thread {
+	atomic_t refs;
+	int tid;			/* kt->pid */
+	struct user_task *task;
+	struct task_struct *kt;		/* NULL once the reaper freed it */
+	struct list_head node;		/* on task->threads (task->lock) */
+	uintptr_t stack;		/* its user stack (USER_STACK_PAGES) */
+	uintptr_t entry, arg, sp, tls;	/* where it starts, its thread pointer */
+	bool exited;			/* it has left for good: exit holds how */
+	bool waited;			/* its status was collected */
+	struct sys_exit_status exit;
+	struct completion done;		/* completed (for all) once exited */
+	struct list_head reap_node;	/* on the reaper's list */
+};
+
+/*
+ * Starts a thread in t at entry(arg) with thread pointer tls, on cpu
+ * (SYS_CPU_ANY: one the kernel picks), on a stack of its own (sp 0), or
+ * at sp (the first thread: its stack holds argv).  Its tid, or -errno.
+ */
+int user_thread_create(struct user_task *t, uintptr_t entry, uintptr_t arg, uintptr_t sp,
+		       uintptr_t tls, int cpu);
+/* The calling thread leaves user space for good: exit status or kill. */
+void user_thread_exit(int status) __noreturn;
+/* Waits for thread tid of the caller's task to exit; its status in *st. */
+int user_thread_wait(int tid, struct sys_exit_status *st);
+void user_thread_put(struct user_thread *ut);
+
+/* The reaper (reaper.c): frees a dead thread's kernel half once it is off its CPU. */
+void reaper_init(void);
+void reaper_add(struct user_thread *ut);
+void reaper_flush(void);	/* waits until what it was given is freed */
+
+static inline struct user_thread *current_user_thread(void)
+{
+	return current->user;
+}
+
+#endif

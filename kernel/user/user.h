@@ -1,0 +1,71 @@
+/*
+ * User space: programs in address spaces of their own, their threads,
+ * system calls, and the ways into and out of the kernel (docs/user.md).
+ * This header is what the rest of the kernel, the arch and the tests
+ * use; each object has its own header and file, one concept each:
+ *
+ *   mm.c, tlb.c        address spaces: regions, frames; switching; TLB shootdowns
+ *   task.c             struct user_task: a program with its threads
+ *   thread.c           struct user_thread: a thread; reaper.c frees the dead ones
+ *   exec.c             user_spawn(): a task from a boot module (module.c), via elf.c
+ *   uaccess.c          copy_from_user() & co: the only way to user memory
+ *   entry.c            what every entry from and return to user mode does
+ *   fault.c            a fault in user mode kills its task, with a report
+ *   syscall.c          THE SYSTEM-CALL TABLE (numbers: lib/syscall.h)
+ *   sys_*.c            its handlers, one file per kind of object
+ *   console.c          a task's console output, line by line
+ *   usertest.c         the programs of tests/user/ run as tests (make test)
+ */
+#ifndef KERNEL_USER_USER_H
+#define KERNEL_USER_USER_H
+
+#include "kernel.h"
+#include "syscall.h"
+
+struct trap_frame;
+struct user_task;
+
+/* At boot, after the scheduler: the boot modules, the reaper thread. */
+void user_init(void);
+/* make run: starts every boot module's program, and waits (bounded) for them to end. */
+void user_run_boot_programs(void);
+
+/*
+ * Starts the program named by cmdline's first word (a boot module) with
+ * cmdline as its argv, on behalf of parent (NULL: the kernel).  Returns
+ * the task with a reference for the caller, or NULL and *err (-ENOENT: no
+ * such module, -ENOEXEC: the ELF loader refused it, -E2BIG, -ENOMEM).
+ */
+struct user_task *user_spawn(const char *cmdline, struct user_task *parent, int *err);
+/*
+ * Waits up to timeout_ns (0: for ever) for t to end: 0 and its status, or
+ * -ETIMEDOUT.  Drop the reference with user_task_put() after.
+ */
+int user_task_wait_timeout(struct user_task *t, u64 timeout_ns, struct sys_exit_status *st);
+void user_task_put(struct user_task *t);
+void user_task_kill(struct user_task *t, int reason);
+
+/* Everything the user half holds, for the test runner's leak check. */
+void user_settle(void);			/* let the reaper free what it was given */
+
+/* The arch's entry code: on every entry from user mode, and before every return (irqs off). */
+void enter_from_user_mode(void);
+void exit_to_user_mode(void);
+/* A system call: its number and arguments in tf, its result written back there. */
+void syscall_dispatch(struct trap_frame *tf);
+
+/* A fault in user mode, as the arch decoded it: the task is killed (fault.c). */
+enum user_fault_type {
+	UFAULT_PAGE,		/* a page fault: addr, and what the access was */
+	UFAULT_OTHER,		/* any other exception: name says which */
+};
+struct user_fault {
+	enum user_fault_type type;
+	const char *name;	/* "segfault", "invalid opcode", "divide error", ... */
+	uintptr_t addr;		/* UFAULT_PAGE: the address */
+	bool write, exec;	/* UFAULT_PAGE: the access (neither: a read) */
+	bool present;		/* UFAULT_PAGE: a page was there (a protection fault) */
+};
+void user_fault(struct trap_frame *tf, const struct user_fault *f) __noreturn;
+
+#endif

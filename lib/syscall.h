@@ -1,0 +1,95 @@
+/*
+ * The system-call ABI: what user programs (user/) and the kernel
+ * (kernel/user/syscall.c, the table) agree on.  Freestanding: nothing
+ * from kernel/ or from newlib, so both sides include this one file.
+ *
+ * How a call travels (docs/user.md, "The system-call ABI"):
+ *
+ *   x86-64   `syscall`; the number in rax, arguments in rdi, rsi, rdx,
+ *            r10, r8, r9; the result in rax.  rcx and r11 are lost (the
+ *            CPU keeps the return address and rflags there); every other
+ *            register, the SSE state included, is preserved.
+ *   AArch64  `svc #0`; the number in x8, arguments in x0-x5; the result
+ *            in x0; every other register, the SIMD state included, is
+ *            preserved.
+ *
+ * A result from -4095 to -1 is an error, -SYS_E...; anything else is
+ * success.  The error numbers are newlib's errno values, so the user
+ * runtime stores -result in errno as it is (the kernel checks at build
+ * time that its <errno.h> agrees: kernel/user/syscall.c).
+ *
+ * Every argument is checked: a pointer must lie in user space and be
+ * mapped with the access the call needs (or the call returns -SYS_EFAULT,
+ * never crashes), a number must be in range (-SYS_EINVAL).  An unknown
+ * system-call number returns -SYS_ENOSYS.
+ */
+#ifndef LIB_SYSCALL_H
+#define LIB_SYSCALL_H
+
+/* The numbers: the index into the kernel's table (kernel/user/syscall.c). */
+#define SYS_exit		0	/* (int status): ends the task, every thread; no return */
+#define SYS_console_write	1	/* (const char *buf, size_t len): -> len */
+#define SYS_yield		2	/* (): lets the CPU's other threads run */
+#define SYS_sleep		3	/* (u64 ns): sleeps at least ns, in ticks */
+#define SYS_clock		4	/* (): -> nanoseconds since boot (monotonic) */
+#define SYS_map			5	/* (void *addr, size_t len, int prot): -> addr */
+#define SYS_unmap		6	/* (void *addr, size_t len): -> 0 */
+#define SYS_thread_create	7	/* (entry, arg, tls, int cpu): -> thread id */
+#define SYS_thread_exit		8	/* (int status): ends the calling thread */
+#define SYS_thread_wait		9	/* (int tid, struct sys_exit_status *st): -> 0 */
+#define SYS_task_id		10	/* (): -> the task's id */
+#define SYS_thread_id		11	/* (): -> the calling thread's id */
+#define SYS_set_cpu		12	/* (int cpu): moves the calling thread to cpu */
+#define SYS_cpu			13	/* (): -> the CPU the caller runs on (as it returns) */
+#define SYS_set_tls		14	/* (void *tls): the thread pointer (x86-64 FS base, AArch64 TPIDR_EL0) */
+#define SYS_spawn		15	/* (const char *cmdline, size_t len): -> task id */
+#define SYS_task_wait		16	/* (int id, struct sys_exit_status *st): -> 0 */
+#define SYS_abort		17	/* (): ends the task as killed by abort(); no return */
+#define SYS_nr_cpus		18	/* (): -> how many CPUs are online */
+#define NR_SYSCALLS		19
+
+/* SYS_map's prot: never both WRITE and EXEC (-SYS_EINVAL). */
+#define SYS_PROT_READ		1
+#define SYS_PROT_WRITE		2
+#define SYS_PROT_EXEC		4
+
+/* SYS_thread_create's cpu: any online CPU (the kernel picks). */
+#define SYS_CPU_ANY		(-1)
+
+/*
+ * What SYS_thread_wait and SYS_task_wait report: how a thread or a task
+ * ended.  killed is 0 after exit(status) / a return from main or from
+ * the thread's function; otherwise the reason (SYS_KILLED_*) and status
+ * is 0.
+ */
+struct sys_exit_status {
+	int status;
+	int killed;
+};
+
+#define SYS_KILLED_FAULT	1	/* a fault in user mode (the console names it) */
+#define SYS_KILLED_ABORT	2	/* abort() */
+#define SYS_KILLED_BY_KERNEL	3	/* the kernel ended it (a test's timeout, shutdown) */
+
+/* The error numbers (newlib's <errno.h> values); a call returns -SYS_E... */
+#define SYS_EPERM		1
+#define SYS_ENOENT		2
+#define SYS_ESRCH		3
+#define SYS_E2BIG		7
+#define SYS_ENOEXEC		8
+#define SYS_ECHILD		10
+#define SYS_EAGAIN		11
+#define SYS_ENOMEM		12
+#define SYS_EFAULT		14
+#define SYS_EBUSY		16
+#define SYS_EEXIST		17
+#define SYS_ENODEV		19
+#define SYS_EINVAL		22
+#define SYS_EDEADLK		45
+#define SYS_ENOSYS		88
+
+/* Is a raw result an error?  (-4095 .. -1, as Linux's IS_ERR_VALUE.) */
+#define SYS_MAX_ERRNO		4095
+#define SYS_IS_ERROR(r)		((unsigned long)(r) >= (unsigned long)-SYS_MAX_ERRNO)
+
+#endif
