@@ -83,7 +83,7 @@ void cpu_idle_loop(void) __noreturn;
 
 void schedule(void);
 void cond_resched(void);
-/* Is a task waiting for this CPU (or the CPU going down)?  cond_resched() would switch. */
+/* Should the running task yield at its next chance (a task was queued here, a slice ended)? */
 bool need_resched(void);
 bool wake_up_process(struct task_struct *t);
 /* Runs the caller on cpu; 0, or -ENODEV if cpu is (or went) offline (kernel/run_on.c). */

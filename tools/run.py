@@ -29,6 +29,7 @@ import threading
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 from ktap import KtapParser, summary_line  # noqa: E402
+from usersyms import Symbolizer  # noqa: E402
 
 TOOLS = os.path.dirname(os.path.abspath(__file__))
 EXIT_PASS, EXIT_FAIL, EXIT_PANIC = 33, 35, 37
@@ -61,6 +62,12 @@ def parse_args(argv=None):
     p.add_argument("--no-isolated", action="store_true",
                    help="skip the tests that need a boot of their own (expect a panic "
                         "or a warning): each is reported as skipped")
+    p.add_argument("--module", action="append", default=[], metavar="'ELF ARGV0 [ARG...]'",
+                   help="a user program to boot beside the kernel (a boot module: "
+                        "docs/user.md); its argv follows the file; may repeat")
+    p.add_argument("--user-dir", metavar="DIR",
+                   help="where the user programs' ELFs with symbols are (build/ARCH/user): "
+                        "addresses in user fault reports get their function names")
     return p.parse_args(argv)
 
 
@@ -141,9 +148,11 @@ def classify(arch, status, timed_out, timeout=None):
 
 
 class Console:
-    """Writes lines to our stdout and to the log, flushing each."""
+    """Writes lines to our stdout and to the log, flushing each; transform
+    (if given) rewrites each line first (the user programs' symbols)."""
 
-    def __init__(self, log_path):
+    def __init__(self, log_path, transform=None):
+        self.transform = transform
         self.log = None
         if log_path:
             d = os.path.dirname(log_path)
@@ -152,6 +161,8 @@ class Console:
             self.log = open(log_path, "w", encoding="utf-8", errors="replace")
 
     def line(self, text):
+        if self.transform:
+            text = self.transform(text)
         sys.stdout.write(text + "\n")
         sys.stdout.flush()
         if self.log:
@@ -241,8 +252,11 @@ def run_interactive(cmd, timeout):
         raise
 
 
-def build_iso(kernel, iso, words):
-    cmd = [os.path.join(TOOLS, "mkiso.sh"), kernel, iso] + words
+def build_iso(kernel, iso, words, modules=()):
+    cmd = [os.path.join(TOOLS, "mkiso.sh")]
+    for m in modules:
+        cmd += ["-m", m]
+    cmd += [kernel, iso] + words
     r = subprocess.run(cmd)
     return r.returncode == 0
 
@@ -267,7 +281,7 @@ def run_isolated(args, tests, console, first_num, counts):
         iso = None
         if args.arch == "x86_64":
             iso = os.path.splitext(iso_path(args))[0] + "-isolated.iso"
-            if not build_iso(args.kernel, iso, words):
+            if not build_iso(args.kernel, iso, words, args.module):
                 console.line(f"not ok {num} {t.name} # could not build the ISO")
                 counts.failed += 1
                 continue
@@ -365,7 +379,7 @@ def _main(args):
     iso = None
     if args.arch == "x86_64":
         iso = iso_path(args)
-        if not build_iso(args.kernel, iso, args.cmdline.split()):
+        if not build_iso(args.kernel, iso, args.cmdline.split(), args.module):
             return _early_failure(args, "run: could not build the GRUB ISO")
 
     cmd = qemu_command(args, interactive, iso)
@@ -391,7 +405,8 @@ def _main(args):
             print(verdict)
         return 0 if end == "clean" else 1
 
-    console = Console(args.log)
+    tools = "aarch64-linux-gnu-" if args.arch == "aarch64" else ""
+    console = Console(args.log, Symbolizer(args.user_dir, tools).line if args.user_dir else None)
     try:
         parser = KtapParser() if args.mode == "test" else None
         status, timed_out = run_piped(cmd, console, timeout,
