@@ -5,13 +5,16 @@
  *   1. remove_cpu() marks the CPU dying and wakes its idle loop
  *      (sched_cpu_set_dying());
  *   2. on that CPU, each task that yields or blocks there moves to another
- *      CPU, per-CPU threads (rcuc/N) run until they block and then park;
- *      when its run queue is empty the idle task marks it offline
+ *      CPU, per-CPU threads (rcuc/N) run until they block; when its run
+ *      queue is empty the idle task turns interrupts off for good
  *      (sched_cpu_dying()): that context switch was its last;
- *   3. with interrupts off for good, it runs a cross-CPU call addressed to
- *      it, reports its quiescent state and clears its online bit under
- *      rcu_state.lock (rcu_report_dead()), and stops: its timer off, then
- *      x86-64 a halt loop, AArch64 PSCI CPU_OFF (arch_cpu_die());
+ *   3. it runs the test hook and a cross-CPU call addressed to it (either
+ *      may hold RCU readers), reports its quiescent state and clears its
+ *      online bit under rcu_state.lock (rcu_report_dead()); only then does
+ *      its run queue go offline, sending on what was queued meanwhile (a
+ *      tour's hop) and parking per-CPU threads (sched_cpu_offline()); it
+ *      stops: its timer off, then x86-64 a halt loop, AArch64 PSCI
+ *      CPU_OFF (arch_cpu_die());
  *   4. remove_cpu(), on a CPU that stays, waits until the arch says the CPU
  *      is stopped (arch_cpu_is_dead()), then moves its RCU callbacks here,
  *      in order, still waiting for their grace periods
@@ -137,19 +140,33 @@ unsigned long cpu_hotplug_count(void)
 }
 
 void (*cpu_dying_hook)(int cpu);
+void (*cpu_dying_late_hook)(int cpu);
 void (*cpu_starting_hook)(int cpu);
 
-/* Step 3, on the CPU going down, from its idle task once no task is left here. */
+/*
+ * Step 3, on the CPU going down, from its idle task once no task is left
+ * here (sched_cpu_dying()), interrupts off since that last switch.  The
+ * hook and a cross-CPU call may still hold RCU readers: until
+ * rcu_report_dead() the CPU stays online and its run queue takes tasks, so
+ * a synchronize_rcu() tour that hops here waits in that queue, and only
+ * sched_cpu_offline() sends it on.
+ */
 void cpu_die(void)
 {
 	int cpu = smp_processor_id();
 	void (*hook)(int) = READ_ONCE(cpu_dying_hook);
+	void (*late_hook)(int) = READ_ONCE(cpu_dying_late_hook);
 
-	local_irq_disable();
-	smp_handle_call_ipi();	/* a call addressed to us while we were up */
+	if (!arch_irqs_disabled())
+		panic("BUG: CPU%d going down with interrupts on: a handler could hold a "
+		      "reader after its run queue went offline", cpu);
 	if (hook)
 		hook(cpu);
+	smp_handle_call_ipi();	/* a call addressed to us while we were up */
+	if (late_hook)
+		late_hook(cpu);
 	rcu_report_dead(cpu);
+	sched_cpu_offline(cpu);
 	arch_cpu_die(cpu);
 }
 

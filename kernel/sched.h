@@ -124,6 +124,7 @@ bool sched_oldest_waiter(int cpu, struct sched_waiter *w);
 void sched_tick(void);
 /* CPU hotplug (kernel/hotplug.c). */
 void sched_cpu_set_dying(int cpu);
+void sched_cpu_offline(int cpu);
 bool sched_cpu_dying_now(int cpu);
 void sched_cpu_unpark(int cpu);
 

@@ -406,7 +406,7 @@ KTEST(hotplug_offline_cpu_stays_down_after_an_nmi)
 
 /*
  * A cross-CPU call to a CPU that goes offline in the middle of it: the
- * leaving CPU (in the test's cpu_dying_hook, interrupts off for good, its
+ * leaving CPU (in the test's cpu_dying_late_hook, interrupts off for good, its
  * calls already flushed) waits until our on_each_cpu() has addressed it
  * and is running the function here, then goes.  on_each_cpu() must not
  * wait for it forever: it takes its request back once the CPU is offline.
@@ -442,13 +442,13 @@ KTEST(hotplug_cross_cpu_call_to_a_cpu_dying_mid_call_returns)
 	rm.cpu = cpu;
 	hp_hook_entered = hp_caller_inside = false;
 	atomic_set(&hp_calls, 0);
-	WRITE_ONCE(cpu_dying_hook, hp_wait_for_caller_hook);
+	WRITE_ONCE(cpu_dying_late_hook, hp_wait_for_caller_hook);
 	remover = kthread_run_on_cpu(hp_remove_fn, &rm, 0, "hp_remover");
 	KASSERT(remover != NULL);
 	KEXPECT(hp_wait_for(&hp_hook_entered));
 	on_each_cpu(hp_mark_inside, NULL, true);	/* cpu is still online: addressed */
 	KEXPECT(hp_wait_for(&rm.done));
-	WRITE_ONCE(cpu_dying_hook, NULL);
+	WRITE_ONCE(cpu_dying_late_hook, NULL);
 	KEXPECT_EQ(rm.ret, 0);
 	KEXPECT_EQ(atomic_read(&hp_calls), n - 1);	/* everywhere but on the CPU that left */
 	kthread_stop(remover);

@@ -278,6 +278,8 @@ bool rcu_cpu_owes_qs(int cpu);
 	  "a CPU going offline leaves its callbacks behind")		\
 	X(RCU_INJECT_OFFLINE_CBS_READY, "offline_cbs_ready",		\
 	  "the callbacks of a CPU going offline run without waiting for their grace period") \
+	X(RCU_INJECT_OFFLINE_WINDOW, "offline_window",			\
+	  "a CPU going offline sends a tour's hop on before its last readers end") \
 	X(RCU_INJECT_ONLINE_STARTS_IDLE, "online_starts_idle",		\
 	  "a CPU coming online keeps the idle flag it went down with (grace periods report for it)") \
 	X(RCU_INJECT_EXP_IPI_REPORTS_BUSY, "exp_ipi_reports_busy",	\

@@ -88,17 +88,22 @@ static inline bool tour_skips(int cpu, int home)
  * everything we do afterwards -- the kfree() included, wherever it runs
  * (each later hop passes through the same barrier on its CPU).
  *
- * CPU hotplug (kernel/hotplug.c) needs nothing more here: the loop stays
- * the article's, and the tour tolerates a CPU leaving or arriving.
- *  - A CPU goes offline only after its last context switch: its tasks
- *    left it as they switched away, and its idle task clears its online
- *    bit with interrupts off for good, after [cpu_offline_mb].  That last
- *    switch is its quiescent state.  If we find the CPU offline and skip
- *    it, every reader it ran ended before its bit changed, and our next
- *    hop's [schedule_mb] orders the kfree() after them.
- *  - If it leaves while we are queued there, its idle task sends us on
- *    only after that last switch (run_on() returns -ENODEV; we ignore it:
- *    the CPU owes us nothing more).
+ * CPU hotplug (kernel/hotplug.c): the loop stays the article's, and the
+ * tour tolerates a CPU leaving or arriving.
+ *  - A CPU going down stays online, and its run queue keeps taking tasks,
+ *    until every reader it may still run has ended: after its last
+ *    context switch it runs, interrupts off, the dying hook and a pending
+ *    cross-CPU call (either may read), then clears its online bit after
+ *    [cpu_offline_mb] (rcu_report_dead()), and only then sends on the
+ *    tasks queued meanwhile (sched_cpu_offline()).  So a hop that finds it
+ *    online waits in its queue for all that, and run_on() returns -ENODEV
+ *    on another CPU, after the hand-over's release and acquire; a hop
+ *    that finds it offline returns -ENODEV at once: every reader it ran
+ *    ended before its bit changed.  We ignore -ENODEV: that CPU owes us
+ *    nothing more.
+ *  - Either way no switch of ours need follow on this CPU (home may have
+ *    gone down too, and run_on(home) returns at once): [tour_end_mb]
+ *    orders the caller's kfree() after those readers.
  *  - A CPU that arrives after we passed its number starts with no reader:
  *    it sets its bit and then [cpu_up_mb] before its first reader, and we
  *    took our number ([wait_begin_mb]) after the caller's removal and
@@ -119,7 +124,13 @@ void synchronize_rcu(void)
 		if (!tour_skips(cpu, home))
 			run_on(cpu);
 	run_on(home);		/* and back to the CPU we started on */
-
+	/*
+	 * [tour_end_mb] pairs [cpu_offline_mb]: a CPU we found offline, or
+	 * that sent our hop on as it went, ran its last readers before its
+	 * full barrier and its offline bit or hand-over; this one orders them
+	 * before the caller's kfree() even when no switch of ours followed.
+	 */
+	smp_mb();
 	tour_end(tour);
 }
 
