@@ -87,7 +87,7 @@ $(UB)/%.elf: $(UB)/obj/%.c.o $(USER_RT) $(UB)/user.ld $(USER_LIBC)
 # What each boot carries (tools/run.py --module): make test, every user
 # test and helper; make run, the programs in USER_RUN (their argv after
 # the name, if any, as in USER_RUN='user/hello a b').
-USER_TEST_NAMES := $(patsubst %.c,%,$(filter tests/%,$(USER_PROG_SRCS)))
+USER_TEST_NAMES := $(patsubst %.c,%,$(filter tests/% user/sysfuzz.c,$(USER_PROG_SRCS)))
 USER_RUN ?= $(if $(USER_PROG_SRCS),user/hello)
 USER_TEST_MODULES := $(foreach p,$(USER_TEST_NAMES),--module '$(UB)/$(p).elf $(p)')
 USER_RUN_MODULES := $(if $(strip $(USER_RUN)),--module '$(UB)/$(firstword $(USER_RUN)).elf $(USER_RUN)')

@@ -13,9 +13,12 @@
  *     MB2_MAX_REGIONS of them, and dropping more is reported;
  *   - the command line is a terminated string, and only marked truncated
  *     when it fills the buffer; the RSDP copy lies inside the block;
+ *   - boot modules: at most MB2_MAX_MODULES kept, each ending no earlier
+ *     than it starts, its command line terminated and shorter than 256;
+ *     every module refused or beyond the maximum is reported;
  *   - the page allocator then frees each page of the regions (above the
- *     kernel's end, below 4 GiB) exactly once, however they overlap, and
- *     hands out such a page;
+ *     kernel's end, below 4 GiB) exactly once, however they overlap, but
+ *     for the pages the modules occupy, and hands out such a page;
  *   - nothing is read or written out of bounds (ASan, UBSan).
  */
 #include <stdint.h>
@@ -75,6 +78,41 @@ static size_t union_pages(struct mem_region *r, int n, size_t *listed)
 	return pages;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Of the pages of the (clipped) regions, those no module occupies: the
+ * allocator keeps the modules' pages (reserve_boot_data()).  Called only
+ * when the regions hold at most MAX_CHECKED pages, added up.
+ */
+static size_t pages_without_modules(const struct mem_region *r, int n)
+{
+	static u64 pages[MAX_CHECKED];
+	struct mem_region mod[MB2_MAX_MODULES];
+	int nmod = arch_reserved_regions(mod, MB2_MAX_MODULES);
+	size_t np = 0, count = 0;
+
+	for (int i = 0; i < n; i++)
+		for (u64 a = r[i].start; a < r[i].end; a += PAGE_SIZE)
+			pages[np++] = a;
+	qsort(pages, np, sizeof(pages[0]), cmp_u64);
+	for (size_t i = 0; i < np; i++) {
+		bool in_mod = false;
+
+		if (i && pages[i] == pages[i - 1])
+			continue;
+		for (int k = 0; k < nmod && !in_mod; k++)
+			in_mod = pages[i] + PAGE_SIZE > mod[k].start && pages[i] < mod[k].end;
+		count += !in_mod;
+	}
+	return count;
+}
+
 static bool in_regions(const struct mem_region *r, int n, u64 a)
 {
 	for (int i = 0; i < n; i++)
@@ -93,6 +131,14 @@ static void check_info(const struct mb2_info *mb, const u8 *buf, u32 total, bool
 	CHECK(!mb->regions_dropped || shim_count_lines("multiboot: ") > 0,
 	      "%d regions dropped silently", mb->regions_dropped);
 	CHECK(memchr(mb->cmdline, '\0', sizeof(mb->cmdline)), "command line not terminated");
+	CHECK(mb->nmodules >= 0 && mb->nmodules <= MB2_MAX_MODULES, "%d modules", mb->nmodules);
+	for (int i = 0; i < mb->nmodules; i++) {
+		CHECK(mb->modules[i].start <= mb->modules[i].end, "module %d ends before it starts", i);
+		CHECK(strnlen(mb->modules[i].cmdline, MB2_MODULE_CMDLINE) < MB2_MODULE_CMDLINE,
+		      "module %d's command line not terminated", i);
+	}
+	CHECK(shim_count_lines("multiboot: module") >= mb->modules_dropped,
+	      "%d modules dropped, fewer said so", mb->modules_dropped);
 	CHECK(!mb->cmdline_truncated || strlen(mb->cmdline) == sizeof(mb->cmdline) - 1,
 	      "a short command line marked truncated");
 	if (mb->rsdp) {
@@ -113,6 +159,7 @@ static void check_pages(void)
 
 	if (listed > MAX_CHECKED)
 		return;
+	want = pages_without_modules(r, n);	/* (r: clipped by union_pages()) */
 	page_alloc_init();
 	CHECK(page_free_count() == want, "the allocator has %zu free pages, the regions hold %zu",
 	      page_free_count(), want);
@@ -157,9 +204,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	shim_reset();
 	mb2_parse(mb, buf);
 	check_info(mb, buf, total, total >= 8 && total <= MB2_INFO_MAX);
-	shim_summary("%d regions (%d dropped), command line '%s', RSDP %s (%zu bytes), end tag %s",
-		     mb->nregions, mb->regions_dropped, mb->cmdline, mb->rsdp ? "found" : "none",
-		     mb->rsdp_len, mb->end_seen ? "seen" : "not seen");
+	shim_summary("%d regions (%d dropped), command line '%s', RSDP %s (%zu bytes), end tag %s, "
+		     "%d modules (%d dropped)%s%s", mb->nregions, mb->regions_dropped, mb->cmdline,
+		     mb->rsdp ? "found" : "none", mb->rsdp_len, mb->end_seen ? "seen" : "not seen",
+		     mb->nmodules, mb->modules_dropped, mb->nmodules ? ", the first: " : "",
+		     mb->nmodules ? mb->modules[0].cmdline : "");
 
 	/* The kernel's own path: the glue keeps the result, the allocator uses it. */
 	multiboot_parse(buf);

@@ -68,6 +68,20 @@ case("multiboot", "overlapping-regions-counted-once",
 case("multiboot", "region-wraps-around",
      info(mmap([(0xfffffffffffff000, 0x2000, 1), (0x100000, 0x100000, 1)])),
      "wraps around: clipped", "mm: 1 MiB free for the kernel (256 pages)")
+def module(start, end, cmdline):
+    return tag(3, struct.pack("<II", start, end) + cmdline)
+
+
+case("multiboot", "modules-good-and-bad",
+     info(mmap(RAM), module(0x200000, 0x210000, b"user/hello a b\0"),
+          module(0x300000, 0x2ff000, b"tests/user/backwards\0"),
+          module(0x400000, 0x401000, b"x" * 300 + b"\0"),
+          module(0x500000, 0x501000, b"no-terminator"), tag(3, b"\0\0\0\0")),
+     "multiboot: module at 0x300000-0x2ff000 ignored: it ends before it starts",
+     "ignored: command line longer than 255 bytes",
+     "ignored: command line not terminated inside its tag",
+     "multiboot: module tag of 12 bytes is shorter than its header",
+     "1 modules (4 dropped), the first: user/hello a b")
 case("multiboot", "acpi-tag-too-small-for-an-rsdp", info(tag(15, b"RSD PTR \0" + bytes(11))),
      "multiboot: ACPI tag of 28 bytes cannot hold an RSDP of 36: ignored", "RSDP none")
 
@@ -313,6 +327,61 @@ case("fdt", "unknown-token", fdt(struct.pack(">II", 1, 0) + struct.pack(">I", 7)
      "fdt: an unknown token at offset 8")
 
 
+# ------------------------------------------------------------ ELF (kernel/user/elf.c)
+
+USER_PROG = 0x8000400000	# lib/user_layout.h: USER_PROGRAM_BASE
+PF_X, PF_W, PF_R = 1, 2, 4
+
+
+def phdr(type_=1, flags=PF_R | PF_X, offset=0x1000, vaddr=USER_PROG, filesz=0x100, memsz=0x100):
+    return struct.pack("<IIQQQQQQ", type_, flags, offset, vaddr, vaddr, filesz, memsz, 0x1000)
+
+
+def elf(phdrs, etype=2, machine=62, entry=USER_PROG, size=0x2000, phentsize=56, magic=b"\x7fELF"):
+    """An ELF64 header and program headers at offset 64, padded to size."""
+    hdr = magic + bytes([2, 1, 1]) + bytes(9)
+    hdr += struct.pack("<HHIQQQIHHHHHH", etype, machine, 1, entry, 64, 0, 0, 64, phentsize,
+                       len(phdrs), 64, 0, 0)
+    data = hdr + b"".join(phdrs)
+    return data + bytes(max(0, size - len(data)))
+
+
+# A program as user/user.ld lays one out: text R X, rodata R, data R W (+ .bss).
+GOOD_ELF = elf([phdr(), phdr(flags=PF_R, offset=0x1200, vaddr=USER_PROG + 0x1000, filesz=0x80,
+                          memsz=0x80),
+                phdr(flags=PF_R | PF_W, offset=0x1400, vaddr=USER_PROG + 0x2000, filesz=0x40,
+                     memsz=0x3000)])
+case("elf", "a-good-program", GOOD_ELF, "accepted: 3 segments")
+case("elf", "not-an-elf-file", elf([phdr()], magic=b"\x7fELG"), "not an ELF file")
+case("elf", "position-independent", elf([phdr()], etype=3), "position-independent")
+case("elf", "other-machine", elf([phdr()], machine=183), "built for machine 183")
+case("elf", "no-program-headers", elf([]), "0 program headers")
+case("elf", "program-header-size-wrong", elf([phdr()], phentsize=32), "program headers of 32 bytes")
+case("elf", "segment-writable-and-executable", elf([phdr(flags=PF_R | PF_W | PF_X)]),
+     "writable and executable")
+case("elf", "segment-past-the-file", elf([phdr(offset=0x1f00, filesz=0x200, memsz=0x200)]),
+     "lie beyond the file's end")
+case("elf", "segment-offset-wraps", elf([phdr(offset=0xffffffffffffff00, filesz=0x200,
+                                              memsz=0x200)]), "lie beyond the file's end")
+case("elf", "segment-in-the-kernel", elf([phdr(vaddr=0x100000)], entry=0x100000),
+     "outside user space")
+case("elf", "segment-wraps-the-address-space", elf([phdr(vaddr=0x7ffffffff000,
+                                                         memsz=0xffffffffffff0000)]),
+     "outside user space")
+case("elf", "more-file-than-memory", elf([phdr(filesz=0x200, memsz=0x100)]), "in the file but only")
+case("elf", "two-segments-share-a-page",
+     elf([phdr(), phdr(flags=PF_R | PF_W, offset=0x1100, vaddr=USER_PROG + 0x800)]),
+     "share a page")
+case("elf", "entry-not-executable", elf([phdr(flags=PF_R)]), "not in an executable segment")
+case("elf", "dynamically-linked", elf([phdr(type_=3), phdr()]), "dynamically linked")
+case("elf", "too-many-segments",
+     elf([phdr(vaddr=USER_PROG + 0x1000 * i, flags=PF_R | (PF_X if i == 0 else 0))
+          for i in range(9)]), "more than 8 loadable segments")
+case("elf", "huge-bss", elf([phdr(), phdr(flags=PF_R | PF_W, vaddr=USER_PROG + 0x1000,
+                                          memsz=1 << 40)]), "MiB in all")
+case("elf", "shorter-than-a-header", GOOD_ELF[:40], "too short for an ELF header")
+
+
 # ------------------------------------------------------------ monitor, command line
 
 case("monitor", "line-longer-than-the-buffer", b"test " + b"x" * 300 + b"\n")
@@ -326,6 +395,10 @@ case("cmdline", "path-only-first", b"/boot/kernel.elf test.num=3 /boot/again",
 
 
 def main():
+    seeds = os.path.join(FUZZ, "corpus", "elf")
+    os.makedirs(seeds, exist_ok=True)
+    with open(os.path.join(seeds, "a-good-program"), "wb") as f:
+        f.write(GOOD_ELF)
     for target, name, data, expect in CASES:
         d = os.path.join(REGRESS, target)
         os.makedirs(d, exist_ok=True)
