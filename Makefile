@@ -220,7 +220,7 @@ bench:
 	    $(if $(filter 1,$(PREEMPT)),--preempt) \
 	    --smp "$(BENCH_SMP)" --accel $(ACCEL) --mem $(MEM) --objdump $(OBJDUMP) --nm $(NM) \
 	    $(if $(BENCH_RUNS),--runs $(BENCH_RUNS)) $(if $(filter 1,$(ICOUNT)),--icount 0) \
-	    --cmdline "$(CMDLINE)" --command "make bench ARCH=$(ARCH) BENCH_SMP=\"$(BENCH_SMP)\" ACCEL=$(ACCEL)$(if $(BENCH_RUNS), BENCH_RUNS=$(BENCH_RUNS))$(if $(filter 1,$(ICOUNT)), ICOUNT=1)"
+	    $(USER_BENCH_MODULES) --cmdline "$(CMDLINE)" --command "make bench ARCH=$(ARCH) BENCH_SMP=\"$(BENCH_SMP)\" ACCEL=$(ACCEL)$(if $(BENCH_RUNS), BENCH_RUNS=$(BENCH_RUNS))$(if $(filter 1,$(ICOUNT)), ICOUNT=1)"
 
 # make model: the models of tools/model/ checked exhaustively by Spin
 # (docs/model.md): first the barrier table's links to the code, then the

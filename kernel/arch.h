@@ -170,6 +170,12 @@ void arch_syscall_set_result(struct trap_frame *tf, long ret);
  */
 size_t arch_copy_from_user(void *dst, const void *usrc, size_t n);
 size_t arch_copy_to_user(void *udst, const void *src, size_t n);
+/*
+ * Does the CPU fault the kernel's accesses to user memory outside those
+ * copies (x86-64 SMAP, AArch64 PAN)?  The report then says the access
+ * was "outside copy_from_user()".
+ */
+bool arch_user_access_guarded(void);
 
 /*
  * Boot modules (kernel/user/module.c): the programs the boot loader

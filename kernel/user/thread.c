@@ -45,7 +45,7 @@ void user_context_switch(struct task_struct *next)
 	if (next->user)
 		load_user_context(next->user);
 	else
-		switch_mm(NULL);
+		switch_mm(next->mm);	/* a kernel thread: NULL, or one it borrows */
 }
 
 /* A new thread's kernel half starts here, then enters user mode for good. */
