@@ -31,7 +31,10 @@ MEM     ?= 128M
 ACCEL   ?= tcg
 TESTS   ?= *
 CMDLINE ?=
-TIMEOUT ?= $(shell echo $$((90 + 30 * $(SMP) + $(SMP) * $(SMP))))
+# (Only for a plausible SMP: a wrong one is refused below, without a shell
+# arithmetic error first.)
+TIMEOUT ?= $(shell case '$(SMP)' in ([1-9]|[1-9][0-9]|[1-9][0-9][0-9]) \
+	echo $$((90 + 30 * $(SMP) + $(SMP) * $(SMP)));; (*) echo 0;; esac)
 # The most CPUs the kernel supports: the default is kernel/param.h's, defined there only.
 NR_CPUS ?= $(shell sed -n 's/^\#define NR_CPUS[[:space:]]*\([0-9][0-9]*\).*/\1/p' kernel/param.h)
 # 1: the checking build (read-side nesting tracked, misuse reported); 0: production
