@@ -13,6 +13,10 @@ properties (tools/fuzz/fuzz_TARGET.c) are checked too.
 
 import os
 import struct
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fuzz import NR_CPUS  # noqa: E402  (the kernel's, kernel/param.h)
 
 FUZZ = os.path.dirname(os.path.abspath(__file__))
 REGRESS = os.path.join(FUZZ, "regress")
@@ -62,12 +66,24 @@ case("multiboot", "more-than-32-regions",
      info(mmap([(0x100000 * (i + 1), 0x80000, 1) for i in range(40)])),
      "multiboot: 8 available memory regions beyond the first 32", "harness: 32 regions (8 dropped)")
 case("multiboot", "overlapping-regions-counted-once",
-     info(mmap([(0x100000, 0x100000, 1), (0x180000, 0x100000, 1), (0x100000, 0x40000, 1)])),
+     info(mmap([(0x100000, 0x80000, 1), (0x180000, 0x100000, 1), (0x200000, 0x100000, 1),
+                (0x180000, 0x40000, 1)])),
      "mm: 1 MiB free for the kernel (384 pages)",
      "mm: the memory map lists 192 pages more than once: each counted once")
 case("multiboot", "region-wraps-around",
-     info(mmap([(0xfffffffffffff000, 0x2000, 1), (0x100000, 0x100000, 1)])),
+     info(mmap([(0xfffffffffffff000, 0x2000, 1), (0x100000, 0x180000, 1)])),
      "wraps around: clipped", "mm: 1 MiB free for the kernel (256 pages)")
+# The harness's kernel image is [1 MiB, 1.5 MiB) (tools/fuzz/fuzz.py).
+case("multiboot", "memory-map-leaves-out-the-kernel",
+     info(mmap([(0, 0x9fc00, 1), (0x140000, 0x7ec0000, 1)])),
+     "mm: the memory map leaves out part of the kernel image (0x100000-0x180000)")
+case("multiboot", "memory-map-split-around-the-kernel",
+     info(mmap([(0x100000, 0x40000, 1), (0x140000, 0x100000, 1)])),
+     "mm: 0 MiB free for the kernel (192 pages)")
+case("multiboot", "a-map-of-4-gib-is-checked-whole",
+     info(mmap([(0x100000, 0xfff00000, 1), (0x80000000, 0x1000, 1)])),
+     "mm: 4094 MiB free for the kernel (1048192 pages)",
+     "mm: the memory map lists 1 pages more than once")
 case("multiboot", "acpi-tag-too-small-for-an-rsdp", info(tag(15, b"RSD PTR \0" + bytes(11))),
      "multiboot: ACPI tag of 28 bytes cannot hold an RSDP of 36: ignored", "RSDP none")
 
@@ -141,9 +157,9 @@ case("acpi", "x2apic-cpus-reachable-and-not",
      "harness: 3 CPUs kept of 3 found")
 case("acpi", "x2apic-only-firmware", acpi([madt([x2apic(i) for i in range(4)])]),
      "harness: 4 CPUs kept of 4 found")
-case("acpi", "more-cpus-than-nr-cpus", acpi([madt([lapic(i) for i in range(20)])]),
-     "smp: firmware lists 20 CPUs, this kernel supports NR_CPUS=16",
-     "harness: 16 CPUs kept of 20 found")
+case("acpi", "more-cpus-than-nr-cpus", acpi([madt([lapic(i) for i in range(NR_CPUS + 4)])]),
+     f"smp: firmware lists {NR_CPUS + 4} CPUs, this kernel supports NR_CPUS={NR_CPUS}",
+     f"harness: {NR_CPUS} CPUs kept of {NR_CPUS + 4} found")
 case("acpi", "apic-id-listed-twice", acpi([madt([lapic(0), lapic(1), lapic(1), x2apic(0)])]),
      "acpi: 2 MADT CPU entries repeat an APIC ID already listed",
      "harness: 2 CPUs kept of 2 found")
@@ -286,7 +302,8 @@ case("fdt", "property-name-outside-strings", virt(extra=bad_nameoff).blob(),
 case("fdt", "node-name-without-its-nul",
      fdt(struct.pack(">I", 1) + b"abcdefgh", b"x\0"), "fdt: a node name runs past the end")
 case("fdt", "nodes-nested-too-deep", virt(extra=deep).blob(), "fdt: nodes nested too deep")
-case("fdt", "more-cpus-than-nr-cpus", virt(20).blob(), "harness: 16 CPUs kept of 20 found")
+case("fdt", "more-cpus-than-nr-cpus", virt(NR_CPUS + 4).blob(),
+     f"harness: {NR_CPUS} CPUs kept of {NR_CPUS + 4} found")
 case("fdt", "cpu-listed-twice", virt(cpu_regs=[0, 1, 1, 2]).blob(),
      "fdt: 1 CPU nodes repeat an MPIDR", "harness: 3 CPUs kept of 3 found")
 case("fdt", "memory-of-size-0", virt(mem=(0x40000000, 0)).blob(),
