@@ -100,6 +100,23 @@ static void stop_other_cpus(void)
 		       others - atomic_read(&cpus_stopped), others);
 }
 
+/*
+ * A panic inside this CPU's own report.  The message may fault too (a
+ * console at a bad address faults on every character): then we exit at
+ * once, before writing anything, rather than fault and recurse forever.
+ */
+static void __noreturn panic_recursive(void)
+{
+	static const char msg[] = "\nKernel panic while panicking: giving up\n";
+	static bool giving_up;	/* (only the owner of the panic gets here) */
+
+	if (giving_up)
+		arch_qemu_exit(QEMU_EXIT_PANIC);
+	giving_up = true;
+	console_write_unlocked(msg, sizeof(msg) - 1);
+	arch_qemu_exit(QEMU_EXIT_PANIC);
+}
+
 /* Returns only to the first CPU to panic; any other CPU stops here. */
 static void panic_enter(void)
 {
@@ -118,11 +135,8 @@ static void panic_enter(void)
 	 */
 	if (!__atomic_compare_exchange_n(&panic_cpu, &owner, me, false,
 					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
-		if (owner == me) {
-			static const char msg[] = "\nKernel panic while panicking: giving up\n";
-			console_write_unlocked(msg, sizeof(msg) - 1);
-			arch_qemu_exit(QEMU_EXIT_PANIC);
-		}
+		if (owner == me)
+			panic_recursive();
 		irq_nmi(NULL);	/* another CPU panics first: stop like its NMI would */
 	}
 	stop_other_cpus();

@@ -34,3 +34,17 @@ KTEST_EXPECT_PANIC(panic_on_two_cpus_at_once_prints_one_whole_report,
 		KTEST_SKIP("cannot start a thread on CPU1");
 	panic_with_the_other_cpu();
 }
+
+/*
+ * A fault inside the panic report (here: the task name it prints is a bad
+ * pointer) is a panic inside the panic: the kernel gives up at once and
+ * ends QEMU with the panic code instead of reporting again (a console
+ * that faults on every character once made that recurse for ever, with
+ * no output; then it exits before writing anything).
+ */
+KTEST_EXPECT_PANIC(panic_inside_its_own_report_gives_up, "Kernel panic while panicking: giving up")
+{
+	local_irq_disable();
+	this_cpu()->task_name = (const char *)16;	/* in page 0, unmapped */
+	panic("the report of this panic faults");
+}

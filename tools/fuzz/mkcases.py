@@ -312,6 +312,51 @@ case("fdt", "memory-wraps-around", virt(mem=(0xffffffff00000000, 0x200000000)).b
      "is not a memory range: ignored")
 case("fdt", "strings-without-nul-at-the-end", virt(extra=unterminated_strings).blob(),
      "harness: 2 CPUs kept of 2 found")
+def devices(uart=0x9000000, gicd=0x8000000, gicr=(0x80a0000, 0xf60000)):
+    """QEMU virt's UART and GICv3 nodes, at the addresses given."""
+    def add(t):
+        t.begin(f"pl011@{uart:x}")
+        t.prop("compatible", b"arm,pl011\0arm,primecell\0")
+        t.u32("reg", uart >> 32, uart & 0xffffffff, 0, 0x1000)
+        t.end()
+        t.begin(f"intc@{gicd:x}")
+        t.prop("compatible", b"arm,gic-v3\0")
+        t.u32("reg", gicd >> 32, gicd & 0xffffffff, 0, 0x10000,
+              gicr[0] >> 32, gicr[0] & 0xffffffff, gicr[1] >> 32, gicr[1] & 0xffffffff)
+        t.end()
+    return add
+
+
+case("fdt", "devices-where-qemu-virt-has-them", virt(4, extra=devices()).blob(),
+     "harness: 4 CPUs kept of 4 found", "UART 0x9000000, GIC 0x8000000 0x80a0000")
+case("fdt", "uart-outside-the-device-window", virt(extra=devices(uart=0x50000000)).blob(),
+     "fdt: the UART at 0x50000000 (0x1000 bytes) is outside the device window the kernel "
+     "maps (0x200000 to 0x40000000): refused, using QEMU virt's at 0x9000000",
+     "UART 0x9000000")
+case("fdt", "uart-in-page-0", virt(extra=devices(uart=0x1000)).blob(),
+     "fdt: the UART at 0x1000 (0x1000 bytes) is outside the device window")
+case("fdt", "uart-across-the-window-end", virt(extra=devices(uart=0x3ffff800)).blob(),
+     "fdt: the UART at 0x3ffff800 (0x1000 bytes) is outside the device window")
+case("fdt", "gic-distributor-above-4-gib", virt(extra=devices(gicd=0x100000000)).blob(),
+     "fdt: the GIC distributor at 0x100000000 (0x10000 bytes) is outside the device window",
+     "GIC 0x8000000 0x80a0000")
+case("fdt", "redistributor-region-past-the-window",
+     virt(extra=devices(gicr=(0x3ff00000, 0x200000))).blob(),
+     "fdt: the GIC redistributor region at 0x3ff00000 (0x200000 bytes) is outside the device "
+     "window", "GIC 0x8000000 0x80a0000")
+case("fdt", "redistributor-region-without-a-frame",
+     virt(extra=devices(gicr=(0x80a0000, 0x10000))).blob(),
+     "fdt: the GIC redistributor region at 0x80a0000 (0x10000 bytes) holds no redistributor "
+     "frame: refused")
+# The 124-CPU case of QEMU virt (123 frames in the first region) in small:
+# the kernel's NR_CPUS keeps it from listing 124 CPUs here.
+case("fdt", "more-cpus-than-redistributor-frames",
+     virt(4, extra=devices(gicr=(0x80a0000, 0x40000))).blob(),
+     "fdt: the GIC's first redistributor region has frames for 2 CPUs; the other 2 need its "
+     "second region, which this kernel does not map: bringing up the first 2",
+     "harness: 2 CPUs kept of 4 found")
+
+
 def value_at_the_very_end():
     """A device_type value without its NUL as the blob's last bytes (the
     strings block comes first): a strcmp() on it reads past the blob."""
