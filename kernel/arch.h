@@ -41,7 +41,8 @@ void arch_cpu_init(int cpu);
  * True when this CPU's control registers hold what the kernel loads
  * (x86-64 CR0 and CR3; AArch64 SCTLR_EL1 and TTBR0_EL1): caches and MMU
  * on, the kernel's page tables, nothing left over from firmware or a boot
- * map.  Otherwise false, with the difference described in why.
+ * map (x86-64: nor its local APIC set up through the boot map's write-back
+ * pages).  Otherwise false, with the difference described in why.
  */
 bool arch_cpu_control_ok(char *why, size_t size);
 

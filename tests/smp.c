@@ -134,7 +134,9 @@ static void check_control(void *info)
  * kept what firmware or INIT left could run with its caches off (CR0.CD
  * and NW are set at power-on and after INIT; TCG ignores them, hardware
  * does not).  And on the kernel's page tables (CR3, TTBR0_EL1), not on a
- * boot map.
+ * boot map; on x86-64 with its local APIC set up through them, uncached
+ * (the boot CPU once programmed it through the boot map's write-back
+ * pages, before mmu_init()).
  */
 KTEST(smp_every_cpu_runs_with_the_kernels_control_register)
 {

@@ -174,6 +174,26 @@ enum arch_mapping arch_mapping_of(uintptr_t addr)
 	return (e & (PTE_PCD | PTE_PWT)) ? ARCH_MAP_DEVICE : ARCH_MAP_RAM;
 }
 
+/*
+ * Does the page table this CPU runs on (CR3) map addr uncached?  Read,
+ * not assumed: the boot tables map everything write-back.
+ */
+bool mmu_uncached(uintptr_t addr)
+{
+	u64 *t = (u64 *)(uintptr_t)(read_cr3() & PTE_ADDR), e;
+
+	if (addr >= MAP_LIMIT)
+		return false;
+	t = (u64 *)(uintptr_t)(t[0] & PTE_ADDR);		/* PDPT */
+	e = t[addr >> 30];
+	if (!(e & PTE_P))
+		return false;
+	e = ((u64 *)(uintptr_t)(e & PTE_ADDR))[(addr >> 21) & 511];	/* PDE */
+	if ((e & PTE_P) && !(e & PTE_PS))
+		e = ((u64 *)(uintptr_t)(e & PTE_ADDR))[(addr >> 12) & 511];
+	return (e & PTE_P) && (e & PTE_PCD);
+}
+
 static void flush_tlb(void *info)
 {
 	(void)info;

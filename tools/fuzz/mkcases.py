@@ -109,8 +109,8 @@ def x2apic(apic_id, enabled=True):
     return struct.pack("<BBHIII", 9, 16, 0, apic_id, 1 if enabled else 0, apic_id)
 
 
-def madt(entries, **kw):
-    return sdt(b"APIC", struct.pack("<II", 0xfee00000, 1) + b"".join(entries), **kw)
+def madt(entries, lapic_base=0xfee00000, **kw):
+    return sdt(b"APIC", struct.pack("<II", lapic_base, 1) + b"".join(entries), **kw)
 
 
 def rsdp(rsdt=0, xsdt=None):
@@ -176,6 +176,17 @@ case("acpi", "table-address-outside-memory",
      bytes(4) + rsdp(rsdt=0x7fe0000), "acpi: no valid RSDT or XSDT")
 case("acpi", "acpi2-rsdp-cut-to-20-bytes", bytes(4) + rsdp(xsdt=IMAGE_BASE)[:20],
      "acpi: ACPI 2.0 RSDP without a valid XSDT part: using the RSDT")
+# The harness's memory map is QEMU's with 128 MiB: 0 to 0x9fc00, 1 MiB to 0x7fe0000.
+case("acpi", "madt-lapic-address-in-the-kernel-image", acpi([madt(QEMU_CPUS, lapic_base=0x100000)]),
+     "acpi: the MADT's local APIC address 0x100000 is RAM in the memory map: using the "
+     "architectural 0xfee00000", "local APIC at 0xfee00000")
+case("acpi", "madt-lapic-address-not-page-aligned",
+     acpi([madt(QEMU_CPUS, lapic_base=0xfee00010)]),
+     "acpi: the MADT's local APIC address 0xfee00010 is not page-aligned")
+case("acpi", "madt-lapic-address-0", acpi([madt(QEMU_CPUS, lapic_base=0)]),
+     "acpi: the MADT's local APIC address 0 is in the first MiB")
+case("acpi", "madt-lapic-address-elsewhere-outside-ram",
+     acpi([madt(QEMU_CPUS, lapic_base=0xfec01000)]), "local APIC at 0xfec01000")
 case("acpi", "no-enabled-cpu", acpi([madt([lapic(0, enabled=False)])]),
      "acpi: the MADT lists no enabled CPU we can use")
 
