@@ -62,12 +62,18 @@ atomic_t cpus_left_out;		/* CPUs that arrived after being given up */
  * arch reports that it could not start the CPU (which starts anyway), or
  * the deadline passes.  Either way the CPU arrives only once the boot CPU
  * has given up on it (inject_arrive_late), so the outcome is certain.
+ * smp.inject=arrival_fault: the first CPU to arrive executes an invalid
+ * instruction before its own set-up (the fault must be reported).
  */
-static bool inject_start_error, inject_arrive_late;
+static bool inject_start_error, inject_arrive_late, inject_arrival_fault;
 
 static bool set_inject(const struct kparam *p, const char *val)
 {
 	(void)p;
+	if (!strcmp(val, "arrival_fault")) {
+		inject_arrival_fault = true;
+		return true;
+	}
 	if (!strcmp(val, "start_error"))
 		inject_start_error = true;
 	else if (strcmp(val, "late"))
@@ -76,7 +82,8 @@ static bool set_inject(const struct kparam *p, const char *val)
 	return true;
 }
 KPARAM_CALL("smp.inject", set_inject,
-	    "'start_error' or 'late' (a CPU the boot CPU gives up on arrives anyway)");
+	    "'start_error' or 'late' (a CPU the boot CPU gives up on arrives anyway), "
+	    "'arrival_fault' (an arriving CPU faults before its set-up)");
 
 static bool claim_start_state(int cpu, int to)
 {
@@ -97,6 +104,8 @@ void ap_main(int cpu)
 {
 	void (*hook)(int);
 
+	if (inject_arrival_fault)
+		__builtin_trap();
 	if (inject_arrive_late)
 		while (READ_ONCE(start_state[cpu]) == CPU_STARTING)
 			cpu_relax();

@@ -57,11 +57,27 @@ void arch_init(void)
 	lapic_init();
 }
 
-void arch_cpu_init(int cpu)
+/*
+ * An AP's first C, called by its first 64-bit code (ap_entry64 in
+ * boot/x86_64/trampoline.S): this_cpu(), then the GDT, the TSS with the
+ * double-fault and NMI stacks, and the IDT, before anything can fault or
+ * take an NMI (without an IDT a fault resets the machine), then the
+ * kernel's path for an arriving CPU.
+ */
+void __noreturn x86_ap_entry(int cpu)
 {
 	set_cpu_self(cpu);
-	mmu_cpu_init();
 	x86_cpu_tables_init(cpu);
+	ap_main(cpu);
+	for (;;)
+		arch_cpu_halt();
+}
+
+/* The rest of an AP's set-up, once it has claimed its place (ap_main()). */
+void arch_cpu_init(int cpu)
+{
+	(void)cpu;	/* this_cpu() is set already */
+	mmu_cpu_init();
 	lapic_cpu_init();
 }
 
