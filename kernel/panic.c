@@ -215,6 +215,8 @@ bool trigger_cpu_backtrace(int cpu)
 	return !READ_ONCE(backtrace_wanted[cpu]);
 }
 
+void (*nmi_backtrace_hook)(void);
+
 /* The NMI: the stop request of a panic on another CPU, or a backtrace request. */
 void irq_nmi(const struct trap_frame *tf)
 {
@@ -226,7 +228,11 @@ void irq_nmi(const struct trap_frame *tf)
 			arch_irq_disable(), arch_cpu_halt();
 	}
 	if (tf && READ_ONCE(backtrace_wanted[me])) {
+		void (*hook)(void) = READ_ONCE(nmi_backtrace_hook);
+
 		this_cpu()->in_nmi = true;
+		if (hook)
+			hook();		/* a test's, in NMI context */
 		printk("NMI backtrace for cpu %d (task %s)\n", me, task_name());
 		dump_backtrace(arch_frame_pc(tf), arch_frame_fp(tf));
 		this_cpu()->in_nmi = false;

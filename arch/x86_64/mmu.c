@@ -8,7 +8,8 @@
  *	kernel text		read-only, executable (CR0.WP: even for the kernel)
  *	rodata, .ksyms		read-only, not executable
  *	data, bss, free RAM	writable, not executable (EFER.NXE)
- *	stack guard pages	not present: a stack overflow faults
+ *	stack guard pages	not present: a stack overflow faults (the
+ *				double-fault and NMI stacks' too: cpu_tables.c)
  *
  * Everything else below 4 GiB -- the legacy hole below 1 MiB (VGA, BIOS),
  * firmware tables, the PCI hole under 4 GiB with the local APIC -- is
@@ -73,7 +74,9 @@ static u64 page_flags(uintptr_t a)
 {
 	if (a == 0)
 		return 0;
-	if (a == (uintptr_t)boot_stack_guard)
+	int cpu;
+
+	if (a == (uintptr_t)boot_stack_guard || x86_ist_guard(a, &cpu))
 		return 0;
 	if (a >= (uintptr_t)__kernel_start && a < (uintptr_t)__text_end)
 		return PTE_P;

@@ -57,6 +57,7 @@ struct trap_frame {
 };
 
 void x86_cpu_tables_init(int cpu);
+const char *x86_ist_guard(uintptr_t addr, int *cpu);
 void idt_init(void);
 void lapic_init(void);
 void lapic_cpu_init(void);
