@@ -115,6 +115,7 @@ void trap_dispatch(struct trap_frame *tf)
 	int vec = (int)tf->vector;
 
 	if (vec == NMI_VECTOR) {
+		mmu_nmi_tlb_flush();	/* a TLB shootdown's, maybe (mmu.c) */
 		irq_nmi(tf);
 		return;
 	}

@@ -67,6 +67,7 @@ u32 lapic_id(void);
 u32 cpu_initial_apic_id(void);
 bool lapic_set_up_uncached(int cpu);
 bool mmu_uncached(uintptr_t addr);
+void mmu_nmi_tlb_flush(void);
 void lapic_send(u32 apic_id, u32 icr_low);
 void clock_init(void);
 void mmu_init(void);
