@@ -13,7 +13,8 @@
 #define MAX_FRAMES	32
 
 static int panic_cpu = -1;
-static atomic_t cpus_stopped;
+/* Set by each CPU a panic stopped; a flag per CPU, so none is counted twice. */
+static bool cpu_stopped[NR_CPUS];
 
 bool panic_in_progress(void)
 {
@@ -68,15 +69,33 @@ void dump_stack(void)
 	dump_backtrace(0, arch_current_fp());
 }
 
+/* Of the CPUs we asked to stop, how many have not (one gone offline is dropped)? */
+static int cpus_still_running(bool *sent)
+{
+	int running = 0;
+
+	for (int cpu = 0; cpu < NR_CPUS; cpu++) {
+		if (sent[cpu] && !cpu_online(cpu))
+			sent[cpu] = false;	/* it went down: nothing to stop */
+		/* [panic_stopped_acquire] pairs [panic_stopped_release]: its output is done. */
+		if (sent[cpu] && !smp_load_acquire(&cpu_stopped[cpu]))
+			running++;
+	}
+	return running;
+}
+
 /*
- * Interrupts the other CPUs and waits (bounded) until they say they
+ * Interrupts the other CPUs and waits (bounded) until each says it
  * stopped.  Offline CPUs are skipped (they run nothing), and one that goes
- * offline meanwhile is no longer waited for: it stops on its own.
+ * offline meanwhile is no longer waited for: it stops on its own.  Each
+ * CPU's own flag counts it once: a CPU that lost the race to panic stops
+ * itself, and then our NMI enters its stop again (a shared count once
+ * counted it twice, and we went on while another CPU still printed).
  */
 static void stop_other_cpus(void)
 {
 	static bool sent[NR_CPUS];	/* (only the first CPU to panic gets here) */
-	int cpu, others = 0;
+	int cpu, others = 0, running;
 	u64 end;
 
 	for_each_online_cpu(cpu) {
@@ -86,18 +105,13 @@ static void stop_other_cpus(void)
 		}
 	}
 	end = ktime_get_ns() + STOP_WAIT_NS;
-	while (atomic_read(&cpus_stopped) < others && ktime_get_ns() < end) {
-		for (cpu = 0; cpu < NR_CPUS; cpu++) {
-			if (sent[cpu] && !cpu_online(cpu)) {
-				sent[cpu] = false;
-				others--;	/* it went down: nothing to stop */
-			}
-		}
+	while ((running = cpus_still_running(sent)) && ktime_get_ns() < end)
 		cpu_relax();
+	if (running) {
+		for (others = 0, cpu = 0; cpu < NR_CPUS; cpu++)
+			others += sent[cpu];	/* (less those gone offline) */
+		printk("panic: %d of %d other CPUs did not stop\n", running, others);
 	}
-	if (atomic_read(&cpus_stopped) < others)
-		printk("panic: %d of %d other CPUs did not stop\n",
-		       others - atomic_read(&cpus_stopped), others);
 }
 
 /*
@@ -223,7 +237,12 @@ void irq_nmi(const struct trap_frame *tf)
 	int me = smp_processor_id();
 
 	if (panic_in_progress() && READ_ONCE(panic_cpu) != me) {
-		atomic_inc(&cpus_stopped);
+		/*
+		 * [panic_stopped_release] pairs [panic_stopped_acquire]: what
+		 * this CPU printed is out before the panicking CPU, seeing the
+		 * flag, starts its report.
+		 */
+		smp_store_release(&cpu_stopped[me], true);
 		for (;;)
 			arch_irq_disable(), arch_cpu_halt();
 	}

@@ -48,3 +48,65 @@ KTEST_EXPECT_PANIC(panic_inside_its_own_report_gives_up, "Kernel panic while pan
 	this_cpu()->task_name = (const char *)16;	/* in page 0, unmapped */
 	panic("the report of this panic faults");
 }
+
+/*
+ * The same race at three CPUs, while the third prints: the report waits
+ * until that CPU has stopped too.  Its printing cannot be stopped before
+ * it is done: it prints in the handler of a backtrace request it sent
+ * itself (an NMI on x86-64, during which further NMIs wait; interrupts
+ * are masked there on AArch64), for 200 ms after the panic began, then
+ * says it stops.  A panicking CPU that went on early -- the one that lost
+ * the race was once counted as stopped twice, once by itself and once by
+ * the winner's NMI -- reports and ends QEMU before that line.
+ */
+#define PRINTER_AFTER_PANIC_NS	(200 * NSEC_PER_MSEC)
+
+static bool printer_printing;
+
+static void print_through_the_panic(void)
+{
+	u64 end = 0;
+
+	WRITE_ONCE(printer_printing, true);
+	for (int line = 0; !end || ktime_get_ns() < end; line++) {
+		if (!end && panic_in_progress())
+			end = ktime_get_ns() + PRINTER_AFTER_PANIC_NS;
+		printk("panic-printer: line %d\n", line);
+	}
+	printk("panic-printer: CPU%d stops printing now\n", smp_processor_id());
+}
+
+static int twin_after_printer(void *arg)
+{
+	while (!READ_ONCE(printer_printing))
+		cpu_relax();
+	return panic_twin(arg);
+}
+
+static int printer(void *arg)
+{
+	(void)arg;
+	trigger_cpu_backtrace(smp_processor_id());	/* returns only after the panic */
+	return 0;
+}
+
+KTEST_EXPECT_PANIC(panic_on_two_cpus_at_once_waits_for_a_third_printing,
+		   "panic-printer: CPU2 stops printing now", "ktest.cpus=3")
+{
+	if (num_online_cpus() < 3)
+		KTEST_SKIP("needs three CPUs");
+	atomic_set(&panickers, 0);
+	WRITE_ONCE(nmi_backtrace_hook, print_through_the_panic);
+	/*
+	 * Both threads first: once the printer is in its handler, a new
+	 * thread's stack (whose guard page every CPU's TLB must drop, by NMI
+	 * on x86-64) would wait for it.
+	 */
+	if (!kthread_run_on_cpu(twin_after_printer, NULL, 1, "panic_twin"))
+		KTEST_SKIP("cannot start a thread on CPU1");
+	if (!kthread_run_on_cpu(printer, NULL, 2, "printer"))
+		KTEST_SKIP("cannot start a thread on CPU2");
+	while (!READ_ONCE(printer_printing))
+		cpu_relax();
+	panic_with_the_other_cpu();
+}

@@ -282,8 +282,17 @@ def build_iso(kernel, iso, words):
 ISOLATED_TIMEOUT = 120
 
 
+def isolated_cpus(words):
+    """An isolated test's CPU count: 2, or N from its word ktest.cpus=N."""
+    for w in words.split():
+        if w.startswith("ktest.cpus=") and w[len("ktest.cpus="):].isdigit():
+            return int(w[len("ktest.cpus="):])
+    return 2
+
+
 def run_isolated(args, tests, console, first_num, counts):
-    """Boots each expect-panic/warning test in a kernel of its own, at SMP=2.
+    """Boots each expect-panic/warning test in a kernel of its own, at SMP=2
+    (or the count its word ktest.cpus=N gives).
 
     A test passes when the console shows its message and QEMU ends with the
     panic code (a panic test) or the pass code (a warning test)."""
@@ -292,10 +301,10 @@ def run_isolated(args, tests, console, first_num, counts):
         num = first_num + i
         words = base + [f"ktest.isolated={t.name}"] + t.cmdline.split()
         sub = argparse.Namespace(**vars(args))
-        sub.smp = 2
+        sub.smp = isolated_cpus(t.cmdline)
         sub.cmdline = " ".join(words)
         console.line(f"# ktest: isolated boot {i + 1}/{len(tests)}: {t.name} "
-                     f"(expects the {t.kind} \"{t.message}\"; SMP=2 {' '.join(words)})")
+                     f"(expects the {t.kind} \"{t.message}\"; SMP={sub.smp} {' '.join(words)})")
         iso = None
         if args.arch == "x86_64":
             iso = os.path.splitext(iso_path(args))[0] + "-isolated.iso"
