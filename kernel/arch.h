@@ -35,6 +35,13 @@ bool arch_start_cpu(int cpu, void *stack_top);
  */
 void arch_cpu_die(int cpu) __attribute__((noreturn));
 bool arch_cpu_is_dead(int cpu);
+/*
+ * A CPU that arrived after the boot CPU gave up on it, before any set-up
+ * of its own (interrupts off, no timer, no interrupt controller): it stops
+ * so that arch_start_cpu() can start it again for add_cpu() (x86-64: halts
+ * until INIT; AArch64: PSCI CPU_OFF).
+ */
+void arch_cpu_left_out(int cpu) __attribute__((noreturn));
 /* Per-CPU set-up, run by every CPU (boot CPU included) on itself. */
 void arch_cpu_init(int cpu);
 /*

@@ -110,10 +110,9 @@ void ap_main(int cpu)
 		while (READ_ONCE(start_state[cpu]) == CPU_STARTING)
 			cpu_relax();
 	if (!claim_start_state(cpu, CPU_ARRIVED)) {
-		/* Given up on: stay halted, touching nothing (not even printk). */
+		/* Given up on: stop, touching nothing (not even printk); add_cpu() may restart it. */
 		atomic_inc(&cpus_left_out);
-		for (;;)
-			arch_cpu_halt();
+		arch_cpu_left_out(cpu);
 	}
 	arch_cpu_init(cpu);
 	sched_init_cpu(cpu);
@@ -174,7 +173,7 @@ static bool start_one(int cpu)
 	end = ktime_get_ns() + timeout;
 	if (!wait_for_arrival(cpu, end) && claim_start_state(cpu, CPU_LEFT_OUT)) {
 		printk("smp: CPU%d did not come up within %d ms: going on without it "
-		       "(if it arrives later it stays halted)\n", cpu, start_timeout_ms);
+		       "(should it arrive later, it stops: add_cpu() can start it again)\n", cpu, start_timeout_ms);
 		return false;
 	}
 	/* It arrived: its own set-up is short, whatever smp.start_timeout_ms says. */
@@ -204,6 +203,8 @@ void smp_boot_cpus(void)
 	}
 	printk("smp: Brought up 1 node, %d CPU%s\n", num_online_cpus(),
 	       num_online_cpus() == 1 ? "" : "s");
+	/* smp.inject's faults are the boot's: add_cpu() later starts CPUs as it should. */
+	inject_start_error = inject_arrive_late = false;
 }
 
 /*
