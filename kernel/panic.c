@@ -28,10 +28,40 @@ static const char *task_name(void)
 	return n ? n : "?";
 }
 
+/*
+ * Is the page of addr RAM the kernel maps?  Before the kernel's page
+ * tables exist (a fault early in the boot) the memory map says.
+ */
+static bool mapped_ram(uintptr_t addr)
+{
+	struct mem_region r[16];
+	int n;
+
+	switch (arch_mapping_of(addr)) {
+	case ARCH_MAP_RAM:
+		return true;
+	case ARCH_MAP_DEVICE:
+		return false;
+	case ARCH_MAP_NONE:
+		break;
+	}
+	if (arch_mapping_of((uintptr_t)&panic_cpu) != ARCH_MAP_NONE)
+		return false;	/* the tables exist and leave addr out: a guard page, a hole */
+	n = arch_mem_regions(r, ARRAY_SIZE(r));
+	return mem_regions_cover(r, n, ALIGN_DOWN(addr, PAGE_SIZE),
+				 ALIGN_DOWN(addr, PAGE_SIZE) + PAGE_SIZE);
+}
+
 static bool plausible_frame(uintptr_t fp, uintptr_t prev)
 {
-	/* Frames live in identity-mapped RAM, are aligned, and grow upwards. */
-	return fp >= 0x100000 && fp < (1ULL << 32) && !(fp & 7) && fp > prev;
+	/*
+	 * Frames are aligned, grow upwards, and live in RAM the kernel maps:
+	 * a corrupt frame pointer must make us read neither a device
+	 * register (AArch64 has its devices below RAM: a read may have side
+	 * effects, or abort) nor a guard page (a fault inside the report).
+	 */
+	return fp >= 0x100000 && fp < (1ULL << 32) && !(fp & 7) && fp > prev &&
+	       mapped_ram(fp) && mapped_ram(fp + 2 * sizeof(uintptr_t) - 1);
 }
 
 static void print_addr(uintptr_t pc)

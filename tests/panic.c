@@ -110,3 +110,33 @@ KTEST_EXPECT_PANIC(panic_on_two_cpus_at_once_waits_for_a_third_printing,
 		cpu_relax();
 	panic_with_the_other_cpu();
 }
+
+/*
+ * A backtrace follows frame pointers only into RAM the kernel maps: a
+ * corrupt one pointing at a device (on AArch64 devices sit below RAM,
+ * and a backtrace once printed a redistributor register as a return
+ * address) or at a guard page (a fault inside the report) ends the walk
+ * before anything is read there.  Every 2 MiB block mapped as a device,
+ * then this thread's own stack guard page, as the first frame pointer:
+ * the trace must hold no frame.
+ */
+static char trace_out[4096];
+
+KTEST(backtrace_reads_no_device_and_no_guard_page)
+{
+	int devices = 0;
+
+	console_capture(trace_out, sizeof(trace_out));
+	for (uintptr_t a = 0x100000; a < (1ULL << 32) - 0x200000; a += 0x200000) {
+		if (arch_mapping_of(a) != ARCH_MAP_DEVICE)
+			continue;
+		dump_backtrace(0, a);
+		devices++;
+	}
+	dump_backtrace(0, (uintptr_t)current->stack);	/* its guard page */
+	console_capture(NULL, 0);
+	KEXPECT(devices > 0);
+	if (strstr(trace_out, " [<"))
+		ktest_info("a frame was read: %.200s", strstr(trace_out, " [<"));
+	KEXPECT(strstr(trace_out, " [<") == NULL);
+}
