@@ -145,25 +145,6 @@ KTEST_EXPECT_PANIC(protect_data_is_not_executable,
 }
 
 /*
- * The symbol table (.ksyms) is data: it once shared the last page of the
- * kernel's text, mapped executable.
- */
-extern const char __ksyms_start[];
-
-static int execute_ksyms(void *arg)
-{
-	(void)arg;
-	((void (*)(void))(uintptr_t)__ksyms_start)();
-	return 0;
-}
-
-KTEST_EXPECT_PANIC(protect_symbol_table_is_not_executable,
-		   "BUG: attempt to execute non-executable memory")
-{
-	on_other_cpu(execute_ksyms);
-}
-
-/*
  * A fault before arch_init() is reported too: the word ktest.early_fault
  * traps while the command line is parsed, before the clock, the memory
  * map or the other CPUs are set up.  (x86-64 once installed its IDT only

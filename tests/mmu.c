@@ -115,3 +115,18 @@ KTEST_EXPECT_PANIC(mmu_guard_page_made_with_interrupts_off_guards_every_cpu,
 	/* Still here: the write went through (or nothing happened at all). */
 	KEXPECT(!READ_ONCE(guard_test_wrote));
 }
+
+/*
+ * The symbol table (.ksyms) is data: it starts on a page after the last
+ * one of the kernel's text, which the page tables map executable ([start
+ * of the image, __text_end) rounded out to pages).  It once followed the
+ * text 16-byte aligned, on that executable page.
+ */
+extern const char __text_end[], __ksyms_start[];
+
+KTEST(protect_symbol_table_is_not_on_a_text_page)
+{
+	KEXPECT((uintptr_t)__ksyms_start % PAGE_SIZE == 0);
+	KEXPECT((uintptr_t)__ksyms_start >= ALIGN_UP((uintptr_t)__text_end, PAGE_SIZE));
+	KEXPECT_EQ(arch_mapping_of((uintptr_t)__ksyms_start), ARCH_MAP_RAM);
+}
