@@ -147,6 +147,11 @@ $(ISO): $(ELF) tools/mkiso.sh
 	@echo "  ISO     $@"
 	@bash tools/mkiso.sh $(ELF) $@
 
+# AArch64: the arm64 Linux Image boot loaders start (tools/arm64_image.py).
+$(B)/Image: $(ELF) tools/arm64_image.py
+	@echo "  IMAGE   $@"
+	@python3 tools/arm64_image.py image $(ELF) $@
+
 # make run DEMO=name plays one demo (DEMO=list lists them); DEMO_PACE=enter|0|MS
 # (default: wait for Enter when a terminal is attached, else never wait).
 RUN_DEMO_WORDS := $(if $(DEMO),demo=$(DEMO)) $(if $(DEMO_PACE),demo.pace=$(DEMO_PACE))

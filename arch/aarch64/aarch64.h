@@ -56,6 +56,11 @@ struct dt_info {
 	u64 cpu_mpidr[NR_CPUS];
 	char bootargs[4096];
 	bool bootargs_truncated;
+	/* Where the blob itself lies: its header and blocks (not the padding after). */
+	u64 fdt_start, fdt_size;
+	/* /chosen's linux,initrd-start and -end: the boot modules (initrd.c). */
+	u64 initrd_start, initrd_end;
+	bool initrd_found;
 };
 extern struct dt_info dt;
 
@@ -68,6 +73,9 @@ bool exception_stack_guard(uintptr_t page);
 void fdt_parse(struct dt_info *dt, const void *blob);
 void mmu_init(void);
 void boot_map_ram(void);
+/* The boot modules in an initrd (initrd.c): how many were put in out. */
+int initrd_parse(const void *initrd, size_t size, struct boot_module_desc *out, int max);
+bool boot_map_fdt(uintptr_t blob);
 uintptr_t mmu_kernel_tables(void);
 void mmu_switch_ttbr0(uintptr_t tables);	/* entry.S */
 void dcache_clean_poc(const void *addr, size_t size);

@@ -31,16 +31,24 @@ static void boot_cpu_first(void)
 }
 
 /*
- * boot_info is what entry.S passes: the device tree's address.  An ELF
- * kernel gets x0 = 0 from QEMU, so entry.S passes VIRT_DTB_ADDR itself.
+ * boot_info is what entry.S passes: the device tree's address (x0 from an
+ * Image's loader).  An ELF kernel gets x0 = 0 from QEMU, so entry.S
+ * passes VIRT_DTB_ADDR itself.
  */
 void arch_early_init(void *boot_info)
 {
+	void *blob = boot_info ? boot_info : (void *)VIRT_DTB_ADDR;
+
 	uart_init(dt.uart_base);
 	set_cpu_self(0);
 	cpus[0].stack_guard = boot_stack_guard;
 	clock_init();
-	fdt_parse(&dt, boot_info ? boot_info : (void *)VIRT_DTB_ADDR);
+	if (!boot_map_fdt((uintptr_t)blob)) {
+		printk("fdt: the boot loader's device tree address %p is not 8-byte aligned "
+		       "RAM between 1 and 4 GiB: not read\n", blob);
+		blob = NULL;
+	}
+	fdt_parse(&dt, blob);
 	boot_map_ram();
 	uart_init(dt.uart_base);
 	if (dt.cpus_found > NR_CPUS)

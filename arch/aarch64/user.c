@@ -9,28 +9,6 @@
 #include <asm/mm.h>
 #include <errno.h>
 
-int arch_mm_init(struct arch_mm *am)
-{
-	am->l0 = NULL;
-	am->table_pages = 0;
-	return -ENOMEM;
-}
-
-void arch_mm_destroy(struct arch_mm *am) { (void)am; }
-int arch_mm_map(struct arch_mm *am, uintptr_t va, uintptr_t pa, int prot)
-{
-	(void)am; (void)va; (void)pa; (void)prot;
-	return -ENOMEM;
-}
-uintptr_t arch_mm_unmap(struct arch_mm *am, uintptr_t va) { (void)am; (void)va; return 0; }
-uintptr_t arch_mm_lookup(struct arch_mm *am, uintptr_t va) { (void)am; (void)va; return 0; }
-void arch_mm_switch(struct arch_mm *am) { (void)am; }
-void arch_flush_tlb_user(struct arch_mm *am, uintptr_t start, uintptr_t end)
-{
-	(void)am; (void)start; (void)end;
-}
-long arch_mm_table_pages(void) { return 0; }
-
 void arch_enter_user(uintptr_t pc, uintptr_t sp, uintptr_t arg, uintptr_t tls)
 {
 	(void)sp; (void)arg; (void)tls;
@@ -59,14 +37,4 @@ size_t arch_copy_to_user(void *udst, const void *src, size_t n)
 {
 	(void)udst; (void)src;
 	return n;
-}
-int arch_boot_modules(struct boot_module_desc *out, int max)
-{
-	(void)out; (void)max;
-	return 0;
-}
-int arch_reserved_regions(struct mem_region *out, int max)
-{
-	(void)out; (void)max;
-	return 0;
 }
