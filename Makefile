@@ -67,6 +67,7 @@ CC       := $(CROSS_COMPILE)gcc
 LD       := $(CROSS_COMPILE)ld
 NM       := $(CROSS_COMPILE)nm
 OBJDUMP  := $(CROSS_COMPILE)objdump
+AR       := $(CROSS_COMPILE)ar
 
 # Flags newlib is built with too (a change rebuilds it).  __DYNAMIC_REENT__:
 # newlib asks __getreent() for the current reentrancy structure instead of
@@ -90,15 +91,15 @@ LDFLAGS := $(ARCH_LDFLAGS) -nostdlib -static -z max-page-size=4096 -z noexecstac
 ARCH_SRCS   := $(wildcard boot/$(ARCH)/*.S arch/$(ARCH)/*.S arch/$(ARCH)/*.c)
 KERNEL_SRCS := $(wildcard kernel/*.c kernel/rcu/*.c kernel/user/*.c)
 DEMO_SRCS   := $(wildcard kernel/demo/*.c)
-TEST_SRCS   := $(sort $(wildcard tests/*.c tests/bench/*.c))
+TEST_SRCS   := $(sort $(wildcard tests/*.c tests/$(ARCH)/*.c tests/bench/*.c))
 SRCS := $(ARCH_SRCS) $(KERNEL_SRCS) $(DEMO_SRCS) $(TEST_SRCS)
 OBJS := $(patsubst %,$(B)/obj/%.o,$(SRCS))
 
 RUN := python3 tools/run.py --arch $(ARCH) --kernel $(ELF) --smp $(SMP) --mem $(MEM) \
-       --accel $(ACCEL) --timeout $(TIMEOUT)
+       --accel $(ACCEL) --timeout $(TIMEOUT) --user-dir $(BUILD)/$(ARCH)/user
 
 .PHONY: all run test debug trace torture bench clean deps newlib lab grade FORCE
-all: $(ELF) $(BOOT_IMAGE)
+all: $(ELF) $(BOOT_IMAGE) user
 
 deps:
 	@bash tools/deps.sh
@@ -156,17 +157,18 @@ $(B)/Image: $(ELF) tools/arm64_image.py
 # (default: wait for Enter when a terminal is attached, else never wait).
 RUN_DEMO_WORDS := $(if $(DEMO),demo=$(DEMO)) $(if $(DEMO_PACE),demo.pace=$(DEMO_PACE))
 run: deps all
-	@$(RUN) --mode run --cmdline "$(strip $(RUN_DEMO_WORDS) $(CMDLINE))"
+	@$(RUN) --mode run $(USER_RUN_MODULES) --cmdline "$(strip $(RUN_DEMO_WORDS) $(CMDLINE))"
 
 test: deps all
 	@$(RUN) --mode test --log $(B)/test.log $(if $(filter 0,$(ISOLATED)),--no-isolated) \
+	    $(USER_TEST_MODULES) \
 	    --cmdline "ktest.filter=$(TESTS) $(CMDLINE)"
 
 # make debug: QEMU halted (-s -S: gdb stub on :1234) until gdb attaches; it
 # prints the gdb command, which loads tools/gdb/quiescent.py (docs/gdb.md).
 # DEMO and DEMO_PACE work as for make run.
 debug: deps all
-	@$(RUN) --mode run --debug --cmdline "$(strip $(RUN_DEMO_WORDS) $(CMDLINE))"
+	@$(RUN) --mode run --debug $(USER_RUN_MODULES) --cmdline "$(strip $(RUN_DEMO_WORDS) $(CMDLINE))"
 
 # Everything under $(BUILD) (kernels of both arches, trace, bench, torture)
 # but the prebuilt newlib, which takes long to build again (make newlib).
@@ -174,6 +176,9 @@ clean:
 	rm -rf $(filter-out $(BUILD)/newlib-%,$(wildcard $(BUILD)/*))
 
 -include $(OBJS:.o=.d)
+
+# User programs: their runtime, newlib-user, one ELF each (user/user.mk).
+include user/user.mk
 
 # make trace: the trace scenario (tests/trace_scenario.c) with trace=rcu,
 # drawn by tools/timeline.py into $(BUILD)/trace/timeline.svg (tools/trace.sh).

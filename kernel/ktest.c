@@ -8,6 +8,7 @@
 #include "ktest.h"
 #include "ktest_runner.h"
 #include "section.h"
+#include "user/user.h"
 #include <stdlib.h>
 
 #define MAX_FILTER 256
@@ -122,6 +123,8 @@ static int select_tests(const struct ktest *start, const struct ktest *end, cons
 	for (const struct ktest *t = start; t < end; t++)
 		if (glob_match(glob, t->name) && (t->expect != KTEST_NORMAL) == isolated_ones)
 			out[n++] = t;
+	if (!isolated_ones && start == __ktest_start)
+		n += usertest_select(glob, out + n);	/* tests/user/ programs */
 	SORT_BY_FILE_AND_LINE(out, n, struct ktest);
 	return n;
 }
@@ -129,43 +132,70 @@ static int select_tests(const struct ktest *start, const struct ktest *end, cons
 static bool inject_leak;	/* ktest.inject=leak: proves the leak check can fail */
 KPARAM_FLAG("ktest.inject", "leak", inject_leak, "the runner leaks one object per test");
 
+/* What a test could leak: kmalloc objects, and pages (stacks, page tables, user frames). */
+struct mem_use {
+	long objects;
+	long pages;		/* in use */
+};
+
 /*
- * kmalloc's live objects once every callback queued so far has run:
- * memory a test frees with kfree_rcu() or call_rcu() counts as freed.
+ * Memory in use once everything freed so far has settled: the reaper
+ * has freed the dead user threads, and every callback queued so far has
+ * run (memory a test frees with kfree_rcu() or call_rcu() counts as
+ * freed).  TLB shootdowns end inside unmap: nothing waits for them.
  */
-static long settled_live_objects(void)
+static void settled_mem_use(struct mem_use *m)
 {
+	user_settle();
 	rcu_barrier();
-	return kmalloc_live_objects();
+	m->objects = kmalloc_live_objects();
+	/* (less the trace's rings: made at the first trace, then kept for good) */
+	m->pages = page_total_count() - page_free_count() - trace_ring_pages();
 }
 
-static void check_leaks(const struct ktest *t, long before)
+static void report_leak(const struct ktest *t, const char *what, long before, long after)
 {
-	long after;
+	long n = labs(after - before);
+
+	printk("%s# ktest: %s: %ld %s%s %s (%ld in use before, %ld after)\n", ktap_indent,
+	       t->name, n, what, n == 1 ? "" : "s",
+	       after > before ? "leaked" : "freed that it did not allocate", before, after);
+	atomic_inc(&failed_checks);
+}
+
+static void check_leaks(const struct ktest *t, const struct mem_use *before)
+{
+	struct mem_use after;
 
 	if (inject_leak)
 		kmalloc(24, GFP_KERNEL);	/* the fault: never freed */
-	after = settled_live_objects();
-	if (after != before) {
-		long n = labs(after - before);
+	settled_mem_use(&after);
+	if (after.objects != before->objects)
+		report_leak(t, "kmalloc object", before->objects, after.objects);
+	if (after.pages != before->pages)
+		report_leak(t, "page", before->pages, after.pages);
+}
 
-		printk("%s# ktest: %s: %ld kmalloc object%s %s (live objects %ld before, "
-		       "%ld after)\n", ktap_indent, t->name, n, n == 1 ? "" : "s",
-		       after > before ? "leaked" : "freed that it did not allocate", before, after);
-		atomic_inc(&failed_checks);
-	}
+static const struct ktest *running;
+
+const struct ktest *ktest_running(void)
+{
+	return running;
 }
 
 static bool run_one(const struct ktest *t, int n)
 {
 	u64 t0 = ktime_get_ns();
-	long live = settled_live_objects();
+	struct mem_use before;
 
+	settled_mem_use(&before);
 	atomic_set(&failed_checks, 0);
 	skipped = false;
 	printk("%s# ktest: running %s\n", ktap_indent, t->name);
+	running = t;
 	t->fn();
-	check_leaks(t, live);
+	running = NULL;
+	check_leaks(t, &before);
 	printk("%s# ktest: %s took %llu ms\n", ktap_indent, t->name,
 	       (unsigned long long)((ktime_get_ns() - t0) / NSEC_PER_MSEC));
 	if (skipped) {
@@ -234,8 +264,8 @@ static void __noreturn run_isolated(void)
 
 void ktest_run_all(void)
 {
-	/* The ordinary tests, then the isolated ones: disjoint, so the section's size is room. */
-	size_t room = max(section_end() - section_start(), 1L);
+	/* The ordinary tests, the user tests, then the isolated ones: disjoint. */
+	size_t room = max(section_end() - section_start(), 1L) + usertest_max();
 	const struct ktest **tests = kcalloc(room, sizeof(*tests), GFP_KERNEL);
 	int total, failed, isolated_count;
 
@@ -266,7 +296,7 @@ void ktest_run_all(void)
  */
 int ktest_run_glob(const char *glob, int *passed)
 {
-	size_t room = max(__ktest_end - __ktest_start, 1L);	/* kcalloc(0) would fail */
+	size_t room = max(__ktest_end - __ktest_start, 1L) + usertest_max();	/* kcalloc(0) would fail */
 	const struct ktest **tests = kcalloc(room, sizeof(*tests), GFP_KERNEL);
 	int total, failed;
 

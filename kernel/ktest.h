@@ -34,7 +34,15 @@ struct ktest {
 	enum ktest_expect expect;
 	const char *message;	/* KTEST_PANIC/KTEST_WARN: text the console must show */
 	const char *cmdline;	/* extra command-line words for its own boot */
+	const struct boot_module *user_module;	/* a user test: its program (kernel/user/usertest.c) */
 };
+
+struct boot_module;
+/* The test running now (a user test's function finds its program there). */
+const struct ktest *ktest_running(void);
+/* kernel/user/usertest.c: the user tests matching glob, and how many there can be. */
+int usertest_select(const char *glob, const struct ktest **out);
+int usertest_max(void);
 
 #define __KTEST_IN(sect, tname, kind, msg, words)			\
 	static void ktest_fn_##tname(void);				\

@@ -25,6 +25,7 @@ struct rq {
 	u64 nr_switches;
 	u64 last_switch_ns;
 	bool unannounced;		/* queued by this CPU while idle: no IPI says so */
+	bool need_resched;		/* the running task should yield (need_resched()) */
 	bool dying;			/* remove_cpu(): its idle task takes it down */
 	bool offline;			/* down: tasks go elsewhere, per-CPU threads park */
 	unsigned long halts_with_work;	/* checking build: halted with `unannounced` set */

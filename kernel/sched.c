@@ -94,6 +94,7 @@ bool enqueue_locked(struct rq *rq, struct task_struct *t, int cpu)
 	t->enqueued_ns = ktime_get_ns();
 	list_add_tail(&t->run_node, &rq->queue);
 	rq->nr_queued++;
+	rq->need_resched = true;
 	if (rq->curr != rq->idle && !rq->curr->user)
 		return false;	/* the running task will switch to it in time */
 	/*
@@ -231,6 +232,7 @@ void __schedule(void)
 		}
 	}
 	next = pick_next(rq);
+	rq->need_resched = false;
 	next->run_on_hop = false;	/* it runs: a hop that queued it has arrived */
 	if (next == prev) {
 		spin_unlock(&rq->lock);
@@ -260,16 +262,24 @@ void schedule(void)
 	__schedule();
 }
 
+/*
+ * Should the running task give up the CPU at its next chance?  Set when a
+ * task joins this CPU's queue or the tick ends a slice with others
+ * waiting, cleared when the CPU picks its next task.  Only the return to
+ * user mode asks (kernel/user/entry.c): the kernel is not preempted.
+ * (Not "is anyone queued": two threads that asked that on their way back
+ * to user mode would hand the CPU to each other for ever.)
+ */
 bool need_resched(void)
 {
-	/* (on a CPU going down, yielding is how a task moves off it) */
-	return READ_ONCE(this_rq()->nr_queued) || READ_ONCE(this_rq()->dying);
+	return READ_ONCE(this_rq()->need_resched) || READ_ONCE(this_rq()->dying);
 }
 
 void cond_resched(void)
 {
 	might_sleep_check("cond_resched");
-	if (need_resched())
+	/* (on a CPU going down, yielding is how a task moves off it) */
+	if (READ_ONCE(this_rq()->nr_queued) || READ_ONCE(this_rq()->dying))
 		__schedule();
 	else
 		rcu_note_context_switch();	/* always a quiescent state */
@@ -355,7 +365,7 @@ void cpu_idle_loop(void)
 		local_irq_disable();
 		if (READ_ONCE(rq->dying)) {
 			local_irq_enable();
-			sched_cpu_dying(rq);
+			sched_cpu_dying(rq);	/* returns with interrupts off */
 			cpu_die();	/* kernel/hotplug.c: does not return */
 		}
 		if (READ_ONCE(rq->nr_queued)) {

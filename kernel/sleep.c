@@ -77,6 +77,8 @@ void sched_tick(void)
 				enqueue_locked(rq, t, rq->idle->cpu);
 		}
 	}
+	if (rq->nr_queued)
+		rq->need_resched = true;	/* a slice ends: user mode is preempted */
 	spin_unlock(&rq->lock);
 	if (smp_processor_id() == 0)
 		wake_offline_sleepers(now);

@@ -69,6 +69,7 @@ static inline void trace_mark(const char *text)
 }
 
 void trace_start(void);
+long trace_ring_pages(void);
 void trace_stop(void);
 void trace_clear(void);
 /* Prints every CPU's events, oldest first, between "# trace: begin/end" lines. */

@@ -30,6 +30,9 @@
 /* Where SYS_map and the stacks find room: from 1 TiB up. */
 #define USER_MAP_BASE		0x0000010000000000
 
+/* Where the user runtime's heap (malloc's sbrk()) grows from: 2 TiB up. */
+#define USER_HEAP_BASE		0x0000020000000000
+
 /* Each thread's stack, and the unmapped guard page below it. */
 #define USER_STACK_PAGES	16		/* 64 KiB */
 

@@ -1,8 +1,11 @@
 #!/bin/bash
-# tools/mkiso.sh ELF ISO [CMDLINE-WORD...]
+# tools/mkiso.sh [-m 'FILE ARGV0 [ARG...]']... ELF ISO [CMDLINE-WORD...]
 #
 # Wrap a multiboot2 kernel ELF in a small GRUB (BIOS) rescue ISO that boots
-# it at once with the given command-line words.
+# it at once with the given command-line words.  Each -m adds a boot
+# module (a user program: docs/user.md): FILE, stripped of its symbols,
+# loaded by a module2 line whose command line is ARGV0 and the ARGs, the
+# program's argv (the kernel finds the program by ARGV0).
 #
 # Every word is single-quoted in grub.cfg so that GRUB's script parser
 # takes it literally ($, ;, \, ", # ... included); an embedded ' is written
@@ -15,8 +18,14 @@
 
 set -euo pipefail
 
+modules=()
+while [ $# -gt 0 ] && [ "$1" = "-m" ]; do
+    [ $# -ge 2 ] || { echo "mkiso: -m needs 'FILE ARGV0 [ARG...]'" >&2; exit 2; }
+    modules+=("$2")
+    shift 2
+done
 if [ $# -lt 2 ]; then
-    echo "usage: $0 ELF ISO [CMDLINE-WORD...]" >&2
+    echo "usage: $0 [-m 'FILE ARGV0 [ARG...]']... ELF ISO [CMDLINE-WORD...]" >&2
     exit 2
 fi
 elf=$1
@@ -42,14 +51,35 @@ done
 mkdir -p "$(dirname "$iso")"
 stage=$iso.d
 rm -rf "$stage"
-mkdir -p "$stage/boot/grub"
+mkdir -p "$stage/boot/grub" "$stage/boot/m"
 cp "$elf" "$stage/boot/kernel.elf"
+
+# One module2 line per program; the ISO holds each stripped (the build
+# keeps the ELF with symbols for the runner's reports).
+module_lines=""
+n=0
+for spec in "${modules[@]}"; do
+    read -r -a words <<<"$spec"
+    file=${words[0]}
+    if [ ! -f "$file" ] || [ ${#words[@]} -lt 2 ]; then
+        echo "mkiso: module '$spec': needs an existing FILE and ARGV0" >&2
+        exit 1
+    fi
+    strip --strip-all -o "$stage/boot/m/$n" "$file"
+    line="    module2 /boot/m/$n"
+    for w in "${words[@]:1}"; do
+        line+=" $(grub_quote "$w")"
+    done
+    module_lines+="$line"$'\n'
+    n=$((n + 1))
+done
+
 cat >"$stage/boot/grub/grub.cfg" <<EOF
 set timeout=0
 set default=0
 menuentry "Quiescent" {
     multiboot2 /boot/kernel.elf$args
-    boot
+${module_lines}    boot
 }
 EOF
 

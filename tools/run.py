@@ -36,6 +36,7 @@ import threading
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 from ktap import KtapParser, summary_line  # noqa: E402
+from usersyms import Symbolizer  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import arm64_image  # noqa: E402
 
@@ -73,6 +74,9 @@ def parse_args(argv=None):
     p.add_argument("--module", action="append", default=[], metavar="'ELF ARGV0 [ARG...]'",
                    help="a user program to boot beside the kernel (a boot module: "
                         "docs/user.md); its argv follows the file; may repeat")
+    p.add_argument("--user-dir", metavar="DIR",
+                   help="where the user programs' ELFs with symbols are (build/ARCH/user): "
+                        "addresses in user fault reports get their function names")
     return p.parse_args(argv)
 
 
@@ -179,9 +183,11 @@ def classify(arch, status, timed_out, timeout=None):
 
 
 class Console:
-    """Writes lines to our stdout and to the log, flushing each."""
+    """Writes lines to our stdout and to the log, flushing each; transform
+    (if given) rewrites each line first (the user programs' symbols)."""
 
-    def __init__(self, log_path):
+    def __init__(self, log_path, transform=None):
+        self.transform = transform
         self.log = None
         if log_path:
             d = os.path.dirname(log_path)
@@ -190,6 +196,8 @@ class Console:
             self.log = open(log_path, "w", encoding="utf-8", errors="replace")
 
     def line(self, text):
+        if self.transform:
+            text = self.transform(text)
         sys.stdout.write(text + "\n")
         sys.stdout.flush()
         if self.log:
@@ -279,8 +287,11 @@ def run_interactive(cmd, timeout):
         raise
 
 
-def build_iso(kernel, iso, words):
-    cmd = [os.path.join(TOOLS, "mkiso.sh"), kernel, iso] + words
+def build_iso(kernel, iso, words, modules=()):
+    cmd = [os.path.join(TOOLS, "mkiso.sh")]
+    for m in modules:
+        cmd += ["-m", m]
+    cmd += [kernel, iso] + words
     r = subprocess.run(cmd)
     return r.returncode == 0
 
@@ -305,7 +316,7 @@ def run_isolated(args, tests, console, first_num, counts, arm64_boot=None):
         boot = arm64_boot		# (the Image and initrd do not depend on the words)
         if args.arch == "x86_64":
             boot = os.path.splitext(iso_path(args))[0] + "-isolated.iso"
-            if not build_iso(args.kernel, boot, words):
+            if not build_iso(args.kernel, boot, words, args.module):
                 console.line(f"not ok {num} {t.name} # could not build the ISO")
                 counts.failed += 1
                 continue
@@ -402,7 +413,7 @@ def _main(args):
 
     if args.arch == "x86_64":
         boot = iso_path(args)
-        if not build_iso(args.kernel, boot, args.cmdline.split()):
+        if not build_iso(args.kernel, boot, args.cmdline.split(), args.module):
             return _early_failure(args, "run: could not build the GRUB ISO")
     else:
         try:
@@ -433,7 +444,8 @@ def _main(args):
             print(verdict)
         return 0 if end == "clean" else 1
 
-    console = Console(args.log)
+    tools = "aarch64-linux-gnu-" if args.arch == "aarch64" else ""
+    console = Console(args.log, Symbolizer(args.user_dir, tools).line if args.user_dir else None)
     try:
         parser = KtapParser() if args.mode == "test" else None
         status, timed_out = run_piped(cmd, console, timeout,

@@ -28,3 +28,7 @@ GDB            := gdb-multiarch
 QEMU_MACHINE   := virt
 QEMU_MAX_SMP   := 512
 MIN_MEM_MB     := 10
+# User programs (user/user.mk): the default small code model reaches
+# +-4 GiB PC-relative (adrp), so code runs at USER_PROGRAM_BASE as linked.
+USER_ARCH_CFLAGS := -march=armv8-a -mno-outline-atomics
+USER_ARCH_LDFLAGS :=

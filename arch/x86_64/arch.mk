@@ -13,3 +13,14 @@ GDB            := gdb
 QEMU_MACHINE   := pc
 QEMU_MAX_SMP   := 255
 MIN_MEM_MB     := 10
+# User programs (user/user.mk): position-independent code (RIP-relative
+# addressing), linked static, not PIE, at USER_PROGRAM_BASE (512 GiB + 4 MiB,
+# lib/user_layout.h).  A 32-bit absolute relocation cannot reach there, so
+# code built without -fpie fails to link ("relocation truncated to fit")
+# instead of running wrong.  The red zone is the ABI's: interrupts from
+# user mode switch to the kernel stack.
+USER_ARCH_CFLAGS := -m64 -fpie
+# -fpie takes a function's address through the GOT; ld would relax that
+# load to an immediate, which 32 bits cannot hold above 4 GiB: keep the
+# GOT (its entries are filled in at link time: no dynamic relocation).
+USER_ARCH_LDFLAGS := --no-relax

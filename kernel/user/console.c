@@ -6,12 +6,12 @@
  * what a program prints cannot pass for a test result.
  */
 #include "user/task.h"
+#include "ktest_runner.h"
 
 /* Prints t's line so far; t->console_lock held. */
 static void emit_line(struct user_task *t)
 {
-	printk("%s%.*s\n", t->console_prefix ? t->console_prefix : "", (int)t->line_len,
-	       t->line);
+	printk("%s%.*s\n", ktest_requested() ? "# " : "", (int)t->line_len, t->line);
 	t->line_len = 0;
 }
 

@@ -45,7 +45,7 @@ void exit_to_user_mode(void)
 		if (!need_resched())
 			break;
 		local_irq_enable();
-		cond_resched();
+		schedule();
 		local_irq_disable();
 	}
 	if (current->rcu_read_lock_nesting)

@@ -133,6 +133,8 @@ long mm_map(struct mm_struct *mm, uintptr_t addr, size_t len, int prot, enum vm_
 	if (!len || len > USER_TOP - USER_BASE || !prot_valid(prot))
 		return -EINVAL;
 	len = ALIGN_UP(len, PAGE_SIZE);
+	if (len / PAGE_SIZE > page_free_count())
+		return -ENOMEM;		/* would fail anyway, after taking every page */
 	if (addr && !user_range(addr, addr + len))
 		return -EINVAL;
 	r = kzalloc(sizeof(*r), GFP_KERNEL);

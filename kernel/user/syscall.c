@@ -46,6 +46,23 @@ static const struct syscall syscall_table[NR_SYSCALLS] = {
 
 static DEFINE_PER_CPU(unsigned long, syscalls_done);
 
+/* user.strace=1: each system call and its result on the console, as strace prints them. */
+static bool strace;
+KPARAM_BOOL("user.strace", strace);
+
+static void trace_call(unsigned long nr, const struct syscall_args *a, long ret)
+{
+	const struct syscall *sc = &syscall_table[nr];
+	char args[160];
+	int len = 0;
+
+	args[0] = '\0';
+	for (int i = 0; i < sc->nargs; i++)
+		len += snprintf(args + len, sizeof(args) - len, "%s%#lx", i ? ", " : "", a->arg[i]);
+	printk("user: %s[%d] thread %d: %s(%s) = %ld\n", current_user_task()->name,
+	       current_user_task()->id, current->user->tid, sc->name, args, ret);
+}
+
 /* Interrupts off on entry and on return; the arch returns to user mode after. */
 void syscall_dispatch(struct trap_frame *tf)
 {
@@ -60,7 +77,15 @@ void syscall_dispatch(struct trap_frame *tf)
 	if (nr < NR_SYSCALLS && syscall_table[nr].fn) {
 		for (int i = 0; i < SYSCALL_MAX_ARGS; i++)
 			a.arg[i] = arch_syscall_arg(tf, i);
+		if (strace && (nr == SYS_exit || nr == SYS_thread_exit || nr == SYS_abort))
+			trace_call(nr, &a, 0);	/* (they do not return) */
 		ret = syscall_table[nr].fn(&a);
+		if (strace)
+			trace_call(nr, &a, ret);
+	} else if (strace) {
+		printk("user: %s[%d] thread %d: system call %lu = %ld (no such call)\n",
+		       current_user_task()->name, current_user_task()->id, current->user->tid,
+		       nr, ret);
 	}
 	arch_syscall_set_result(tf, ret);
 	local_irq_disable();

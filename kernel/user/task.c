@@ -244,11 +244,7 @@ void user_task_end(struct user_task *t)
 	unsigned long flags;
 	bool unlist;
 
-	/* This CPU must not keep the address space loaded while it is freed. */
-	local_irq_save(flags);
-	current->mm = NULL;
-	switch_mm(NULL);
-	local_irq_restore(flags);
+	/* (every thread, this one too, has left it: user_thread_exit()) */
 	t->tlb_shootdowns = mm->tlb_shootdowns;
 	t->tlb_ipis = mm->tlb_ipis;
 	cpumask_copy(&t->tlb_ipi_cpus, &mm->tlb_ipi_cpus);

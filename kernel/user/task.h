@@ -27,6 +27,7 @@
 #include "syscall.h"
 #include "user/mm.h"
 #include "user/module.h"
+#include "user/user.h"
 
 /* What killed a task (for reports and tests; docs/user.md lists the kinds). */
 struct user_fault_info {
@@ -59,8 +60,7 @@ struct user_task {
 	struct rcu_head rcu;
 	u64 start_ns;
 	unsigned long syscalls;
-	/* Its console output is cut in lines, each prefixed when console_prefix is set (tests). */
-	const char *console_prefix;
+	/* Its console output, cut in lines (console.c). */
 	spinlock_t console_lock;
 	char line[CONSOLE_LINE_LEN];
 	size_t line_len;

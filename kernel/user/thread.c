@@ -142,6 +142,17 @@ void user_thread_exit(int status)
 		panic("BUG: user thread %d leaving inside rcu_read_lock() (nesting %d)",
 		      ut->tid, current->rcu_read_lock_nesting);
 	srcu_check_task_exit(current);
+	if (ut->stack)
+		mm_unmap(t->mm, ut->stack, USER_STACK_PAGES * PAGE_SIZE);
+	/*
+	 * Off the address space for good before we stop counting: once the
+	 * count drops, the task's last thread may free it, and no CPU may
+	 * have it loaded then (mm_put()).
+	 */
+	local_irq_save(flags);
+	current->mm = NULL;
+	switch_mm(NULL);
+	local_irq_restore(flags);
 	spin_lock_irqsave(&t->lock, flags);
 	ut->exit = exit_status_locked(t, status);
 	ut->exited = true;
@@ -149,8 +160,6 @@ void user_thread_exit(int status)
 	if (last && !t->kill_reason && !t->exiting)
 		t->exit.status = status;	/* its last thread's, as it left */
 	spin_unlock_irqrestore(&t->lock, flags);
-	if (!last && ut->stack)
-		mm_unmap(t->mm, ut->stack, USER_STACK_PAGES * PAGE_SIZE);
 	complete_all(&ut->done);
 	if (last)
 		user_task_end(t);

@@ -1,0 +1,60 @@
+/*
+ * What a user program may ask of the Quiescent kernel beyond newlib: the
+ * system calls (lib/syscall.h lists them all) as C functions, threads,
+ * and other tasks.  Each returns what the kernel returned: a value, or a
+ * negative error (-SYS_EFAULT...); the wrappers do not touch errno.
+ */
+#ifndef QUIESCENT_H
+#define QUIESCENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "syscall.h"
+#include "user_layout.h"
+
+/* The raw call: any number, any arguments (the fuzzer uses it). */
+long q_syscall(long nr, long a0, long a1, long a2, long a3, long a4, long a5);
+
+static inline long q_yield(void) { return q_syscall(SYS_yield, 0, 0, 0, 0, 0, 0); }
+static inline long q_sleep_ns(uint64_t ns) { return q_syscall(SYS_sleep, (long)ns, 0, 0, 0, 0, 0); }
+static inline uint64_t q_clock_ns(void) { return q_syscall(SYS_clock, 0, 0, 0, 0, 0, 0); }
+static inline int q_cpu(void) { return q_syscall(SYS_cpu, 0, 0, 0, 0, 0, 0); }
+static inline int q_nr_cpus(void) { return q_syscall(SYS_nr_cpus, 0, 0, 0, 0, 0, 0); }
+static inline int q_set_cpu(int cpu) { return q_syscall(SYS_set_cpu, cpu, 0, 0, 0, 0, 0); }
+static inline int q_task_id(void) { return q_syscall(SYS_task_id, 0, 0, 0, 0, 0, 0); }
+static inline int q_thread_id(void) { return q_syscall(SYS_thread_id, 0, 0, 0, 0, 0, 0); }
+static inline long q_console_write(const void *buf, size_t len)
+{
+	return q_syscall(SYS_console_write, (long)buf, (long)len, 0, 0, 0, 0);
+}
+/* Zeroed pages at addr (0: the kernel picks): the address, or a negative error. */
+static inline long q_map(void *addr, size_t len, int prot)
+{
+	return q_syscall(SYS_map, (long)addr, (long)len, prot, 0, 0, 0);
+}
+static inline long q_unmap(void *addr, size_t len)
+{
+	return q_syscall(SYS_unmap, (long)addr, (long)len, 0, 0, 0, 0);
+}
+
+/*
+ * Threads, each with its own newlib state (errno, stdio buffers): fn(arg)
+ * runs on cpu (SYS_CPU_ANY: the kernel picks); its return value is its
+ * exit status.  q_thread_create returns the thread's id, or a negative
+ * error; q_thread_join waits for it and frees what the runtime kept.
+ */
+int q_thread_create(int (*fn)(void *), void *arg, int cpu);
+int q_thread_join(int tid, struct sys_exit_status *st);
+void q_thread_exit(int status) __attribute__((noreturn));
+
+/* Another program (a boot module: its name first, then its arguments). */
+static inline int q_spawn(const char *cmdline, size_t len)
+{
+	return q_syscall(SYS_spawn, (long)cmdline, (long)len, 0, 0, 0, 0);
+}
+static inline int q_task_wait(int id, struct sys_exit_status *st)
+{
+	return q_syscall(SYS_task_wait, id, (long)st, 0, 0, 0, 0);
+}
+
+#endif

@@ -1,0 +1,118 @@
+/*
+ * What newlib needs from the system, as system calls (lib/syscall.h): the
+ * console for every file descriptor, a heap that grows by mapping pages
+ * at its end, the clock, exit and abort.  x86_64-elf newlib calls the
+ * plain names, aarch64-elf newlib the underscored ones: both are here.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include "runtime.h"
+
+#define PAGE_SIZE	4096UL
+
+long syscall_errno(long ret)
+{
+	if (SYS_IS_ERROR(ret)) {
+		errno = -ret;
+		return -1;
+	}
+	return ret;
+}
+
+struct _reent *__getreent(void)
+{
+	return current_tls()->reent;
+}
+
+int write(int fd, const void *buf, size_t n)
+{
+	(void)fd;
+	return syscall_errno(q_console_write(buf, n));
+}
+
+int read(int fd, void *buf, size_t n) { (void)fd; (void)buf; (void)n; return 0; }
+int close(int fd) { (void)fd; return 0; }
+long lseek(int fd, long off, int whence) { (void)fd; (void)off; (void)whence; return 0; }
+int isatty(int fd) { (void)fd; return 1; }
+int getpid(void) { return q_task_id(); }
+
+int fstat(int fd, struct stat *st)
+{
+	(void)fd;
+	memset(st, 0, sizeof(*st));
+	st->st_mode = S_IFCHR;
+	return 0;
+}
+
+/*
+ * The heap: from USER_HEAP_BASE up, each growth mapped right at its end
+ * (malloc calls this under its own lock).  Shrinking is not offered.
+ */
+static char *heap_end = (char *)USER_HEAP_BASE, *heap_mapped = (char *)USER_HEAP_BASE;
+
+void *sbrk(ptrdiff_t incr)
+{
+	char *old = heap_end;
+
+	if (incr < 0) {
+		errno = EINVAL;
+		return (void *)-1;
+	}
+	if (heap_end + incr > heap_mapped) {
+		size_t len = ((heap_end + incr - heap_mapped) + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
+
+		if (SYS_IS_ERROR(q_map(heap_mapped, len, SYS_PROT_READ | SYS_PROT_WRITE))) {
+			errno = ENOMEM;
+			return (void *)-1;
+		}
+		heap_mapped += len;
+	}
+	heap_end += incr;
+	return old;
+}
+
+int gettimeofday(struct timeval *tv, void *tz)
+{
+	uint64_t ns = q_clock_ns();
+
+	(void)tz;
+	tv->tv_sec = ns / 1000000000;
+	tv->tv_usec = ns % 1000000000 / 1000;
+	return 0;
+}
+
+/* Only abort() signals, and only itself: the task ends as killed by abort(). */
+int kill(int pid, int sig)
+{
+	if (pid != q_task_id()) {
+		errno = ESRCH;
+		return -1;
+	}
+	if (sig == SIGABRT)
+		q_syscall(SYS_abort, 0, 0, 0, 0, 0, 0);
+	errno = EINVAL;
+	return -1;
+}
+
+void _exit(int status)
+{
+	q_syscall(SYS_exit, status, 0, 0, 0, 0, 0);
+	for (;;)
+		;
+}
+
+/* aarch64-elf newlib calls these names. */
+void *_sbrk(ptrdiff_t incr) { return sbrk(incr); }
+int _write(int fd, const void *buf, size_t n) { return write(fd, buf, n); }
+int _read(int fd, void *buf, size_t n) { return read(fd, buf, n); }
+int _close(int fd) { return close(fd); }
+long _lseek(int fd, long off, int whence) { return lseek(fd, off, whence); }
+int _isatty(int fd) { return isatty(fd); }
+int _getpid(void) { return getpid(); }
+int _fstat(int fd, struct stat *st) { return fstat(fd, st); }
+int _kill(int pid, int sig) { return kill(pid, sig); }
+int _gettimeofday(struct timeval *tv, void *tz) { return gettimeofday(tv, tz); }

@@ -1,0 +1,93 @@
+# User programs (docs/user.md): the runtime in user/lib and user/arch/$(ARCH),
+# newlib built a second time for user mode (build/newlib-user-$(ARCH): no
+# kernel code model, no -ffreestanding), and one ELF per program:
+#
+#   user/NAME.c              programs (user/hello: make run's boot module)
+#   tests/user/NAME.c        user tests: make test runs each as user_NAME
+#   tests/user/ARCH/NAME.c   the same, on one architecture only
+#   tests/user/helpers/NAME.c  programs the kernel tests start
+#
+# Each links to $(UB)/PATH.elf, PATH its source without .c: that is also
+# its name as a boot module (argv[0]), so the runner finds the ELF of a
+# program the kernel names.  Included by the top Makefile.
+
+UB            := $(BUILD)/$(ARCH)/user
+USER_NEWLIB   := build/newlib-user-$(ARCH)
+USER_LIBC     := $(USER_NEWLIB)/$(NEWLIB_TARGET)/lib/libc.a
+USER_LIBM     := $(USER_NEWLIB)/$(NEWLIB_TARGET)/lib/libm.a
+# Flags newlib-user is built with too (a change rebuilds it).  Frame
+# pointers: the kernel's fault reports walk the user stack by them.
+USER_BASE_CFLAGS := -O2 -g -fno-stack-protector -fno-omit-frame-pointer -D__DYNAMIC_REENT__ \
+                    $(USER_ARCH_CFLAGS)
+USER_CFLAGS := $(USER_BASE_CFLAGS) -std=gnu11 -Wall -Wextra -Werror -fno-common \
+               -nostdinc -isystem $(USER_NEWLIB)/$(NEWLIB_TARGET)/include \
+               -isystem $(shell $(CC) -print-file-name=include) -Iuser/include -Iuser/lib \
+               -Iuser/arch/$(ARCH) -Ilib -MMD -MP
+USER_ASFLAGS := $(USER_ARCH_CFLAGS) -g -Ilib -Iuser/include -MMD -MP
+USER_LDFLAGS := $(ARCH_LDFLAGS) $(USER_ARCH_LDFLAGS) -nostdlib -static -z max-page-size=4096 \
+                -z noexecstack -T $(UB)/user.ld
+USER_LIBGCC   = $(shell $(CC) $(USER_ARCH_CFLAGS) -print-libgcc-file-name)
+
+USER_RT_SRCS  := $(wildcard user/lib/*.c user/arch/$(ARCH)/*.S)
+USER_RT_OBJS  := $(patsubst %,$(UB)/obj/%.o,$(USER_RT_SRCS))
+USER_RT       := $(UB)/libquiescent.a
+USER_PROG_SRCS := $(sort $(wildcard user/*.c tests/user/*.c tests/user/$(ARCH)/*.c \
+                            tests/user/helpers/*.c))
+# An architecture whose user runtime is not written yet builds no program
+# (and so boots none): its user/arch folder has no crt0.S.
+ifeq ($(wildcard user/arch/$(ARCH)/crt0.S),)
+USER_PROG_SRCS :=
+endif
+USER_PROGS    := $(patsubst %.c,$(UB)/%.elf,$(USER_PROG_SRCS))
+
+.PHONY: user newlib-user
+user: $(USER_PROGS)
+newlib-user: $(USER_LIBC)
+
+$(USER_NEWLIB).flags: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(USER_BASE_CFLAGS)' | cmp -s - $@ || echo '$(USER_BASE_CFLAGS)' > $@
+$(USER_LIBC): $(USER_NEWLIB).flags | deps
+	@bash tools/build-newlib.sh $(ARCH) $(USER_NEWLIB) "$(CROSS_COMPILE)" -- $(USER_BASE_CFLAGS)
+
+$(UB)/flags: FORCE
+	@mkdir -p $(UB)
+	@echo '$(USER_CFLAGS) $(USER_ASFLAGS) $(USER_LDFLAGS)' | cmp -s - $@ || \
+	    echo '$(USER_CFLAGS) $(USER_ASFLAGS) $(USER_LDFLAGS)' > $@
+
+$(UB)/user.ld: user/user.ld lib/user_layout.h
+	@mkdir -p $(UB)
+	@cpp -P -Ilib -DOUTPUT_ARCH_NAME=$(LD_ARCH_NAME) $< -o $@
+
+$(UB)/obj/%.c.o: %.c $(UB)/flags | $(USER_LIBC)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $< (user)"
+	@$(CC) $(USER_CFLAGS) -c $< -o $@
+
+$(UB)/obj/%.S.o: %.S $(UB)/flags
+	@mkdir -p $(dir $@)
+	@echo "  AS      $< (user)"
+	@$(CC) $(USER_ASFLAGS) -c $< -o $@
+
+$(USER_RT): $(USER_RT_OBJS)
+	@rm -f $@
+	@$(AR) rcs $@ $^
+
+$(UB)/%.elf: $(UB)/obj/%.c.o $(USER_RT) $(UB)/user.ld $(USER_LIBC)
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	@$(LD) $(USER_LDFLAGS) -o $@ $< --start-group $(USER_RT) $(USER_LIBC) $(USER_LIBM) \
+	    $(USER_LIBGCC) --end-group
+
+# (the programs' objects are kept: make would delete them as intermediate)
+.SECONDARY: $(patsubst %.c,$(UB)/obj/%.c.o,$(USER_PROG_SRCS))
+
+-include $(USER_RT_OBJS:.o=.d) $(patsubst %.c,$(UB)/obj/%.c.d,$(USER_PROG_SRCS))
+
+# What each boot carries (tools/run.py --module): make test, every user
+# test and helper; make run, the programs in USER_RUN (their argv after
+# the name, if any, as in USER_RUN='user/hello a b').
+USER_TEST_NAMES := $(patsubst %.c,%,$(filter tests/%,$(USER_PROG_SRCS)))
+USER_RUN ?= $(if $(USER_PROG_SRCS),user/hello)
+USER_TEST_MODULES := $(foreach p,$(USER_TEST_NAMES),--module '$(UB)/$(p).elf $(p)')
+USER_RUN_MODULES := $(if $(strip $(USER_RUN)),--module '$(UB)/$(firstword $(USER_RUN)).elf $(USER_RUN)')
