@@ -23,7 +23,9 @@
 # vCPUs runs about N times slower, and many tests do work on every CPU), CHECKING
 # (1: the checking build, the default; 0: production, read side compiled away),
 # PREEMPT (0: no preemption, the default; 1: the timer tick preempts tasks,
-# for lab preempt, docs/labs/preempt.md; its own build folder, *-preempt).
+# for lab preempt, docs/labs/preempt.md; its own build folder, *-preempt),
+# QEMU_CPU (QEMU's -cpu: x86-64 max, AArch64 cortex-a76 unless given; e.g.
+# cortex-a72, an ARMv8.0 core without PAN).
 
 ARCH    ?= x86_64
 SMP     ?= 4
@@ -41,6 +43,8 @@ CHECKING ?= 1
 ISOLATED ?= 1
 # 1: the tick preempts a task at interrupt return (docs/labs/preempt.md)
 PREEMPT ?= 0
+# QEMU's CPU model (empty: tools/run.py's, x86-64 max, AArch64 cortex-a76)
+QEMU_CPU ?=
 # make run: the demo to play (a name, list, none) and its pace (enter, 0, milliseconds)
 DEMO      ?=
 DEMO_PACE ?=
@@ -96,6 +100,7 @@ SRCS := $(ARCH_SRCS) $(KERNEL_SRCS) $(DEMO_SRCS) $(TEST_SRCS)
 OBJS := $(patsubst %,$(B)/obj/%.o,$(SRCS))
 
 RUN := python3 tools/run.py --arch $(ARCH) --kernel $(ELF) --smp $(SMP) --mem $(MEM) \
+       $(if $(QEMU_CPU),--cpu $(QEMU_CPU)) \
        --accel $(ACCEL) --timeout $(TIMEOUT) --user-dir $(BUILD)/$(ARCH)/user
 
 .PHONY: all run test debug trace torture bench clean deps newlib lab grade FORCE

@@ -43,6 +43,8 @@ import arm64_image  # noqa: E402
 TOOLS = os.path.dirname(os.path.abspath(__file__))
 EXIT_PASS, EXIT_FAIL, EXIT_PANIC = 33, 35, 37
 DEFAULT_TIMEOUT = 120
+# The AArch64 CPU: ARMv8.2 (cortex-a72's ARMv8.0 has no PAN; docs/user.md).
+AARCH64_CPU = "cortex-a76"
 
 
 def parse_args(argv=None):
@@ -71,6 +73,9 @@ def parse_args(argv=None):
     p.add_argument("--no-isolated", action="store_true",
                    help="skip the tests that need a boot of their own (expect a panic "
                         "or a warning): each is reported as skipped")
+    p.add_argument("--cpu", metavar="MODEL",
+                   help=f"QEMU's CPU model (default: x86-64 max, AArch64 {AARCH64_CPU}; "
+                        "cortex-a72, say, runs AArch64 without PAN)")
     p.add_argument("--module", action="append", default=[], metavar="'ELF ARGV0 [ARG...]'",
                    help="a user program to boot beside the kernel (a boot module: "
                         "docs/user.md); its argv follows the file; may repeat")
@@ -110,10 +115,6 @@ def tcg_accel(args):
     return "tcg,thread=single" if args.accel == "tcg-single" else "tcg"
 
 
-# The AArch64 CPU: ARMv8.2 (cortex-a72's ARMv8.0 has no PAN; docs/user.md).
-AARCH64_CPU = "cortex-a76"
-
-
 def qemu_command(args, serial_interactive, boot=None):
     """The QEMU argv for these arguments.  boot: the ISO (x86-64), or the
     Image and initrd (AArch64: build_arm64_boot(); None boots the ELF
@@ -126,10 +127,10 @@ def qemu_command(args, serial_interactive, boot=None):
         if args.accel == "kvm":
             cmd += ["-accel", "kvm", "-cpu", "host,-arch-capabilities"]
         else:
-            cmd += ["-cpu", "max", "-accel", tcg_accel(args)]
+            cmd += ["-cpu", args.cpu or "max", "-accel", tcg_accel(args)]
     else:
         image, initrd = boot or (args.kernel, None)
-        cmd = ["qemu-system-aarch64", "-M", "virt,gic-version=3", "-cpu", AARCH64_CPU,
+        cmd = ["qemu-system-aarch64", "-M", "virt,gic-version=3", "-cpu", args.cpu or AARCH64_CPU,
                "-display", "none", "-no-reboot", "-kernel", image]
         if initrd:
             cmd += ["-initrd", initrd]

@@ -84,28 +84,27 @@ static atomic_long_t table_pages;
 static DEFINE_SPINLOCK(asid_lock);
 static unsigned long asid_map[BITS_TO_LONGS(MAX_ASIDS)];	/* asid_lock */
 static unsigned int asid_next = 1;				/* asid_lock */
+static unsigned int asid_limit;		/* asid_lock; 0: the CPU's (tests lower it) */
 static DEFINE_PER_CPU(unsigned long, asid_flushes);
 
+/* How many ASIDs there are, the kernel's 0 and the shared last one included. */
 static unsigned int nr_asids(void)
 {
-	return read_sysreg(tcr_el1) & TCR_AS ? 1 << 16 : 1 << 8;
+	unsigned int n = read_sysreg(tcr_el1) & TCR_AS ? 1 << 16 : 1 << 8;
+
+	return asid_limit && asid_limit < n ? asid_limit : n;
 }
 
-/* The shared ASID of address spaces that found every other one taken. */
-static unsigned int shared_asid(void)
+/* A free ASID for am, next-fit from the last one given, or the shared one. */
+static void asid_alloc(struct arch_mm *am)
 {
-	return nr_asids() - 1;
-}
-
-/* A free ASID, next-fit from the last one given, or the shared one. */
-static u16 asid_alloc(void)
-{
-	unsigned int n = nr_asids() - 1, asid = 0;	/* 1 .. n - 1: each its own */
 	unsigned long flags;
+	unsigned int own, asid = 0;
 
 	spin_lock_irqsave(&asid_lock, flags);
-	for (unsigned int i = 0; i < n - 1 && !asid; i++) {
-		unsigned int a = (asid_next - 1 + i) % (n - 1) + 1;
+	own = nr_asids() - 2;		/* 1 .. own: one address space each */
+	for (unsigned int i = 0; i < own && !asid; i++) {
+		unsigned int a = (asid_next - 1 + i) % own + 1;
 
 		if (!test_bit(a, asid_map)) {
 			__set_bit(a, asid_map);
@@ -113,19 +112,33 @@ static u16 asid_alloc(void)
 			asid_next = a + 1;
 		}
 	}
+	am->asid_shared = !asid;
+	am->asid = asid ? asid : own + 1;
 	spin_unlock_irqrestore(&asid_lock, flags);
-	return asid ? asid : shared_asid();
 }
 
-static void asid_free(u16 asid)
+static void asid_free(struct arch_mm *am)
 {
 	unsigned long flags;
 
-	if (asid == shared_asid())
+	if (am->asid_shared)
 		return;
 	spin_lock_irqsave(&asid_lock, flags);
-	__clear_bit(asid, asid_map);
+	__clear_bit(am->asid, asid_map);
 	spin_unlock_irqrestore(&asid_lock, flags);
+}
+
+/* For tests: fewer ASIDs from now on (0: all the CPU has); the limit before. */
+unsigned int arch_asid_limit(unsigned int n)
+{
+	unsigned long flags;
+	unsigned int old;
+
+	spin_lock_irqsave(&asid_lock, flags);
+	old = asid_limit;
+	asid_limit = n;
+	spin_unlock_irqrestore(&asid_lock, flags);
+	return old;
 }
 
 /* Every CPU must drop am's ASID entries before it next loads am (see above). */
@@ -164,7 +177,7 @@ int arch_mm_init(struct arch_mm *am)
 		return -ENOMEM;
 	/* The kernel's 512 GiB, shared: closed to EL0, as the kernel's own L0 has it. */
 	am->l0[0] = ((const u64 *)mmu_kernel_tables())[0];
-	am->asid = asid_alloc();
+	asid_alloc(am);
 	cpumask_clear(&am->stale);
 	mark_stale(am);		/* the ASID may have served an address space now dead */
 	return 0;
@@ -264,7 +277,7 @@ void arch_mm_destroy(struct arch_mm *am)
 			free_level(am, (u64 *)(uintptr_t)(am->l0[i] & PTE_ADDR), LEVELS - 1);
 	free_table(am, am->l0);
 	am->l0 = NULL;
-	asid_free(am->asid);
+	asid_free(am);
 	if (am->table_pages)
 		panic("BUG: user page tables: %ld pages unaccounted for", am->table_pages);
 }
@@ -288,7 +301,7 @@ void arch_mm_switch(struct arch_mm *am)
 
 	if (am) {
 		/* (fully ordered: after [tlb_switch_mb]'s bit in mm->cpus, see above) */
-		if (am->asid == shared_asid() ||
+		if (am->asid_shared ||
 		    cpumask_test_and_clear_cpu(smp_processor_id(), &am->stale))
 			flush_asid_local(am->asid);
 		ttbr = (uintptr_t)am->l0 | (u64)am->asid << TTBR_ASID_SHIFT;

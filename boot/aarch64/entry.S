@@ -200,10 +200,12 @@ drop_to_el1:
 
 /*
  * Per CPU, at EL1 with the MMU off: interrupts masked, FP/SIMD on, the
- * exception vectors, then the MMU on with the page tables at x0.  Every
- * exception stays masked: SErrors are unmasked by the caller once SP_EL1
- * and TPIDR_EL1 are valid (an SError taken before would find no stack).
- * Uses x9 and x10.
+ * exception vectors, then the MMU on with the page tables at x0, and PAN
+ * on where the CPU has it (sctlr.h: SPAN clear, PSTATE.PAN set, so the
+ * kernel's own loads and stores fault on user pages: only the ldtr/sttr
+ * of arch/aarch64/uaccess.S reach them).  Every exception stays masked:
+ * SErrors are unmasked by the caller once SP_EL1 and TPIDR_EL1 are valid
+ * (an SError taken before would find no stack).  Uses x9 and x10.
  */
 cpu_setup:
 	msr	daifset, #0xf
@@ -228,12 +230,18 @@ cpu_setup:
 	dsb	nsh
 	isb
 	ldr	x9, =SCTLR_MMU_ON
-	msr	sctlr_el1, x9
+	mrs	x10, id_aa64mmfr1_el1
+	ubfx	x10, x10, #MMFR1_PAN_SHIFT, #4
+	cbnz	x10, 2f
+	orr	x9, x9, #SCTLR_SPAN		/* no PAN: SPAN is RES1 */
+2:	msr	sctlr_el1, x9
 	isb
 	ic	iallu
 	dsb	nsh
 	isb
-	ret
+	cbz	x10, 3f
+	.inst	0xd500419f			/* msr pan, #1 (ARMv8.1; we assemble for 8.0) */
+3:	ret
 
 /*
  * Invalidates the data cache lines of [x0, x0 + x1) (to the point of

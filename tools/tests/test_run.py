@@ -197,6 +197,9 @@ class QemuCommandTests(unittest.TestCase):
         self.assertEqual(cmd[cmd.index("-cpu") + 1], "cortex-a76")	# PAN
         cmd = run.qemu_command(a, False, ("r.img", None))
         self.assertNotIn("-initrd", cmd)
+        a = run.parse_args(["--arch", "aarch64", "--kernel", "k.elf", "--cpu", "cortex-a72"])
+        cmd = run.qemu_command(a, False, ("r.img", None))
+        self.assertEqual(cmd[cmd.index("-cpu") + 1], "cortex-a72")
 
     def test_aarch64_debug_interactive(self):
         a = run.parse_args(["--arch", "aarch64", "--kernel", "k", "--cmdline", "a  b", "--debug"])
