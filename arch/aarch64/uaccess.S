@@ -12,9 +12,10 @@
  *
  * Eight bytes at a time, then one: the access instructions are listed in
  * .ex_table, so a fault on a bad user address resumes at their fix-up
- * (arch/aarch64/trap.c) instead of being a kernel bug.  A word that
- * faults is retried byte by byte, so the copy stops at the first byte
- * that cannot be reached and the count left is exact.
+ * (arch/aarch64/trap.c) instead of being a kernel bug.  A fault ends the
+ * copy, and the count left includes the word or byte that faulted: up to
+ * 7 bytes more than could have been copied, as on x86-64 (its rep movsq
+ * fix-up), so an 8-byte get_user() or put_user() is all or nothing.
  */
 	.section .text, "ax"
 
@@ -70,9 +71,9 @@ to_user_done:
 
 	.section .ex_table, "a"
 	.balign	8
-	.quad	from_user_word, from_user_bytes	/* on byte by byte from the word that faulted */
-	.quad	from_user_byte, from_user_done	/* stop: x2 bytes were not copied */
-	.quad	to_user_word, to_user_bytes
+	.quad	from_user_word, from_user_done	/* stop: x2 bytes were not copied */
+	.quad	from_user_byte, from_user_done
+	.quad	to_user_word, to_user_done
 	.quad	to_user_byte, to_user_done
 
 	.section .note.GNU-stack, "", %progbits

@@ -104,3 +104,9 @@ size_t arch_copy_to_user(void *udst, const void *src, size_t n)
 {
 	return aarch64_copy_to_user(udst, src, n);
 }
+
+/* PAN: a plain kernel access to user memory faults (entry.S turns it on where the CPU has it). */
+bool arch_user_access_guarded(void)
+{
+	return cpu_has_pan() && pan_enabled();
+}
