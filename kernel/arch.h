@@ -57,6 +57,39 @@ bool arch_cpu_control_ok(char *why, size_t size);
 void arch_console_putc(char c);
 int arch_console_getc(void);		/* -1 when nothing is waiting */
 
+/*
+ * The console UART's receive side (kernel/console_input.c): its interrupt
+ * line (-1: none known, the console stays polled), and the UART raising
+ * it whenever a character waits (x86-64 16550 IER, AArch64 PL011 IMSC).
+ */
+int arch_console_irq(void);
+void arch_console_rx_irq(bool on);
+
+/*
+ * Device interrupts (kernel/irqdesc.c drives them; docs/drivers.md).  A
+ * line is the arch's number for a device's interrupt, below ARCH_NR_IRQS
+ * (asm/processor.h): x86-64 an ISA IRQ (0-15, on the I/O APIC pin the
+ * MADT's overrides give it), AArch64 a GIC SPI's INTID (32-1019).  Lines
+ * start masked.  The arch's interrupt entry calls handle_device_irq()
+ * (irq.h) with the line; it ends with arch_irq_eoi().
+ *
+ * arch_irq_setup():  prepares line (masked, routed to the boot CPU) and
+ *                    says whether it is level-triggered; 0, -EINVAL (no
+ *                    such line here), -ENODEV (no controller serves it).
+ * arch_irq_route():  delivered to cpu (online) only, from now on.
+ * arch_irq_mask(), arch_irq_unmask(): the controller holds it back or
+ *                    lets it through; once mask returns, no new delivery.
+ * arch_irq_eoi():    end of interrupt on this CPU, after the handler.
+ * arch_irq_describe(): its name for messages ("IRQ 4 (I/O APIC pin 4,
+ *                    vector 0x64)", "SPI 33 (INTID 33)").
+ */
+int arch_irq_setup(unsigned int irq, bool *level);
+void arch_irq_route(unsigned int irq, int cpu);
+void arch_irq_mask(unsigned int irq);
+void arch_irq_unmask(unsigned int irq);
+void arch_irq_eoi(unsigned int irq);
+void arch_irq_describe(unsigned int irq, char *buf, size_t size);
+
 /* Inter-processor interrupts and the NMI-like "stop" used by panic. */
 enum ipi_kind { IPI_CALL_FUNC, IPI_RESCHEDULE, IPI_NR };
 void arch_send_ipi(int cpu, enum ipi_kind kind);

@@ -1,7 +1,8 @@
 /*
  * Where every interrupt and exception lands (from vectors.S): exceptions
- * become a panic report, the timer and IPIs go to the kernel, NMIs stop a
- * CPU for panic or fetch its backtrace.
+ * become a panic report, the timer, IPIs and device interrupts (the I/O
+ * APIC's vectors) go to the kernel, NMIs stop a CPU for panic or fetch
+ * its backtrace.
  */
 #include "x86.h"
 #include "irq.h"
@@ -154,6 +155,10 @@ static void exception(struct trap_frame *tf)
 
 static void interrupt(int vec)
 {
+	if (vec >= VEC_IRQ_BASE && vec < VEC_IRQ_BASE + ARCH_NR_IRQS) {
+		handle_device_irq(vec - VEC_IRQ_BASE);	/* irq_enter() to EOI, itself */
+		return;
+	}
 	irq_enter();
 	lapic_eoi();
 	if (vec == VEC_TIMER)
