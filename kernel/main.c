@@ -30,6 +30,7 @@ void kmain(void *boot_info)
 	delay_calibrate();
 	arch_irq_enable();
 	smp_boot_cpus();
+	console_input_init();	/* the UART's receive interrupt, if the machine routes it */
 	rcu_init_cpu_threads();
 	srcu_init();
 	trace_boot();
