@@ -167,6 +167,9 @@ void finish_task_switch(void)
 		complete(&prev->exited);	/* kthread_stop() may free it now */
 }
 
+static void context_switch(struct rq *rq, struct task_struct *prev, struct task_struct *next,
+			   unsigned long flags);
+
 static struct task_struct *pick_next(struct rq *rq)
 {
 	struct task_struct *next;
@@ -208,7 +211,7 @@ void __schedule(void)
 	rq = this_rq();
 	spin_lock(&rq->lock);
 	/*
-	 * [schedule_mb] pairs [schedule_mb], [cpu_offline_mb]: a full
+	 * [schedule_mb] pairs [schedule_mb], [cpu_offline_mb], [direct_switch_mb]: a full
 	 * barrier, as Linux has after taking the run-queue lock
 	 * (smp_mb__after_spinlock()).  Every
 	 * access of the code that ran here before (an RCU reader's loads
@@ -239,6 +242,17 @@ void __schedule(void)
 		local_irq_restore(flags);
 		return;
 	}
+	context_switch(rq, prev, next, flags);
+}
+
+/*
+ * Switches from prev to next, rq->lock held and interrupts off (flags:
+ * as they were before); returns, in prev, perhaps on another CPU, with
+ * both restored.
+ */
+static void context_switch(struct rq *rq, struct task_struct *prev, struct task_struct *next,
+			   unsigned long flags)
+{
 	trace_record(TR_SWITCH, prev->pid, next->pid);
 	rq->prev = prev;
 	rq->curr = next;
@@ -254,6 +268,68 @@ void __schedule(void)
 	/* prev runs again here, perhaps on another CPU. */
 	finish_task_switch();
 	local_irq_restore(flags);
+}
+
+/* Can next run here at once, handed the CPU by the caller?  rq->lock held. */
+static bool direct_switch_ok(struct rq *rq, struct task_struct *prev, struct task_struct *next)
+{
+	return next->state == TASK_BLOCKED && next->cpu == smp_processor_id() &&
+	       rq->curr != next && prev != rq->idle && prev->migrate_to < 0 && !rq->dying;
+}
+
+/*
+ * IPC's direct switch (kernel/object/ipc.c): next, a thread blocked on
+ * this CPU whose IPC just completed, runs now in place of the caller,
+ * which is blocking for the answer -- without a trip through the run
+ * queue, as L4's and seL4's IPC fast paths do.  It is still a context
+ * switch in every way RCU counts on: rcu_note_context_switch() reports
+ * the quiescent state, the same full barrier as __schedule()'s is
+ * executed under the run-queue lock, and rq->curr changes, so run_on()'s
+ * argument (a task that runs on a CPU came after every reader that CPU
+ * ran before) holds for direct switches too.  Tasks waiting in the run
+ * queue are not passed over for long: next gives up the CPU at its
+ * return to user mode if any wait (need_resched()).
+ *
+ * If next cannot be switched to directly (a kill woke it meanwhile, the
+ * CPU is going down), it is woken the ordinary way and the caller
+ * schedules.  PREEMPT=1 never gets here (ipc.c: a preempted caller
+ * could let next run and exit before the switch).
+ */
+void schedule_to(struct task_struct *next)
+{
+	struct task_struct *prev = current;
+	unsigned long flags;
+	struct rq *rq;
+
+	might_sleep_check("schedule_to");
+	rcu_note_context_switch();	/* the quiescent state, as __schedule() */
+	local_irq_save(flags);
+	rq = this_rq();
+	spin_lock(&rq->lock);
+	/*
+	 * [direct_switch_mb] pairs [schedule_mb], [cpu_offline_mb]: the
+	 * switch's full barrier, as [schedule_mb] in __schedule(): what ran
+	 * here before (an RCU reader's loads included) is ordered before
+	 * whatever next does, so a synchronize_rcu() tour that reaches this
+	 * CPU after a direct switch gets the same guarantee as after any.
+	 */
+	smp_mb();
+	if (!direct_switch_ok(rq, prev, next)) {
+		spin_unlock(&rq->lock);
+		local_irq_restore(flags);
+		wake_up_process(next);
+		schedule();
+		return;
+	}
+	next->state = TASK_RUNNING;
+	next->run_on_hop = false;
+	if (prev->state == TASK_RUNNING) {
+		/* (its answer came already: it waits its turn behind the others) */
+		list_add_tail(&prev->run_node, &rq->queue);
+		rq->nr_queued++;
+	}
+	rq->nr_direct_switches++;
+	context_switch(rq, prev, next, flags);
 }
 
 void schedule(void)

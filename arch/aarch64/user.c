@@ -50,6 +50,11 @@ unsigned long arch_syscall_arg(const struct trap_frame *tf, int n)
 	return n >= 0 && n < 6 ? tf->x[n] : 0;
 }
 void arch_syscall_set_result(struct trap_frame *tf, long ret) { tf->x[0] = ret; }
+void arch_syscall_set_arg(struct trap_frame *tf, int n, unsigned long v)
+{
+	if (n >= 1 && n < 6)
+		tf->x[n] = v;
+}
 size_t arch_copy_from_user(void *dst, const void *usrc, size_t n)
 {
 	(void)dst; (void)usrc;

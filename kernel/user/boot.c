@@ -5,6 +5,7 @@
  */
 #include "user/thread.h"
 #include "user/user.h"
+#include "object/object.h"
 
 /* How long make run waits for each boot program before the demos go on. */
 #define BOOT_PROGRAM_TIMEOUT_S	30
@@ -43,4 +44,5 @@ void user_run_boot_programs(void)
 void user_settle(void)
 {
 	reaper_flush();
+	object_settle();	/* objects and capability nodes wait for grace periods */
 }

@@ -93,10 +93,14 @@ static void insert_region(struct mm_struct *mm, struct vm_region *r)
 	list_add_tail(&r->node, &mm->regions);
 }
 
-/* Unmaps and frees the frames of [start, end), in batches (tlb.c first). */
+/*
+ * Unmaps the frames of [start, end), in batches, and frees them once the
+ * TLBs forgot them (tlb.c) -- unless they are not ours (VM_SHARED: a
+ * memory object's, freed with it).
+ */
 #define UNMAP_BATCH	64
 
-static void unmap_pages(struct mm_struct *mm, uintptr_t start, uintptr_t end)
+static void unmap_pages(struct mm_struct *mm, uintptr_t start, uintptr_t end, bool free)
 {
 	void *frames[UNMAP_BATCH];
 
@@ -118,7 +122,7 @@ static void unmap_pages(struct mm_struct *mm, uintptr_t start, uintptr_t end)
 		 * has flushed may they be reused.
 		 */
 		tlb_shootdown(mm, batch_start, start);
-		for (int i = 0; i < n; i++)
+		for (int i = 0; free && i < n; i++)
 			page_free(frames[i], 1);
 		mm->pages -= n;
 	}
@@ -162,7 +166,7 @@ long mm_map(struct mm_struct *mm, uintptr_t addr, size_t len, int prot, enum vm_
 		mm->pages++;
 	}
 	if (a < addr + len) {
-		unmap_pages(mm, addr, a);	/* out of memory: undo */
+		unmap_pages(mm, addr, a, true);	/* out of memory: undo */
 		goto fail;
 	}
 	r->start = addr;
@@ -176,6 +180,66 @@ fail:
 	mutex_unlock(&mm->lock);
 	kfree(r);
 	return ret;
+}
+
+long mm_map_shared(struct mm_struct *mm, uintptr_t addr, void *frames, size_t npages, int prot)
+{
+	size_t len = npages * PAGE_SIZE;
+	struct vm_region *r;
+	size_t i;
+	long ret = -ENOMEM;
+
+	if (!npages || !prot_valid(prot) || (addr && !user_range(addr, addr + len)))
+		return -EINVAL;
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return -ENOMEM;
+	mutex_lock(&mm->lock);
+	if (!addr)
+		addr = find_room(mm, len);
+	if (!addr)
+		goto fail;
+	if (overlaps(mm, addr, addr + len)) {
+		ret = -EEXIST;
+		goto fail;
+	}
+	for (i = 0; i < npages; i++) {
+		if (arch_mm_map(&mm->arch, addr + i * PAGE_SIZE,
+				(uintptr_t)frames + i * PAGE_SIZE, prot))
+			break;
+		mm->pages++;
+	}
+	if (i < npages) {
+		unmap_pages(mm, addr, addr + i * PAGE_SIZE, false);
+		goto fail;
+	}
+	r->start = addr;
+	r->end = addr + len;
+	r->prot = prot;
+	r->kind = VM_SHARED;
+	insert_region(mm, r);
+	mutex_unlock(&mm->lock);
+	return addr;
+fail:
+	mutex_unlock(&mm->lock);
+	kfree(r);
+	return ret;
+}
+
+void mm_unmap_shared(struct mm_struct *mm, uintptr_t addr)
+{
+	struct vm_region *r;
+
+	mutex_lock(&mm->lock);
+	list_for_each_entry(r, &mm->regions, node) {
+		if (r->kind == VM_SHARED && r->start == addr) {
+			unmap_pages(mm, r->start, r->end, false);	/* waits for the TLBs */
+			list_del(&r->node);
+			kfree(r);
+			break;
+		}
+	}
+	mutex_unlock(&mm->lock);
 }
 
 /*
@@ -220,12 +284,20 @@ int mm_unmap(struct mm_struct *mm, uintptr_t addr, size_t len)
 	if (!spare)
 		return -ENOMEM;
 	mutex_lock(&mm->lock);
+	list_for_each_entry(r, &mm->regions, node) {
+		if (r->kind == VM_SHARED && addr < r->end && end > r->start) {
+			/* A memory object's mapping goes with its capability (SYS_mem_unmap). */
+			mutex_unlock(&mm->lock);
+			kfree(spare);
+			return -EINVAL;
+		}
+	}
 	list_for_each_entry_safe(r, n, &mm->regions, node) {
 		uintptr_t s = max(addr, r->start), e = min(end, r->end);
 
 		if (s >= e)
 			continue;
-		unmap_pages(mm, s, e);
+		unmap_pages(mm, s, e, true);
 		if (cut_region(r, s, e, &spare)) {
 			list_del(&r->node);
 			kfree(r);
@@ -252,7 +324,7 @@ void mm_put(struct mm_struct *mm)
 		      cpumask_first(&mm->cpus));
 	mutex_lock(&mm->lock);
 	list_for_each_entry_safe(r, n, &mm->regions, node) {
-		unmap_pages(mm, r->start, r->end);
+		unmap_pages(mm, r->start, r->end, r->kind != VM_SHARED);
 		list_del(&r->node);
 		kfree(r);
 	}
