@@ -24,6 +24,8 @@ bool cap_mutex_held(void)
 	return READ_ONCE(cap_mutex.owner) == current;
 }
 
+void (*cap_revoke_batch_hook)(struct cspace *cs, long slot);
+
 static void relax_cap_mutex(void)
 {
 	mutex_unlock(&cap_mutex);
@@ -343,10 +345,15 @@ int cap_revoke(struct cspace *cs, long slot)
 		}
 		cap_delete_locked(leaf);
 		n++;
-		if (++batch == REVOKE_BATCH) {
-			batch = 0;
-			relax_cap_mutex();
+		if (++batch < REVOKE_BATCH)
+			continue;
+		batch = 0;
+		if (CONFIG_RCU_CHECKING && cap_revoke_batch_hook) {
+			mutex_unlock(&cap_mutex);
+			cap_revoke_batch_hook(cs, slot);
+			mutex_lock(&cap_mutex);
 		}
+		relax_cap_mutex();
 	}
 	root->revoking--;
 	root->pinned = false;

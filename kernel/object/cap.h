@@ -79,6 +79,13 @@ void cap_delete_locked(struct cap *c);
 void cap_wait_unpinned(void);
 bool cap_mutex_held(void);
 
+/*
+ * Test hook (checking build): called by a revoke of slot in cs between
+ * two batches, with cap_mutex released (tests/cap_revoke.c tries to
+ * derive from what is being revoked there).
+ */
+extern void (*cap_revoke_batch_hook)(struct cspace *cs, long slot);
+
 /* Revokes and deletions so far (captorture's report). */
 struct cap_stats {
 	unsigned long derived, deleted, revokes, revoked, busy;

@@ -205,18 +205,35 @@ static void check_no_lock_taken(unsigned long before, long slot)
 }
 
 /*
+ * A use-after-free the lookup caught, reported once it is out of its
+ * critical section (printk() takes a lock; the lookup takes none).
+ */
+struct uaf_note {
+	const char *what;
+	const void *p;
+	u32 want, found;
+	unsigned int type;
+};
+
+static void note_uaf(struct uaf_note *n, const char *what, const void *p, u32 want, u32 found,
+		     unsigned int type)
+{
+	*n = (struct uaf_note){ what, p, want, found, type };
+}
+
+/*
  * Reads what the lookup needs from node c, which we found in a slot
  * inside our critical section, and checks that c was not freed while we
  * read it: its generation before and after (the kcache's free makes it
  * odd before it poisons the rest: [kcache_free_wmb]).  false: a
- * use-after-free, reported.
+ * use-after-free, noted in *n.
  */
-static bool read_node(struct cap *c, struct cap *copy)
+static bool read_node(struct cap *c, struct cap *copy, struct uaf_note *n)
 {
 	u32 gen = READ_ONCE(c->head.gen);
 
 	if (kcache_gen_free(gen)) {
-		object_uaf_caught("slot holds", c, gen & ~1u, gen, KCACHE_CAP);
+		note_uaf(n, "slot holds", c, gen & ~1u, gen, KCACHE_CAP);
 		return false;
 	}
 	/* [cap_read_rmb] pairs [kcache_free_wmb]: the fields are read after the first generation. */
@@ -229,20 +246,20 @@ static bool read_node(struct cap *c, struct cap *copy)
 	/* [cap_recheck_rmb] pairs [kcache_free_wmb]: ... and before the second. */
 	smp_rmb();
 	if (READ_ONCE(c->head.gen) != gen) {
-		object_uaf_caught("lookup read", c, gen, READ_ONCE(c->head.gen), KCACHE_CAP);
+		note_uaf(n, "lookup read", c, gen, READ_ONCE(c->head.gen), KCACHE_CAP);
 		return false;
 	}
 	return true;
 }
 
 /* Takes a reference on the object the node named, if it is still that object. */
-static int get_object(struct cap *copy, struct cap_ref *out)
+static int get_object(struct cap *copy, struct cap_ref *out, struct uaf_note *n)
 {
 	struct kobject *obj = copy->obj;
 	u32 found = READ_ONCE(obj->head.gen);
 
 	if (found != copy->obj_gen) {
-		object_uaf_caught("capability names", obj, copy->obj_gen, found, copy->type);
+		note_uaf(n, "capability names", obj, copy->obj_gen, found, copy->type);
 		return -EBADF;
 	}
 	/*
@@ -256,8 +273,8 @@ static int get_object(struct cap *copy, struct cap_ref *out)
 	if (!kobject_is(obj, copy->obj_gen)) {
 		/* (only a free that did not wait gets here: give back what we took from it) */
 		atomic_dec(&obj->refs);
-		object_uaf_caught("capability names", obj, copy->obj_gen,
-				  READ_ONCE(obj->head.gen), copy->type);
+		note_uaf(n, "capability names", obj, copy->obj_gen, READ_ONCE(obj->head.gen),
+			 copy->type);
 		return -EBADF;
 	}
 	out->obj = obj;
@@ -277,6 +294,7 @@ int cap_lookup(struct cspace *cs, long slot, unsigned int type, unsigned int rig
 	       struct cap_ref *out)
 {
 	unsigned long locks = locks_taken_now();
+	struct uaf_note uaf = { NULL };
 	struct cap *c, copy;
 	int err = -EBADF;
 
@@ -285,17 +303,19 @@ int cap_lookup(struct cspace *cs, long slot, unsigned int type, unsigned int rig
 	c = cap_lookup_rcu(cs, slot);
 	if (c && unlikely(CONFIG_RCU_CHECKING && cap_lookup_hook))
 		cap_lookup_hook(cs, slot);
-	if (!c || !read_node(c, &copy))
+	if (!c || !read_node(c, &copy, &uaf))
 		goto out;
 	if (copy.type != type)
 		err = -ENOTSUP;
 	else if ((copy.rights & rights) != rights)
 		err = -EACCES;
 	else
-		err = get_object(&copy, out);
+		err = get_object(&copy, out, &uaf);
 out:
 	rcu_read_unlock();
 	check_no_lock_taken(locks, slot);
+	if (unlikely(uaf.what))
+		object_uaf_caught(uaf.what, uaf.p, uaf.want, uaf.found, uaf.type);
 	if (err)
 		this_cpu_write(nr_lookup_errors, this_cpu_read(nr_lookup_errors) + 1);
 	return err;
