@@ -79,8 +79,11 @@ long memory_cap_map(struct cspace *cs, long slot, struct mm_struct *mm, uintptr_
 		ret = -EBADF;
 	else if (c->type != KOBJ_MEMORY)
 		ret = -ENOTSUP;
-	else if (!prot || !rights_allow(c->rights, prot))
-		ret = prot ? -EACCES : -EINVAL;
+	else if (!prot || (prot & ~(SYS_PROT_READ | SYS_PROT_WRITE | SYS_PROT_EXEC)) ||
+		 ((prot & SYS_PROT_WRITE) && (prot & SYS_PROT_EXEC)))
+		ret = -EINVAL;		/* (never writable and executable at once) */
+	else if (!rights_allow(c->rights, prot))
+		ret = -EACCES;
 	else if (c->map_mm)
 		ret = -EBUSY;		/* one mapping per capability: copy it to map again */
 	else

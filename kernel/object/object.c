@@ -157,6 +157,11 @@ void object_get_stats(struct object_stats *s)
 	s->deferred = atomic_long_read(&deferred);
 }
 
+bool object_frees_pending(void)
+{
+	return atomic_long_read(&deferred) > 0;
+}
+
 /*
  * A free may queue another (a capability node's free drops its object's
  * last reference; an emptied cache page waits one more grace period), so

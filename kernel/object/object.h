@@ -112,6 +112,8 @@ struct object_stats {
 };
 void object_get_stats(struct object_stats *s);
 
+/* Are frees of objects or capability nodes waiting for their grace period? */
+bool object_frees_pending(void);
 /* Waits until every free queued so far has run (the leak check, tests). */
 void object_settle(void);
 void object_init(void);

@@ -1,5 +1,6 @@
 /* Quotas (quota.h): a limit and a count, charged before every allocation made for a task. */
 #include "object/quota.h"
+#include "object/object.h"
 
 static int quota_kb = 2048;
 KPARAM_INT("cap.quota_kb", quota_kb, 16, 1 << 20);
@@ -36,19 +37,37 @@ void quota_put(struct quota *q)
 	}
 }
 
-bool quota_charge(struct quota *q, long bytes)
+static bool try_charge(struct quota *q, long bytes)
 {
 	long used = atomic_long_read(&q->used);
 
 	do {
-		if (used + bytes > q->limit) {
-			WRITE_ONCE(q->refused, q->refused + 1);	/* (a statistic) */
+		if (used + bytes > q->limit)
 			return false;
-		}
 	} while (!atomic_long_try_cmpxchg_relaxed(&q->used, &used, used + bytes));
 	if (used + bytes > READ_ONCE(q->peak))
 		WRITE_ONCE(q->peak, used + bytes);	/* (a statistic: races may lose a peak) */
 	return true;
+}
+
+/*
+ * What a task deleted stays charged until its grace period ends and it is
+ * freed: a task that deletes and creates in a loop can find its quota
+ * full of frees still waiting.  Before refusing, wait once for every free
+ * queued so far (rcu_barrier()), and look again.  (Every caller may
+ * sleep: system calls, cap_mutex held at most.)
+ */
+bool quota_charge(struct quota *q, long bytes)
+{
+	if (try_charge(q, bytes))
+		return true;
+	if (object_frees_pending()) {
+		rcu_barrier();
+		if (try_charge(q, bytes))
+			return true;
+	}
+	WRITE_ONCE(q->refused, q->refused + 1);	/* (a statistic) */
+	return false;
 }
 
 void quota_uncharge(struct quota *q, long bytes)

@@ -30,7 +30,11 @@ long quota_default_bytes(void);
 struct quota *quota_create(long limit);
 void quota_get(struct quota *q);
 void quota_put(struct quota *q);
-/* Charges bytes: true, or false (nothing charged) if the quota would be exceeded. */
+/*
+ * Charges bytes: true, or false (nothing charged) if the quota would be
+ * exceeded even once the frees waiting for a grace period have run.  May
+ * sleep.
+ */
 bool quota_charge(struct quota *q, long bytes);
 void quota_uncharge(struct quota *q, long bytes);
 

@@ -18,7 +18,16 @@ static struct task_obj *to_task_obj(struct kobject *obj)
  */
 static void task_release(struct kobject *obj)
 {
-	user_task_put(to_task_obj(obj)->task);
+	if (to_task_obj(obj)->task)
+		user_task_put(to_task_obj(obj)->task);
+}
+
+void task_obj_disarm(struct kobject *obj)
+{
+	struct task_obj *to = to_task_obj(obj);
+
+	user_task_put(to->task);
+	to->task = NULL;
 }
 
 static const struct kobj_ops task_ops = {

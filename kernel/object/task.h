@@ -22,6 +22,14 @@ int task_objects_init(struct user_task *t);
 void task_objects_exit(struct user_task *t);
 void task_objects_free(struct user_task *t);
 
+/*
+ * A task object that never got a capability, for a task that never
+ * started: drops its reference now, in the caller's context (the task's
+ * last put may sleep: it frees its address space), not in the object's
+ * RCU callback.
+ */
+void task_obj_disarm(struct kobject *obj);
+
 /* SYS_obj_kill and SYS_obj_wait on a task or thread object. */
 int object_kill(struct kobject *obj);
 int object_wait(struct kobject *obj, struct sys_exit_status *st);
