@@ -107,6 +107,8 @@ static int spawn_setup(struct user_task *child, void *arg)
 	if (!obj)
 		return err;
 	s = cap_insert_object(sc->from, sc->task_slot, obj, SYS_CAP_ALL);
+	if (s < 0)
+		task_obj_disarm(obj);	/* the child never runs: its last put must be ours, here */
 	kobject_put(obj);
 	return s < 0 ? s : 0;
 }

@@ -161,6 +161,31 @@ static void rights_enforced(void)
 	/* Task capabilities' rights: tests/user/ipc_tasks.c. */
 }
 
+static int spin(void *arg)
+{
+	(void)arg;
+	for (;;)
+		;
+	return 0;
+}
+
+/* A thread killed alone through its capability; the task goes on. */
+static void thread_kill(void)
+{
+	int tid = q_thread_create(spin, NULL, SYS_CPU_ANY), t = q_thread_cap(SYS_CAP_ANY_SLOT, tid);
+	struct sys_exit_status st;
+
+	CHECK(t >= 0);
+	CHECK_EQ(q_kill(t), 0);
+	CHECK_EQ(q_wait_for(t, &st), 0);
+	CHECK_EQ(st.killed, SYS_KILLED_BY_TASK);
+	CHECK_EQ(q_kill(t), -SYS_ESRCH);
+	CHECK_EQ(q_thread_join(tid, &st), 0);
+	CHECK_EQ(st.killed, SYS_KILLED_BY_TASK);
+	CHECK_EQ(q_thread_cap(SYS_CAP_ANY_SLOT, tid), -SYS_ESRCH);
+	CHECK_EQ(q_cap_delete(t), 0);
+}
+
 int main(void)
 {
 	CHECK_EQ(q_endpoint_create(EP), EP);
@@ -170,5 +195,6 @@ int main(void)
 	derivation();
 	table_grows();
 	rights_enforced();
+	thread_kill();
 	return check_result();
 }

@@ -12,7 +12,7 @@
 #define NTF		1
 #define LABEL_ECHO	7
 #define LABEL_STOP	8
-#define CALLS		200
+#define CALLS		50
 
 /* The echo server: each word plus one, the caller's badge in w[3]. */
 static long echo(unsigned long badge, const struct q_msg *req, struct q_msg *reply, void *arg)
