@@ -235,12 +235,17 @@ model:
 	    $(if $(VARIANT),--variant $(VARIANT)) || rc=1; \
 	if [ $$rc -ne 0 ]; then echo "model: FAILED"; fi; exit $$rc
 # make fuzz FUZZ_SECONDS=60: every parser of outside input, built for the host
-# with libFuzzer, ASan and UBSan, fuzzed for FUZZ_SECONDS each (docs/fuzz.md).
+# with libFuzzer, ASan and UBSan, fuzzed for FUZZ_SECONDS each (docs/fuzz.md);
+# then the system-call fuzzer (target syscalls) in user mode on both
+# architectures, SYSFUZZ_CALLS calls each, from SYSFUZZ_SEED (0: random).
 FUZZ_SECONDS ?= 60
+SYSFUZZ_CALLS ?= 1000000
+SYSFUZZ_SEED ?= 0
 .PHONY: fuzz
 fuzz:
 	@bash tools/deps.sh fuzz
-	@python3 tools/fuzz/fuzz.py run -t $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+	@python3 tools/fuzz/fuzz.py run -t $(FUZZ_SECONDS) --calls $(SYSFUZZ_CALLS) \
+	    --seed $(SYSFUZZ_SEED) $(FUZZ_TARGETS)
 # The targets that boot QEMU: their CPU counts and memory size must make
 # sense (checked here, once every variable has its value; still before
 # anything is built).

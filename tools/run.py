@@ -20,6 +20,7 @@ monitor): it never times out, whatever --timeout says.
 
 import argparse
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -264,6 +265,36 @@ def build_iso(kernel, iso, words, modules=()):
 ISOLATED_TIMEOUT = 120
 
 
+MODULES_RE = re.compile(r"^user: (\d+) boot modules? \(programs\)")
+
+
+class ModuleCount:
+    """Watches for the kernel's count of the boot modules it found, which
+    must equal the programs the runner put on the boot: GRUB loads fewer
+    when memory is short, and the tests of the missing ones would vanish
+    from the plan without a word."""
+
+    def __init__(self, expected):
+        self.expected = expected
+        self.seen = None
+        self.kernel_spoke = False
+
+    def feed(self, line):
+        m = MODULES_RE.match(line)
+        if m:
+            self.seen = int(m.group(1))
+        self.kernel_spoke = self.kernel_spoke or line.startswith("Quiescent ")
+
+    def problem(self):
+        if self.expected and not self.kernel_spoke:
+            return (f"run: the kernel never started: the boot loader could not load it and "
+                    f"its {self.expected} programs (too little memory? more MEM)")
+        if self.expected and self.seen is not None and self.seen < self.expected:
+            return (f"run: the kernel found {self.seen} of the {self.expected} programs put on "
+                    "the boot (the boot loader loads fewer when memory is short: more MEM?)")
+        return None
+
+
 def run_isolated(args, tests, console, first_num, counts):
     """Boots each expect-panic/warning test in a kernel of its own, at SMP=2.
 
@@ -409,13 +440,22 @@ def _main(args):
     console = Console(args.log, Symbolizer(args.user_dir, tools).line if args.user_dir else None)
     try:
         parser = KtapParser() if args.mode == "test" else None
-        status, timed_out = run_piped(cmd, console, timeout,
-                                      parser.feed if parser else None)
+        modules = ModuleCount(len(args.module))
+
+        def on_line(line):
+            modules.feed(line)
+            if parser:
+                parser.feed(line)
+
+        status, timed_out = run_piped(cmd, console, timeout, on_line)
         end, verdict = classify(args.arch, status, timed_out, timeout)
+        short = modules.problem()
+        if short:
+            console.line(short)
         if not parser:
             if verdict:
                 console.line(verdict)
-            return 0 if end == "clean" else 1
+            return 0 if end == "clean" and not short else 1
 
         lines, counts = parser.finish(end)
         for line in lines:
@@ -432,6 +472,8 @@ def _main(args):
             verdict = f"run: kernel exited with {EXIT_PASS} (all passed) but KTAP reports failures"
         if verdict:
             console.line(verdict)
+        if short:
+            counts.failed += 1
         console.line(summary_line(counts))
         ok = counts.failed == 0 and counts.complete and end == "clean"
         return 0 if ok else 1
