@@ -5,15 +5,15 @@
  * base itself (arch/x86_64/vectors.S; AArch64 has no such window): a
  * decision by CS would run the handler on the user's GS and crash.  Here
  * a program makes system calls in a loop on one CPU while this one sends
- * that CPU NMIs, thousands of them; the program must end cleanly and the
+ * that CPU NMIs, 1500 of them; the program must end cleanly and the
  * kernel live on.  (Under TCG an NMI pending as `syscall` retires is
  * taken right at the entry's first instruction: the window.)
  */
 #include "ktest.h"
 #include "user/thread.h"
 
-#define HELPER	"tests/user/helpers/nullcall 400000"
-#define NMIS	3000
+#define HELPER	"tests/user/helpers/nullcall 150000"
+#define NMIS	1500
 
 KTEST(user_nmis_during_system_calls_find_their_way)
 {
