@@ -23,7 +23,9 @@
 # vCPUs runs about N times slower, and many tests do work on every CPU), CHECKING
 # (1: the checking build, the default; 0: production, read side compiled away),
 # PREEMPT (0: no preemption, the default; 1: the timer tick preempts tasks,
-# for lab preempt, docs/labs/preempt.md; its own build folder, *-preempt).
+# for lab preempt, docs/labs/preempt.md; its own build folder, *-preempt),
+# DTB (AArch64: a device tree file to boot with instead of QEMU virt's own;
+# tools/test_dtb.py boots hostile ones).
 
 ARCH    ?= x86_64
 SMP     ?= 4
@@ -31,7 +33,10 @@ MEM     ?= 128M
 ACCEL   ?= tcg
 TESTS   ?= *
 CMDLINE ?=
-TIMEOUT ?= $(shell echo $$((90 + 30 * $(SMP) + $(SMP) * $(SMP))))
+# (Only for a plausible SMP: a wrong one is refused below, without a shell
+# arithmetic error first.)
+TIMEOUT ?= $(shell case '$(SMP)' in ([1-9]|[1-9][0-9]|[1-9][0-9][0-9]) \
+	echo $$((90 + 30 * $(SMP) + $(SMP) * $(SMP)));; (*) echo 0;; esac)
 # The most CPUs the kernel supports: the default is kernel/param.h's, defined there only.
 NR_CPUS ?= $(shell sed -n 's/^\#define NR_CPUS[[:space:]]*\([0-9][0-9]*\).*/\1/p' kernel/param.h)
 # 1: the checking build (read-side nesting tracked, misuse reported); 0: production
@@ -44,6 +49,8 @@ PREEMPT ?= 0
 # make run: the demo to play (a name, list, none) and its pace (enter, 0, milliseconds)
 DEMO      ?=
 DEMO_PACE ?=
+# AArch64: boot with this device tree (QEMU -dtb; a dumped one is packed first)
+DTB ?=
 
 # Variables a person may get wrong are checked first, before anything is
 # built or booted, each refused with one line naming what is accepted.
@@ -96,7 +103,8 @@ SRCS := $(ARCH_SRCS) $(KERNEL_SRCS) $(DEMO_SRCS) $(TEST_SRCS)
 OBJS := $(patsubst %,$(B)/obj/%.o,$(SRCS))
 
 RUN := python3 tools/run.py --arch $(ARCH) --kernel $(ELF) --smp $(SMP) --mem $(MEM) \
-       --accel $(ACCEL) --timeout $(TIMEOUT) --user-dir $(BUILD)/$(ARCH)/user
+       --accel $(ACCEL) --timeout $(TIMEOUT) --user-dir $(BUILD)/$(ARCH)/user \
+       $(if $(DTB),--dtb '$(DTB)')
 
 .PHONY: all run test debug trace torture bench clean deps newlib lab grade FORCE
 all: $(ELF) $(BOOT_IMAGE) user
@@ -220,7 +228,7 @@ bench:
 	    $(if $(filter 1,$(PREEMPT)),--preempt) \
 	    --smp "$(BENCH_SMP)" --accel $(ACCEL) --mem $(MEM) --objdump $(OBJDUMP) --nm $(NM) \
 	    $(if $(BENCH_RUNS),--runs $(BENCH_RUNS)) $(if $(filter 1,$(ICOUNT)),--icount 0) \
-	    --cmdline "$(CMDLINE)" --command "make bench ARCH=$(ARCH) BENCH_SMP=\"$(BENCH_SMP)\" ACCEL=$(ACCEL)$(if $(BENCH_RUNS), BENCH_RUNS=$(BENCH_RUNS))$(if $(filter 1,$(ICOUNT)), ICOUNT=1)"
+	    $(USER_BENCH_MODULES) --cmdline "$(CMDLINE)" --command "make bench ARCH=$(ARCH) BENCH_SMP=\"$(BENCH_SMP)\" ACCEL=$(ACCEL)$(if $(BENCH_RUNS), BENCH_RUNS=$(BENCH_RUNS))$(if $(filter 1,$(ICOUNT)), ICOUNT=1)"
 
 # make model: the models of tools/model/ checked exhaustively by Spin
 # (docs/model.md): first the barrier table's links to the code, then the
@@ -235,12 +243,17 @@ model:
 	    $(if $(VARIANT),--variant $(VARIANT)) || rc=1; \
 	if [ $$rc -ne 0 ]; then echo "model: FAILED"; fi; exit $$rc
 # make fuzz FUZZ_SECONDS=60: every parser of outside input, built for the host
-# with libFuzzer, ASan and UBSan, fuzzed for FUZZ_SECONDS each (docs/fuzz.md).
+# with libFuzzer, ASan and UBSan, fuzzed for FUZZ_SECONDS each (docs/fuzz.md);
+# then the system-call fuzzer (target syscalls) in user mode on both
+# architectures, SYSFUZZ_CALLS calls each, from SYSFUZZ_SEED (0: random).
 FUZZ_SECONDS ?= 60
+SYSFUZZ_CALLS ?= 1000000
+SYSFUZZ_SEED ?= 0
 .PHONY: fuzz
 fuzz:
 	@bash tools/deps.sh fuzz
-	@python3 tools/fuzz/fuzz.py run -t $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+	@python3 tools/fuzz/fuzz.py run -t $(FUZZ_SECONDS) --calls $(SYSFUZZ_CALLS) \
+	    --seed $(SYSFUZZ_SEED) $(FUZZ_TARGETS)
 # The targets that boot QEMU: their CPU counts and memory size must make
 # sense (checked here, once every variable has its value; still before
 # anything is built).

@@ -14,6 +14,7 @@
 #include "ktest_runner.h"
 #include "demo.h"
 #include "monitor.h"
+#include "user/user.h"
 
 #define POLL_MS		10
 
@@ -112,6 +113,8 @@ static void show_task(struct task_struct *t, void *arg)
 	static const char *const states[] = { "running", "blocked", "dead" };
 
 	(void)arg;
+	if (t->user)
+		return;		/* a user thread: listed under its task */
 	printk("  %4d  %-15s CPU%-2d %-8s %llu switches\n", t->pid, t->comm, t->cpu,
 	       t->state <= TASK_DEAD ? states[t->state] : "?", (unsigned long long)t->switches);
 }
@@ -123,8 +126,9 @@ static enum monitor_result cmd_ps(int argc, char **argv)
 	(void)argc, (void)argv;
 	for_each_online_cpu(cpu)
 		sched_show_cpu(cpu);
-	printk("  pid   task            cpu  state\n");
+	printk("  kernel threads:\n  pid   task            cpu  state\n");
 	for_each_task(show_task, NULL);
+	user_show_tasks();
 	return MON_OK;
 }
 
@@ -268,7 +272,7 @@ static const struct command commands[] = {
 	{ "help", "", "this list", cmd_help },
 	{ "cpus", "", "each CPU: current task, switches, idle, busy or offline", cmd_cpus },
 	{ "cpu", "off|on N", "take CPU N offline or bring it back", cmd_cpu },
-	{ "ps", "", "each CPU's run queue and current task; every task", cmd_ps },
+	{ "ps", "", "each CPU's run queue and current task; every kernel thread; every user task and its threads", cmd_ps },
 	{ "rcu", "", "call_rcu() grace period, synchronize_rcu() tours, callbacks", cmd_rcu },
 	{ "demo", "[NAME|list|all]", "play a demo (no name: list them)", cmd_demo },
 	{ "test", "GLOB", "run the in-kernel tests matching GLOB", cmd_test },

@@ -33,7 +33,12 @@
 /* Where the user runtime's heap (malloc's sbrk()) grows from: 2 TiB up. */
 #define USER_HEAP_BASE		0x0000020000000000
 
-/* Each thread's stack, and the unmapped guard page below it. */
+/*
+ * Each thread's stack, with an unmapped guard page below it; the first
+ * thread's is larger (main() and what it calls may keep big arrays
+ * there, as on a hosted system).  Mapped whole at once: no demand paging.
+ */
 #define USER_STACK_PAGES	16		/* 64 KiB */
+#define USER_MAIN_STACK_PAGES	128		/* 512 KiB */
 
 #endif

@@ -107,6 +107,7 @@ def boot_one(args, n, log):
            "--kernel", args.kernel, "--smp", str(n), "--mem", args.mem,
            "--accel", args.accel, "--mode", "test", "--log", log,
            *(["--icount", args.icount] if args.icount else []),
+           *[w for m in args.module for w in ("--module", m)],
            "--timeout", str(args.timeout + 60 * n), "--cmdline", " ".join(words)]
     out = os.path.splitext(log)[0] + ".out"
     with open(out, "w", encoding="utf-8") as f:
@@ -202,6 +203,8 @@ def main(argv=None):
     p.add_argument("--objdump", default="objdump")
     p.add_argument("--nm", default="nm")
     p.add_argument("--cmdline", default="", help="extra kernel command-line words")
+    p.add_argument("--module", action="append", default=[],
+                   help="a user program to boot beside the kernel (run.py --module)")
     p.add_argument("--reps", type=int, default=5)
     p.add_argument("--runs", type=int, default=0,
                    help="the scaling run: boot this many times at each CPU count, "

@@ -19,7 +19,11 @@ USER_LIBM     := $(USER_NEWLIB)/$(NEWLIB_TARGET)/lib/libm.a
 # pointers: the kernel's fault reports walk the user stack by them.
 USER_BASE_CFLAGS := -O2 -g -fno-stack-protector -fno-omit-frame-pointer -D__DYNAMIC_REENT__ \
                     $(USER_ARCH_CFLAGS)
+# -fstack-clash-protection: a frame larger than a page touches each page
+# on its way down, so it meets the guard page below the stack (a "stack
+# overflow" report) instead of jumping over it.
 USER_CFLAGS := $(USER_BASE_CFLAGS) -std=gnu11 -Wall -Wextra -Werror -fno-common \
+               -fstack-clash-protection \
                -nostdinc -isystem $(USER_NEWLIB)/$(NEWLIB_TARGET)/include \
                -isystem $(shell $(CC) -print-file-name=include) -Iuser/include -Iuser/lib \
                -Iuser/arch/$(ARCH) -Ilib -MMD -MP
@@ -87,7 +91,9 @@ $(UB)/%.elf: $(UB)/obj/%.c.o $(USER_RT) $(UB)/user.ld $(USER_LIBC)
 # What each boot carries (tools/run.py --module): make test, every user
 # test and helper; make run, the programs in USER_RUN (their argv after
 # the name, if any, as in USER_RUN='user/hello a b').
-USER_TEST_NAMES := $(patsubst %.c,%,$(filter tests/%,$(USER_PROG_SRCS)))
+USER_TEST_NAMES := $(patsubst %.c,%,$(filter tests/% user/sysfuzz.c,$(USER_PROG_SRCS)))
 USER_RUN ?= $(if $(USER_PROG_SRCS),user/hello)
 USER_TEST_MODULES := $(foreach p,$(USER_TEST_NAMES),--module '$(UB)/$(p).elf $(p)')
+USER_BENCH_MODULES := $(foreach p,$(filter tests/user/helpers/nullcall,$(USER_TEST_NAMES)),\
+                        --module '$(UB)/$(p).elf $(p)')
 USER_RUN_MODULES := $(if $(strip $(USER_RUN)),--module '$(UB)/$(firstword $(USER_RUN)).elf $(USER_RUN)')

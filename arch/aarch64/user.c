@@ -65,6 +65,8 @@ size_t arch_copy_to_user(void *udst, const void *src, size_t n)
 	(void)udst; (void)src;
 	return n;
 }
+bool arch_user_access_guarded(void) { return false; }
+
 int arch_boot_modules(struct boot_module_desc *out, int max)
 {
 	(void)out; (void)max;

@@ -60,6 +60,8 @@
 
 	.globl	syscall_entry
 syscall_entry:
+	.cfi_startproc
+	.cfi_undefined rip			/* gdb: the kernel's backtraces end here */
 	swapgs
 	movq	%rsp, %gs:CPU_USER_SCRATCH
 	movq	%gs:CPU_USER_ENTRY_SP, %rsp
@@ -88,6 +90,7 @@ syscall_entry:
 	movq	40(%rsp), %rsp			/* past vector, error, rip, cs, rflags: the user's rsp */
 	swapgs
 	sysretq
+	.cfi_endproc
 
 return_iretq:
 	POP_REGS

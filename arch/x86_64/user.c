@@ -124,6 +124,11 @@ void arch_enter_user(uintptr_t pc, uintptr_t sp, uintptr_t arg, uintptr_t tls)
 
 size_t x86_copy_user(void *dst, const void *src, size_t n);	/* uaccess.S */
 
+bool arch_user_access_guarded(void)
+{
+	return x86_smap_enabled;
+}
+
 /* SMAP: the kernel touches user pages only here, with RFLAGS.AC set around the copy. */
 static inline void user_access_begin(void)
 {

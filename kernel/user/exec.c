@@ -56,13 +56,13 @@ static long build_stack(struct mm_struct *mm, const char *cmdline)
 	char buf[MODULE_CMDLINE_LEN], *argv[MAX_ARGS];
 	u64 ptrs[MAX_ARGS + 2];
 	int argc;
-	long base = mm_map(mm, 0, USER_STACK_PAGES * PAGE_SIZE, SYS_PROT_READ | SYS_PROT_WRITE,
-			   VM_STACK);
+	long base = mm_map(mm, 0, USER_MAIN_STACK_PAGES * PAGE_SIZE,
+			   SYS_PROT_READ | SYS_PROT_WRITE, VM_STACK);
 	uintptr_t top, sp;
 
 	if (base < 0)
 		return base;
-	top = base + USER_STACK_PAGES * PAGE_SIZE;
+	top = base + USER_MAIN_STACK_PAGES * PAGE_SIZE;
 	strcpy(buf, cmdline);
 	argc = split_args(buf, argv, MAX_ARGS);	/* checked at boot: 1 to MAX_ARGS */
 	sp = top;

@@ -365,6 +365,35 @@ bool mm_stack_guard_hit(struct mm_struct *mm, uintptr_t addr)
 	       addr < r.start;
 }
 
+/*
+ * A kernel thread borrows an address space (Linux's kthread_use_mm()):
+ * copy_from_user() & co then reach its user half.  Its own scheduler
+ * hook loads it again at every switch back (user_context_switch()).
+ */
+void kthread_use_mm(struct mm_struct *mm)
+{
+	unsigned long flags;
+
+	if (current->user || current->mm)
+		panic("BUG: kthread_use_mm() from %s, which has an address space", current->comm);
+	mm_get(mm);
+	local_irq_save(flags);
+	current->mm = mm;
+	switch_mm(mm);
+	local_irq_restore(flags);
+}
+
+void kthread_unuse_mm(struct mm_struct *mm)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	current->mm = NULL;
+	switch_mm(NULL);
+	local_irq_restore(flags);
+	mm_put(mm);
+}
+
 long mm_live_count(void)
 {
 	return atomic_long_read(&live_mms);

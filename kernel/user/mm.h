@@ -89,6 +89,10 @@ bool mm_region_of(struct mm_struct *mm, uintptr_t addr, struct vm_region *r);
 /* Is addr in the unmapped guard page just below a stack region? */
 bool mm_stack_guard_hit(struct mm_struct *mm, uintptr_t addr);
 
+/* A kernel thread uses mm's user half (benchmarks, tests), and gives it back. */
+void kthread_use_mm(struct mm_struct *mm);
+void kthread_unuse_mm(struct mm_struct *mm);
+
 /* Loads next (NULL: the kernel's tables) on this CPU; interrupts off. */
 void switch_mm(struct mm_struct *next);
 /* The address space loaded on this CPU (NULL: the kernel's). */

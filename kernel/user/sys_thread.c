@@ -2,10 +2,14 @@
 #include "user/syscalls.h"
 #include <errno.h>
 
-/* A thread pointer the CPU accepts: 0 or a user address (x86-64: canonical, or wrmsr faults). */
+/*
+ * A thread pointer: 0 or a user address (x86-64: canonical, or wrmsr
+ * faults).  (Found by the fuzzer: access_ok(tls, 0) also took USER_TOP,
+ * the end of user space, which is no user address.)
+ */
 static bool tls_valid(uintptr_t tls)
 {
-	return !tls || access_ok(tls, 0);
+	return !tls || user_addr(tls);
 }
 
 /* (entry, arg, tls, cpu) */

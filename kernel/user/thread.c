@@ -46,7 +46,7 @@ void user_context_switch(struct task_struct *next)
 	if (next->user)
 		load_user_context(next->user);
 	else
-		switch_mm(NULL);
+		switch_mm(next->mm);	/* a kernel thread: NULL, or one it borrows */
 }
 
 /* A new thread's kernel half starts here, then enters user mode for good. */
@@ -74,7 +74,7 @@ int user_thread_create(struct user_task *t, uintptr_t entry, uintptr_t arg, uint
 	long stack = 0;
 
 	cpu = pick_cpu(cpu);
-	if (cpu < 0 || !access_ok(entry, 1))
+	if (cpu < 0 || !user_addr(entry))
 		return -EINVAL;
 	if (user_task_dying(t))
 		return -ESRCH;

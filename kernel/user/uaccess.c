@@ -16,6 +16,11 @@ bool access_ok(uintptr_t addr, size_t n)
 	return addr >= USER_BASE && addr <= USER_TOP && n <= USER_TOP - addr;
 }
 
+bool user_addr(uintptr_t addr)
+{
+	return addr >= USER_BASE && addr < USER_TOP;
+}
+
 int copy_from_user(void *dst, uintptr_t usrc, size_t n)
 {
 	if (!access_ok(usrc, n))

@@ -14,6 +14,8 @@
 
 /* Is [addr, addr + n) inside user space (and not wrapping)? */
 bool access_ok(uintptr_t addr, size_t n);
+/* Is addr itself a user address (one the kernel may jump to, or keep as a thread pointer)? */
+bool user_addr(uintptr_t addr);
 
 /* 0, or -EFAULT if any byte could not be copied (then dst is partly written). */
 int copy_from_user(void *dst, uintptr_t usrc, size_t n);

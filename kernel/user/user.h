@@ -48,6 +48,9 @@ int user_task_wait_timeout(struct user_task *t, u64 timeout_ns, struct sys_exit_
 void user_task_put(struct user_task *t);
 void user_task_kill(struct user_task *t, int reason);
 
+/* The monitor's ps: every user task and its threads. */
+void user_show_tasks(void);
+
 /* Everything the user half holds, for the test runner's leak check. */
 void user_settle(void);			/* let the reaper free what it was given */
 

@@ -2,7 +2,7 @@
  * Threads: one pinned to each CPU runs there, has its own errno and
  * newlib state, mallocs beside the others (newlib's locks exclude), and
  * its return value comes back to the thread that joins it; q_thread_exit()
- * ends one early with its status; 200 create/join cycles leave nothing.
+ * ends one early with its status; 60 create/join cycles leave nothing.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,7 +11,7 @@
 #include "quiescent.h"
 
 #define MAX_THREADS	64
-#define ROUNDS		200
+#define ROUNDS		60
 
 static int failures;
 

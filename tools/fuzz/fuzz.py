@@ -13,6 +13,12 @@ with libFuzzer, AddressSanitizer and UndefinedBehaviorSanitizer.
     tools/fuzz/fuzz.py merge [TARGET...]      minimise what runs found into
                                               tools/fuzz/corpus/
 
+The pseudo-target syscalls is the system-call fuzzer (user/sysfuzz.c): not
+a host build but the kernel itself, booted on each architecture with the
+fuzzer as a program in user mode (make test TESTS=user_syscall_fuzz*),
+for --calls calls (SYSFUZZ_CALLS, default a million) from --seed (random
+when 0; the run prints it).  run runs it after the host targets.
+
 Each target compiles the kernel's own source file (TARGETS below) with a
 small host shim (tools/fuzz/shim/) and a harness, tools/fuzz/fuzz_NAME.c,
 that checks properties, not only the absence of a crash (docs/fuzz.md).
@@ -35,25 +41,42 @@ FUZZ = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(FUZZ))
 BUILD = os.environ.get("FUZZ_BUILD") or os.path.join(ROOT, "build", "fuzz")
 
+
+def kernel_nr_cpus():
+    """NR_CPUS as the kernel is built by default (kernel/param.h, as the
+    Makefile reads it): the harnesses' per-CPU arrays and limits are the
+    kernel's."""
+    with open(os.path.join(ROOT, "kernel", "param.h")) as f:
+        m = re.search(r"^#define NR_CPUS\s+(\d+)", f.read(), re.M)
+    return int(m.group(1))
+
+
+NR_CPUS = kernel_nr_cpus()
+
 # name -> (kernel sources, include directory of the arch it belongs to, extra link flags)
 TARGETS = {
     "cmdline": (["kernel/cmdline.c"], "arch/x86_64", []),
     "monitor": (["kernel/monitor_parse.c"], "arch/x86_64", []),
     # The page allocator's region handling sees the regions the parser found;
-    # the host's __kernel_end (where free memory may begin) is 1 MiB.
+    # the host's kernel image is [1 MiB, 1.5 MiB) (the map must cover it;
+    # free memory begins at its end).
     # (multiboot.c and acpi.c call each other for the boot word bootdata.dump.)
     "multiboot": (["arch/x86_64/multiboot.c", "arch/x86_64/acpi.c", "kernel/page_alloc.c"],
-                  "arch/x86_64", ["-no-pie", "-Wl,--defsym=__kernel_end=0x100000"]),
+                  "arch/x86_64", ["-no-pie", "-Wl,--defsym=__kernel_start=0x100000",
+                                   "-Wl,--defsym=__kernel_end=0x180000"]),
     "acpi": (["arch/x86_64/acpi.c", "arch/x86_64/multiboot.c"], "arch/x86_64", []),
     "fdt": (["arch/aarch64/fdt.c"], "arch/aarch64", []),
+    # The ELF loader's checks of a program from a boot module (pure: no memory touched).
+    "elf": (["kernel/user/elf.c"], "arch/x86_64", []),
 }
 
 # The longest input each is given: twice its largest seed or real input.
-MAX_LEN = {"cmdline": 8192, "monitor": 4096, "multiboot": 8192, "acpi": 4096, "fdt": 12288}
+MAX_LEN = {"cmdline": 8192, "monitor": 4096, "multiboot": 8192, "acpi": 4096, "fdt": 12288,
+           "elf": 4096}
 
 SANITIZE = ["-fsanitize=fuzzer,address,undefined", "-fno-sanitize-recover=all"]
 CFLAGS = ["-g", "-O1", "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-fno-omit-frame-pointer",
-          "-DNR_CPUS=16", "-DCONFIG_RCU_CHECKING=1",
+          f"-DNR_CPUS={NR_CPUS}", "-DCONFIG_RCU_CHECKING=1",
           # Host ELF linkers mark the bounds of a section named like a C identifier.
           '-DKPARAM_SECTION="kparam"', "-D__kparam_start=__start_kparam",
           "-D__kparam_end=__stop_kparam"]
@@ -81,7 +104,7 @@ def build(names, quiet=False):
         files = [os.path.join(FUZZ, f"fuzz_{name}.c"), os.path.join(FUZZ, "shim", "shim.c")]
         files += [os.path.join(ROOT, s) for s in srcs]
         out = binary(name)
-        deps = files + [os.path.join(FUZZ, "fuzz.py")]
+        deps = files + [os.path.join(FUZZ, "fuzz.py"), os.path.join(ROOT, "kernel", "param.h")]
         for d in ("kernel", "lib", arch, os.path.join(FUZZ, "shim"), "tests"):
             d = os.path.join(ROOT, d)
             deps += [os.path.join(dp, f) for dp, _, fs in os.walk(d) for f in fs
@@ -180,13 +203,60 @@ def keep_crash(name, artifact):
     return dest
 
 
+SYSFUZZ_LINE_RE = re.compile(r"^# .*?(sysfuzz: .*)$")
+SUMMARY_RE = re.compile(r"^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?")
+
+
+def run_syscalls(args):
+    """The system-call fuzzer on each architecture; 0 when it found nothing."""
+    status = 0
+    for arch in args.arches.split():
+        calls, seed = args.calls, args.seed
+        cmd = ["make", "--no-print-directory", "test", f"ARCH={arch}", "SMP=4", "ISOLATED=0",
+               f"TIMEOUT={300 + calls // 500}", "TESTS=user_syscall_fuzz*",
+               f"CMDLINE=sysfuzz.calls={calls} sysfuzz.seed={seed} sysfuzz.threads=3"]
+        print(f"fuzz: syscalls ({arch}): {calls} calls, seed {seed or 'random'} ...", flush=True)
+        t0 = time.monotonic()
+        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           errors="replace", cwd=ROOT)
+        lines = r.stdout.splitlines()
+        said = [m.group(1) for m in map(SYSFUZZ_LINE_RE.match, lines) if m]
+        summary = next((m for m in map(SUMMARY_RE.match, reversed(lines)) if m), None)
+        for s in said:
+            if not s.startswith("sysfuzz: per call"):
+                print(f"fuzz: syscalls ({arch}): {s}")
+        if summary and summary.group(3) and summary.group(1) == "0":
+            print(f"fuzz: syscalls ({arch}): skipped: no user programs on this architecture")
+            continue
+        if r.returncode == 0 and summary and summary.group(2) == "0":
+            print(f"fuzz: syscalls ({arch}): no finding ({time.monotonic() - t0:.0f} s: the "
+                  "kernel lived, every promise kept, nothing leaked)")
+            continue
+        log = os.path.join(BUILD, "logs", f"syscalls-{arch}.log")
+        os.makedirs(os.path.dirname(log), exist_ok=True)
+        with open(log, "w") as f:
+            f.write(r.stdout)
+        print(f"fuzz: syscalls ({arch}): FINDING: the run failed; console in {rel(log)}")
+        print("fuzz: replay it with the seed above: make test ARCH=" + arch +
+              " TESTS='user_syscall_fuzz*' CMDLINE='sysfuzz.seed=SEED sysfuzz.calls=N'")
+        for line in lines[-25:]:
+            print("    | " + line)
+        status = 1
+    return status
+
+
 def cmd_run(args):
-    names = args.targets or list(TARGETS)
-    if not build(names):
+    names = args.targets or list(TARGETS) + ["syscalls"]
+    host = [n for n in names if n != "syscalls"]
+    if host and not build(host):
         return 1
     log_dir = os.path.join(BUILD, "logs")
     os.makedirs(log_dir, exist_ok=True)
     for name in names:
+        if name == "syscalls":
+            if run_syscalls(args):
+                return 1
+            continue
         more = f", and on to {args.min_execs} executions" if args.min_execs else ""
         print(f"fuzz: {name}: {args.seconds} s{more} ...", flush=True)
         r = fuzz_one(name, args.seconds, log_dir, args.min_execs)
@@ -284,14 +354,21 @@ def main():
                    default=int(os.environ.get("FUZZ_SECONDS", "60") or 60))
     r.add_argument("--min-execs", type=int, default=0,
                    help="keep going after the time until this many inputs ran")
+    r.add_argument("--calls", type=int,
+                   default=int(os.environ.get("SYSFUZZ_CALLS", "1000000") or 1000000),
+                   help="syscalls: system calls per architecture")
+    r.add_argument("--seed", default=os.environ.get("SYSFUZZ_SEED", "0") or "0",
+                   help="syscalls: the seed (0: drawn by the fuzzer, printed)")
+    r.add_argument("--arches", default="x86_64 aarch64", help="syscalls: the architectures")
     r.add_argument("targets", nargs="*", metavar="TARGET")
     for c in ("replay", "merge"):
         s = sub.add_parser(c)
         s.add_argument("targets", nargs="*", metavar="TARGET")
     args = p.parse_args()
-    unknown = [t for t in getattr(args, "targets", []) if t not in TARGETS]
+    known = list(TARGETS) + (["syscalls"] if args.cmd == "run" else [])
+    unknown = [t for t in getattr(args, "targets", []) if t not in known]
     if unknown:
-        p.error(f"unknown target {unknown[0]!r} (known: {', '.join(TARGETS)})")
+        p.error(f"unknown target {unknown[0]!r} (known: {', '.join(known)})")
     if args.cmd == "build":
         return 0 if build(args.targets or list(TARGETS)) else 1
     return {"run": cmd_run, "replay": cmd_replay, "merge": cmd_merge}[args.cmd](args)

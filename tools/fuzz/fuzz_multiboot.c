@@ -13,8 +13,14 @@
  *     MB2_MAX_REGIONS of them, and dropping more is reported;
  *   - the command line is a terminated string, and only marked truncated
  *     when it fills the buffer; the RSDP copy lies inside the block;
- *   - the page allocator then frees each page of the regions (above the
- *     kernel's end, below 4 GiB) exactly once, however they overlap, and
+ *   - boot modules: at most MB2_MAX_MODULES kept, each ending no earlier
+ *     than it starts, its command line terminated and shorter than 256;
+ *     every module refused or beyond the maximum is reported;
+ *   - the page allocator refuses the map, with a message, exactly when
+ *     the regions together leave out part of the kernel image;
+ *   - otherwise it frees each page of the regions (above the kernel's
+ *     end, below 4 GiB) exactly once, however they overlap and however
+ *     much memory they list, but for the pages a module occupies, and
  *     hands out such a page;
  *   - nothing is read or written out of bounds (ASan, UBSan).
  */
@@ -25,15 +31,10 @@
 #include "multiboot.h"
 #include "shim/shim.h"
 
-#define KERNEL_END	0x100000ULL	/* fuzz.py links __kernel_end here */
+/* fuzz.py links the kernel image, __kernel_start to __kernel_end, here: */
+#define KERNEL_START	0x100000ULL
+#define KERNEL_END	0x180000ULL
 #define MAX_PHYS	(1ULL << 32)
-/*
- * Above this many pages, counted region by region (overlaps too: the
- * allocator visits each), the allocator's check is skipped: one input
- * would take milliseconds, and the fuzzer, rewarded for new counts of
- * overlapping pages, would soon spend all its time there.
- */
-#define MAX_CHECKED	1024
 
 static int cmp_region(const void *a, const void *b)
 {
@@ -44,9 +45,9 @@ static int cmp_region(const void *a, const void *b)
 
 /*
  * The pages of the union of the regions, clipped as page_alloc_init() clips
- * them; *listed: the pages of each region, added up.
+ * them (sorting and clipping r).
  */
-static size_t union_pages(struct mem_region *r, int n, size_t *listed)
+static size_t union_pages(struct mem_region *r, int n)
 {
 	size_t pages = 0;
 	u64 covered = 0;	/* every page below this is counted */
@@ -60,9 +61,6 @@ static size_t union_pages(struct mem_region *r, int n, size_t *listed)
 		r[i].start = s;
 		r[i].end = e > s ? e : s;
 	}
-	*listed = 0;
-	for (int i = 0; i < n; i++)
-		*listed += (r[i].end - r[i].start) / PAGE_SIZE;
 	qsort(r, n, sizeof(*r), cmp_region);
 	for (int i = 0; i < n; i++) {
 		u64 s = r[i].start > covered ? r[i].start : covered;
@@ -71,6 +69,57 @@ static size_t union_pages(struct mem_region *r, int n, size_t *listed)
 			pages += (r[i].end - s) / PAGE_SIZE;
 		if (r[i].end > covered)
 			covered = r[i].end;
+	}
+	return pages;
+}
+
+/* Sorts v and merges what overlaps or touches, in place; the new count. */
+static int merge(struct mem_region *v, int n)
+{
+	int k = 0;
+
+	qsort(v, n, sizeof(*v), cmp_region);
+	for (int i = 0; i < n; i++) {
+		if (v[i].end <= v[i].start)
+			continue;
+		if (k && v[i].start <= v[k - 1].end) {
+			if (v[i].end > v[k - 1].end)
+				v[k - 1].end = v[i].end;
+			continue;
+		}
+		v[k++] = v[i];
+	}
+	return k;
+}
+
+/*
+ * The pages of the (clipped) regions that a module occupies: the
+ * allocator keeps them (reserve_boot_data() reserves every page a module
+ * touches).
+ */
+static size_t module_pages(const struct mem_region *clipped, int n)
+{
+	struct mem_region r[MB2_MAX_REGIONS], m[MB2_MAX_MODULES];
+	int nm = arch_reserved_regions(m, MB2_MAX_MODULES), i = 0, j = 0;
+	size_t pages = 0;
+
+	memcpy(r, clipped, n * sizeof(*r));
+	n = merge(r, n);
+	for (int k = 0; k < nm; k++) {
+		m[k].start = ALIGN_DOWN(m[k].start, PAGE_SIZE);
+		m[k].end = ALIGN_UP(m[k].end, PAGE_SIZE);
+	}
+	nm = merge(m, nm);
+	while (i < n && j < nm) {	/* both sorted and disjoint: walk them side by side */
+		u64 s = r[i].start > m[j].start ? r[i].start : m[j].start;
+		u64 e = r[i].end < m[j].end ? r[i].end : m[j].end;
+
+		if (e > s)
+			pages += (e - s) / PAGE_SIZE;
+		if (r[i].end < m[j].end)
+			i++;
+		else
+			j++;
 	}
 	return pages;
 }
@@ -93,6 +142,14 @@ static void check_info(const struct mb2_info *mb, const u8 *buf, u32 total, bool
 	CHECK(!mb->regions_dropped || shim_count_lines("multiboot: ") > 0,
 	      "%d regions dropped silently", mb->regions_dropped);
 	CHECK(memchr(mb->cmdline, '\0', sizeof(mb->cmdline)), "command line not terminated");
+	CHECK(mb->nmodules >= 0 && mb->nmodules <= MB2_MAX_MODULES, "%d modules", mb->nmodules);
+	for (int i = 0; i < mb->nmodules; i++) {
+		CHECK(mb->modules[i].start <= mb->modules[i].end, "module %d ends before it starts", i);
+		CHECK(strnlen(mb->modules[i].cmdline, MB2_MODULE_CMDLINE) < MB2_MODULE_CMDLINE,
+		      "module %d's command line not terminated", i);
+	}
+	CHECK(shim_count_lines("multiboot: module") >= mb->modules_dropped,
+	      "%d modules dropped, fewer said so", mb->modules_dropped);
 	CHECK(!mb->cmdline_truncated || strlen(mb->cmdline) == sizeof(mb->cmdline) - 1,
 	      "a short command line marked truncated");
 	if (mb->rsdp) {
@@ -103,33 +160,45 @@ static void check_info(const struct mb2_info *mb, const u8 *buf, u32 total, bool
 	}
 }
 
+/* The model: does the union of the regions cover the image?  (Pages, sorted.) */
+static bool covers_image(const struct mem_region *sorted, int n)
+{
+	u64 covered = KERNEL_START;
+
+	for (int i = 0; i < n; i++)
+		if (sorted[i].start <= covered && sorted[i].end > covered)
+			covered = sorted[i].end;
+	return covered >= KERNEL_END;
+}
+
 static void check_pages(void)
 {
-	struct mem_region r[MB2_MAX_REGIONS];
+	struct mem_region r[MB2_MAX_REGIONS], raw[MB2_MAX_REGIONS];
 	int n = arch_mem_regions(r, MB2_MAX_REGIONS);
-	size_t listed, want = union_pages(r, n, &listed);
-	u64 lowest = MAX_PHYS;
+	bool whole_image, accepted;
+	size_t want;
 	void *page;
 
-	if (listed > MAX_CHECKED)
+	memcpy(raw, r, sizeof(r));
+	qsort(raw, n, sizeof(*raw), cmp_region);
+	whole_image = covers_image(raw, n);
+	want = union_pages(r, n);
+	want -= module_pages(r, n);
+	accepted = page_alloc_init();
+	CHECK(accepted == whole_image, "the allocator %s a map that %s the kernel image",
+	      accepted ? "took" : "refused", whole_image ? "covers" : "leaves out part of");
+	CHECK(accepted || shim_count_lines("mm: the memory map leaves out part of the kernel image"),
+	      "the map was refused without a word");
+	if (!accepted)
 		return;
-	page_alloc_init();
 	CHECK(page_free_count() == want, "the allocator has %zu free pages, the regions hold %zu",
 	      page_free_count(), want);
-	/*
-	 * One page handed out and back, when free memory starts low: the
-	 * allocator's first fit scans page by page from the kernel's end,
-	 * which for a region near 4 GiB is a million steps per input.
-	 */
-	for (int i = 0; i < n; i++)
-		if (r[i].end > r[i].start && r[i].start < lowest)
-			lowest = r[i].start;
-	if (!want || lowest > KERNEL_END + MAX_CHECKED * PAGE_SIZE)
-		return;
 	page = page_alloc(1);
-	CHECK(page && in_regions(r, n, (uintptr_t)page),
+	CHECK(!want || (page && in_regions(r, n, (uintptr_t)page)),
 	      "page_alloc() gave %p with %zu pages free in the regions", page, want);
-	page_free(page, 1);
+	CHECK(want || !page, "page_alloc() gave %p with no page free", page);
+	if (page)
+		page_free(page, 1);
 	CHECK(page_free_count() == want, "page_free() did not give the page back");
 }
 
@@ -157,9 +226,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	shim_reset();
 	mb2_parse(mb, buf);
 	check_info(mb, buf, total, total >= 8 && total <= MB2_INFO_MAX);
-	shim_summary("%d regions (%d dropped), command line '%s', RSDP %s (%zu bytes), end tag %s",
-		     mb->nregions, mb->regions_dropped, mb->cmdline, mb->rsdp ? "found" : "none",
-		     mb->rsdp_len, mb->end_seen ? "seen" : "not seen");
+	shim_summary("%d regions (%d dropped), command line '%s', RSDP %s (%zu bytes), end tag %s, "
+		     "%d modules (%d dropped)%s%s", mb->nregions, mb->regions_dropped, mb->cmdline,
+		     mb->rsdp ? "found" : "none", mb->rsdp_len, mb->end_seen ? "seen" : "not seen",
+		     mb->nmodules, mb->modules_dropped, mb->nmodules ? ", the first: " : "",
+		     mb->nmodules ? mb->modules[0].cmdline : "");
 
 	/* The kernel's own path: the glue keeps the result, the allocator uses it. */
 	multiboot_parse(buf);

@@ -309,6 +309,26 @@ def markdown(rows, ctx, check=None):
                 L.append(table_row([UPDATE_TITLES[op], load] + cells))
         L.append("")
 
+    us = [r for r in rows if r.get("bench") == "user"]
+    if us:
+        L.append("## Into the kernel and back")
+        L.append("")
+        L.append("A plain function call in the kernel; a null system call's round trip from "
+                 "user mode (syscall/sysret or svc/eret, and the kernel's entry and exit); "
+                 "copy_from_user() of 8 bytes; and 64 KiB copied from user memory beside "
+                 "memcpy() between kernel buffers (MB/s).")
+        L.append("")
+        L.extend(table_head(["operation"] + [cpus_title(n) for n in cpus]))
+        for op, metric, title, scale in (
+                ("call", "ns", "kernel function call (ns)", 1),
+                ("syscall", "ns", "null system call round trip (ns)", 1),
+                ("get_user", "ns", "copy_from_user(), 8 bytes (ns)", 1),
+                ("copy_from_user", "bytes_per_s", "copy_from_user(), 64 KiB (MB/s)", 1e-6),
+                ("memcpy", "bytes_per_s", "memcpy(), 64 KiB, kernel to kernel (MB/s)", 1e-6)):
+            L.append(table_row([title] + [fmt_cell(find_row(us, op=op, metric=metric, cpus=n),
+                                                   scale) for n in cpus]))
+        L.append("")
+
     cr = [r for r in rows if r.get("bench") == "call_rcu"]
     if cr:
         L.append("## call_rcu() with two updaters per CPU")

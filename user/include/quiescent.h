@@ -46,6 +46,8 @@ static inline long q_unmap(void *addr, size_t len)
 int q_thread_create(int (*fn)(void *), void *arg, int cpu);
 int q_thread_join(int tid, struct sys_exit_status *st);
 void q_thread_exit(int status) __attribute__((noreturn));
+/* The calling thread's thread pointer (its runtime block: SYS_set_tls). */
+void *q_thread_pointer(void);
 
 /* Another program (a boot module: its name first, then its arguments). */
 static inline int q_spawn(const char *cmdline, size_t len)

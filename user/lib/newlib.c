@@ -10,6 +10,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/times.h>
+#include <time.h>
 #include "runtime.h"
 
 #define PAGE_SIZE	4096UL
@@ -85,6 +87,38 @@ int gettimeofday(struct timeval *tv, void *tz)
 	return 0;
 }
 
+/* clock(): the time since boot counts as the program's (the kernel keeps no CPU time per task). */
+clock_t times(struct tms *buf)
+{
+	clock_t ticks = q_clock_ns() / (1000000000 / CLOCKS_PER_SEC);
+
+	buf->tms_utime = ticks;
+	buf->tms_stime = buf->tms_cutime = buf->tms_cstime = 0;
+	return ticks;
+}
+
+int nanosleep(const struct timespec *req, struct timespec *rem)
+{
+	if (req->tv_sec < 0 || req->tv_nsec < 0 || req->tv_nsec >= 1000000000) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (rem)
+		rem->tv_sec = rem->tv_nsec = 0;
+	return syscall_errno(q_sleep_ns((uint64_t)req->tv_sec * 1000000000 + req->tv_nsec));
+}
+
+int usleep(useconds_t us)
+{
+	return syscall_errno(q_sleep_ns((uint64_t)us * 1000));
+}
+
+unsigned int sleep(unsigned int seconds)
+{
+	q_sleep_ns((uint64_t)seconds * 1000000000);
+	return 0;
+}
+
 /* Only abort() signals, and only itself: the task ends as killed by abort(). */
 int kill(int pid, int sig)
 {
@@ -116,3 +150,4 @@ int _getpid(void) { return getpid(); }
 int _fstat(int fd, struct stat *st) { return fstat(fd, st); }
 int _kill(int pid, int sig) { return kill(pid, sig); }
 int _gettimeofday(struct timeval *tv, void *tz) { return gettimeofday(tv, tz); }
+clock_t _times(struct tms *buf) { return times(buf); }

@@ -20,6 +20,11 @@ struct user_tls *current_tls(void)
 	return arch_thread_pointer();
 }
 
+void *q_thread_pointer(void)
+{
+	return current_tls();
+}
+
 static void list_add(struct user_tls *t)
 {
 	__retarget_lock_acquire(&list_lock);

@@ -1,0 +1,42 @@
+/*
+ * The monitor's `ps`, user half: each user task with its address space's
+ * size, and its threads under it (kernel threads are listed apart, by
+ * kernel/monitor.c).
+ */
+#include "user/thread.h"
+
+static const char *thread_state(const struct user_thread *ut)
+{
+	static const char *const states[] = { "running", "blocked", "dead" };
+	const struct task_struct *kt = ut->kt;
+
+	if (ut->exited || !kt)
+		return "exited";
+	return kt->state <= TASK_DEAD ? states[kt->state] : "?";
+}
+
+static void show_user_task(struct user_task *t, void *arg)
+{
+	struct user_thread *ut;
+	int *count = arg;
+
+	spin_lock(&t->lock);	/* (interrupts are off: for_each_user_task()) */
+	printk("  %4d  %-15s %-7s %6zu %9lu  %s\n", t->id, t->name,
+	       t->ended ? "ended" : t->kill_reason ? "killed" : "running",
+	       t->mm ? t->mm->pages : 0, t->syscalls, t->path);
+	list_for_each_entry(ut, &t->threads, node)
+		printk("        thread %-5d CPU%-3d %s\n", ut->tid, ut->kt ? ut->kt->cpu : -1,
+		       thread_state(ut));
+	spin_unlock(&t->lock);
+	(*count)++;
+}
+
+void user_show_tasks(void)
+{
+	int count = 0;
+
+	printk("  user tasks:\n    id  name            state    pages  syscalls  program\n");
+	for_each_user_task(show_user_task, &count);
+	if (!count)
+		printk("  (none)\n");
+}
