@@ -9,6 +9,7 @@
 #include "ktest.h"
 #include "object/ipc.h"
 #include "user/task.h"
+#include "user/module.h"
 
 #define ROUNDS		100	/* on one CPU: cheap */
 #define CROSS_ROUNDS	50	/* across two: each wakes a halted CPU */
@@ -52,6 +53,8 @@ KTEST(ipc_same_cpu_call_and_reply_switch_directly)
 	u64 direct = sched_nr_direct_switches(cpu);
 	struct ipc_stats s0, s1;
 
+	if (!boot_module_find(PINGPONG))
+		KTEST_SKIP("no boot module " PINGPONG " (no user programs on this boot)");
 	ipc_get_stats(&s0);
 	KASSERT(run(cpu, cpu, ROUNDS));
 	ipc_get_stats(&s1);
@@ -70,6 +73,8 @@ KTEST(ipc_across_cpus_wakes_the_receiver_with_an_ipi)
 
 	if (num_online_cpus() < 2)
 		KTEST_SKIP("needs two CPUs");
+	if (!boot_module_find(PINGPONG))
+		KTEST_SKIP("no boot module " PINGPONG " (no user programs on this boot)");
 	ipis = READ_ONCE(cpus[1].ipis);
 	KASSERT(run(0, 1, CROSS_ROUNDS));
 	ipis = READ_ONCE(cpus[1].ipis) - ipis;
