@@ -185,9 +185,9 @@ static void shape_cap_call(struct fuzzer *f, long nr, long *a)
 	case SYS_ipc_reply:
 	case SYS_ipc_reply_recv:
 		a[1] = msg_info(f);
-		if (nr == SYS_ipc_send && below(f, 4))
+		if (nr == SYS_ipc_send && below(f, 8))
 			a[1] |= SYS_MSG_NONBLOCK;	/* (a blocking one may wait until it is killed) */
-		if (nr == SYS_ipc_call && below(f, 4))
+		if (nr == SYS_ipc_call && below(f, 8))
 			a[0] = SERVED_EP;
 		if (nr == SYS_ipc_reply)
 			a[0] = below(f, 8) ? 0 : number(f);
@@ -506,13 +506,13 @@ static void stop_everything(const int *tids, int n, int server_tid)
  * Until every fuzzing thread made its share of the calls (or 60 s went
  * by).  IPC has no timeouts: a thread that calls an endpoint nobody
  * serves, or waits for a notification nobody signals, waits for ever.
- * One that made no call for STALL_POLLS polls is killed through a
+ * One that made no call for STALL_POLLS polls (100 ms) is killed through a
  * capability to it -- which must wake it, wherever it waits -- and a new
  * thread takes its place and its share.
  */
 #define SHARE_WAIT_POLLS	6000
 #define SHARE_WAIT_POLL_NS	10000000
-#define STALL_POLLS		20
+#define STALL_POLLS		10
 
 static void restart(int i, int *tids)
 {
