@@ -90,8 +90,12 @@ static void reply_gone(struct thread_obj *caller, unsigned long seq)
 	kobject_put(&caller->base);
 }
 
-/* me (the running thread) now holds the reply capability to caller's call seq, with caller's reference. */
-static void take_reply_cap(struct thread_obj *me, struct thread_obj *caller, unsigned long seq)
+/*
+ * Puts (caller, seq) in me's reply slot (caller NULL: empties it) and
+ * drops what was there: its caller wakes with -EPIPE (one reply
+ * capability at a time).  The new caller's reference goes with it.
+ */
+static void swap_reply_cap(struct thread_obj *me, struct thread_obj *caller, unsigned long seq)
 {
 	struct thread_obj *old;
 	unsigned long flags, old_seq;
@@ -103,21 +107,12 @@ static void take_reply_cap(struct thread_obj *me, struct thread_obj *caller, uns
 	me->reply_seq = seq;
 	spin_unlock_irqrestore(&me->lock, flags);
 	if (old)
-		reply_gone(old, old_seq);	/* one reply capability at a time: the older is dropped */
+		reply_gone(old, old_seq);
 }
 
 void ipc_drop_reply(struct thread_obj *me)
 {
-	struct thread_obj *caller;
-	unsigned long flags, seq;
-
-	spin_lock_irqsave(&me->lock, flags);
-	caller = me->reply_to;
-	seq = me->reply_seq;
-	me->reply_to = NULL;
-	spin_unlock_irqrestore(&me->lock, flags);
-	if (caller)
-		reply_gone(caller, seq);
+	swap_reply_cap(me, NULL, 0);
 }
 
 /* The sender's half of send and call, with r a receiver we claimed. */
@@ -230,7 +225,7 @@ static long take(struct thread_obj *me, struct thread_obj *s, struct ipc_msg *ou
 	}
 	spin_unlock_irqrestore(&s->lock, flags);
 	if (call)
-		take_reply_cap(me, s, seq);	/* (our claim's reference becomes its) */
+		swap_reply_cap(me, s, seq);	/* (our claim's reference becomes its) */
 	else
 		kobject_put(&s->base);
 	return badge;

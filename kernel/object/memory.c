@@ -67,6 +67,15 @@ static bool rights_allow(unsigned int rights, int prot)
 	       (!(prot & SYS_PROT_EXEC) || (rights & SYS_CAP_EXEC));
 }
 
+/* cap_mutex held: the memory capability in slot, or NULL and *err (-EBADF, -ENOTSUP). */
+static struct cap *memory_cap(struct cspace *cs, long slot, long *err)
+{
+	struct cap *c = cspace_get(cs, slot);
+
+	*err = !c ? -EBADF : c->type != KOBJ_MEMORY ? -ENOTSUP : 0;
+	return *err ? NULL : c;
+}
+
 long memory_cap_map(struct cspace *cs, long slot, struct mm_struct *mm, uintptr_t addr, int prot)
 {
 	struct memory_obj *m;
@@ -74,11 +83,9 @@ long memory_cap_map(struct cspace *cs, long slot, struct mm_struct *mm, uintptr_
 	long ret;
 
 	mutex_lock(&cap_mutex);
-	c = cspace_get(cs, slot);
+	c = memory_cap(cs, slot, &ret);
 	if (!c)
-		ret = -EBADF;
-	else if (c->type != KOBJ_MEMORY)
-		ret = -ENOTSUP;
+		;
 	else if (!prot || (prot & ~(SYS_PROT_READ | SYS_PROT_WRITE | SYS_PROT_EXEC)) ||
 		 ((prot & SYS_PROT_WRITE) && (prot & SYS_PROT_EXEC)))
 		ret = -EINVAL;		/* (never writable and executable at once) */
@@ -86,8 +93,6 @@ long memory_cap_map(struct cspace *cs, long slot, struct mm_struct *mm, uintptr_
 		ret = -EACCES;
 	else if (c->map_mm)
 		ret = -EBUSY;		/* one mapping per capability: copy it to map again */
-	else
-		ret = 0;
 	if (!ret) {
 		m = to_mem(c->obj);
 		ret = mm_map_shared(mm, addr, m->frames, m->npages, prot);
@@ -114,17 +119,13 @@ void memory_cap_unmap(struct cap *c)
 int memory_cap_unmap_slot(struct cspace *cs, long slot)
 {
 	struct cap *c;
-	int ret = 0;
+	long ret;
 
 	mutex_lock(&cap_mutex);
-	c = cspace_get(cs, slot);
-	if (!c)
-		ret = -EBADF;
-	else if (c->type != KOBJ_MEMORY)
-		ret = -ENOTSUP;
-	else if (!c->map_mm)
+	c = memory_cap(cs, slot, &ret);
+	if (c && !c->map_mm)
 		ret = -EINVAL;
-	else
+	else if (c)
 		memory_cap_unmap(c);
 	mutex_unlock(&cap_mutex);
 	return ret;

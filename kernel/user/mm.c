@@ -128,20 +128,18 @@ static void unmap_pages(struct mm_struct *mm, uintptr_t start, uintptr_t end, bo
 	}
 }
 
-long mm_map(struct mm_struct *mm, uintptr_t addr, size_t len, int prot, enum vm_kind kind)
+/*
+ * Maps [addr, addr + len) (addr 0: where there is room) with prot as a
+ * region of kind: the frames of a memory object (frames, contiguous), or
+ * new zeroed ones (frames NULL).  The address, or -ENOMEM, -EEXIST.
+ */
+static long map_region(struct mm_struct *mm, uintptr_t addr, size_t len, int prot,
+		       enum vm_kind kind, void *frames)
 {
-	struct vm_region *r;
+	struct vm_region *r = kzalloc(sizeof(*r), GFP_KERNEL);
 	uintptr_t a;
 	long ret = -ENOMEM;
 
-	if (!len || len > USER_TOP - USER_BASE || !prot_valid(prot))
-		return -EINVAL;
-	len = ALIGN_UP(len, PAGE_SIZE);
-	if (len / PAGE_SIZE > page_free_count())
-		return -ENOMEM;		/* would fail anyway, after taking every page */
-	if (addr && !user_range(addr, addr + len))
-		return -EINVAL;
-	r = kzalloc(sizeof(*r), GFP_KERNEL);
 	if (!r)
 		return -ENOMEM;
 	mutex_lock(&mm->lock);
@@ -154,19 +152,21 @@ long mm_map(struct mm_struct *mm, uintptr_t addr, size_t len, int prot, enum vm_
 		goto fail;
 	}
 	for (a = addr; a < addr + len; a += PAGE_SIZE) {
-		void *frame = page_alloc(1);
+		void *frame = frames ? (char *)frames + (a - addr) : page_alloc(1);
 
 		if (!frame)
 			break;
-		memset(frame, 0, PAGE_SIZE);
+		if (!frames)
+			memset(frame, 0, PAGE_SIZE);
 		if (arch_mm_map(&mm->arch, a, (uintptr_t)frame, prot)) {
-			page_free(frame, 1);
+			if (!frames)
+				page_free(frame, 1);
 			break;
 		}
 		mm->pages++;
 	}
 	if (a < addr + len) {
-		unmap_pages(mm, addr, a, true);	/* out of memory: undo */
+		unmap_pages(mm, addr, a, !frames);	/* out of memory: undo */
 		goto fail;
 	}
 	r->start = addr;
@@ -182,48 +182,25 @@ fail:
 	return ret;
 }
 
+long mm_map(struct mm_struct *mm, uintptr_t addr, size_t len, int prot, enum vm_kind kind)
+{
+	if (!len || len > USER_TOP - USER_BASE || !prot_valid(prot))
+		return -EINVAL;
+	len = ALIGN_UP(len, PAGE_SIZE);
+	if (len / PAGE_SIZE > page_free_count())
+		return -ENOMEM;		/* would fail anyway, after taking every page */
+	if (addr && !user_range(addr, addr + len))
+		return -EINVAL;
+	return map_region(mm, addr, len, prot, kind, NULL);
+}
+
 long mm_map_shared(struct mm_struct *mm, uintptr_t addr, void *frames, size_t npages, int prot)
 {
 	size_t len = npages * PAGE_SIZE;
-	struct vm_region *r;
-	size_t i;
-	long ret = -ENOMEM;
 
 	if (!npages || !prot_valid(prot) || (addr && !user_range(addr, addr + len)))
 		return -EINVAL;
-	r = kzalloc(sizeof(*r), GFP_KERNEL);
-	if (!r)
-		return -ENOMEM;
-	mutex_lock(&mm->lock);
-	if (!addr)
-		addr = find_room(mm, len);
-	if (!addr)
-		goto fail;
-	if (overlaps(mm, addr, addr + len)) {
-		ret = -EEXIST;
-		goto fail;
-	}
-	for (i = 0; i < npages; i++) {
-		if (arch_mm_map(&mm->arch, addr + i * PAGE_SIZE,
-				(uintptr_t)frames + i * PAGE_SIZE, prot))
-			break;
-		mm->pages++;
-	}
-	if (i < npages) {
-		unmap_pages(mm, addr, addr + i * PAGE_SIZE, false);
-		goto fail;
-	}
-	r->start = addr;
-	r->end = addr + len;
-	r->prot = prot;
-	r->kind = VM_SHARED;
-	insert_region(mm, r);
-	mutex_unlock(&mm->lock);
-	return addr;
-fail:
-	mutex_unlock(&mm->lock);
-	kfree(r);
-	return ret;
+	return map_region(mm, addr, len, prot, VM_SHARED, frames);
 }
 
 void mm_unmap_shared(struct mm_struct *mm, uintptr_t addr)
