@@ -24,6 +24,8 @@
 # (1: the checking build, the default; 0: production, read side compiled away),
 # PREEMPT (0: no preemption, the default; 1: the timer tick preempts tasks,
 # for lab preempt, docs/labs/preempt.md; its own build folder, *-preempt),
+# QEMU_CPU (QEMU's -cpu: x86-64 max, AArch64 cortex-a76 unless given; e.g.
+# cortex-a72, an ARMv8.0 core without PAN),
 # DTB (AArch64: a device tree file to boot with instead of QEMU virt's own;
 # tools/test_dtb.py boots hostile ones).
 
@@ -46,6 +48,8 @@ CHECKING ?= 1
 ISOLATED ?= 1
 # 1: the tick preempts a task at interrupt return (docs/labs/preempt.md)
 PREEMPT ?= 0
+# QEMU's CPU model (empty: tools/run.py's, x86-64 max, AArch64 cortex-a76)
+QEMU_CPU ?=
 # make run: the demo to play (a name, list, none) and its pace (enter, 0, milliseconds)
 DEMO      ?=
 DEMO_PACE ?=
@@ -103,6 +107,7 @@ SRCS := $(ARCH_SRCS) $(KERNEL_SRCS) $(DEMO_SRCS) $(TEST_SRCS)
 OBJS := $(patsubst %,$(B)/obj/%.o,$(SRCS))
 
 RUN := python3 tools/run.py --arch $(ARCH) --kernel $(ELF) --smp $(SMP) --mem $(MEM) \
+       $(if $(QEMU_CPU),--cpu $(QEMU_CPU)) \
        --accel $(ACCEL) --timeout $(TIMEOUT) --user-dir $(BUILD)/$(ARCH)/user \
        $(if $(DTB),--dtb '$(DTB)')
 
@@ -155,6 +160,11 @@ $(ELF): $(OBJS) $(B)/linker.ld $(LIBC) tools/ksyms.py
 $(ISO): $(ELF) tools/mkiso.sh
 	@echo "  ISO     $@"
 	@bash tools/mkiso.sh $(ELF) $@
+
+# AArch64: the arm64 Linux Image boot loaders start (tools/arm64_image.py).
+$(B)/Image: $(ELF) tools/arm64_image.py
+	@echo "  IMAGE   $@"
+	@python3 tools/arm64_image.py image $(ELF) $@
 
 # make run DEMO=name plays one demo (DEMO=list lists them); DEMO_PACE=enter|0|MS
 # (default: wait for Enter when a terminal is attached, else never wait).

@@ -4,6 +4,14 @@
     tools/run.py --arch {x86_64,aarch64} --kernel ELF [--smp 4] [--mem 128M]
                  [--accel tcg|tcg-single|kvm] [--cmdline "words"] [--timeout SECONDS]
                  [--log FILE] [--mode test|run] [--debug] [--dtb FILE]
+                 [--module 'ELF ARGV0 [ARG...]']...
+
+The kernel boots as a boot loader would start it: on x86-64 from a GRUB
+ISO made for the boot (tools/mkiso.sh: the command line and the modules'
+module2 lines in its grub.cfg), on AArch64 as an arm64 Linux Image with
+an initrd holding the modules (tools/arm64_image.py; QEMU writes where
+the initrd is into the device tree's /chosen).  Both beside the log, or
+beside the kernel as run.iso, run.img and run.initrd.
 
 Kernel exit codes (QEMU's exit status): 33 all passed / clean end,
 35 some test failed, 37 kernel panic.  x86-64 reaches them through
@@ -33,10 +41,14 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib
 import dtb  # noqa: E402
 from ktap import KtapParser, summary_line  # noqa: E402
 from usersyms import Symbolizer  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import arm64_image  # noqa: E402
 
 TOOLS = os.path.dirname(os.path.abspath(__file__))
 EXIT_PASS, EXIT_FAIL, EXIT_PANIC = 33, 35, 37
 DEFAULT_TIMEOUT = 120
+# The AArch64 CPU: ARMv8.2 (cortex-a72's ARMv8.0 has no PAN; docs/user.md).
+AARCH64_CPU = "cortex-a76"
 
 
 def parse_args(argv=None):
@@ -69,6 +81,9 @@ def parse_args(argv=None):
     p.add_argument("--no-isolated", action="store_true",
                    help="skip the tests that need a boot of their own (expect a panic "
                         "or a warning): each is reported as skipped")
+    p.add_argument("--cpu", metavar="MODEL",
+                   help=f"QEMU's CPU model (default: x86-64 max, AArch64 {AARCH64_CPU}; "
+                        "cortex-a72, say, runs AArch64 without PAN)")
     p.add_argument("--module", action="append", default=[], metavar="'ELF ARGV0 [ARG...]'",
                    help="a user program to boot beside the kernel (a boot module: "
                         "docs/user.md); its argv follows the file; may repeat")
@@ -78,12 +93,29 @@ def parse_args(argv=None):
     return p.parse_args(argv)
 
 
-def iso_path(args):
-    """The runner's own ISO: beside the log (run.log -> run.iso), else beside
-    the kernel as run.iso; never the Makefile's quiescent.iso."""
+def boot_file_path(args, ext):
+    """The runner's own boot file (ext: .iso, .img, .initrd): beside the log
+    (run.log -> run.iso), else beside the kernel as run.iso; never the
+    Makefile's quiescent.iso or Image."""
     if args.log:
-        return os.path.splitext(args.log)[0] + ".iso"
-    return os.path.join(os.path.dirname(os.path.abspath(args.kernel)), "run.iso")
+        return os.path.splitext(args.log)[0] + ext
+    return os.path.join(os.path.dirname(os.path.abspath(args.kernel)), "run" + ext)
+
+
+def iso_path(args):
+    return boot_file_path(args, ".iso")
+
+
+def build_arm64_boot(args):
+    """The Image and the initrd (None without modules) for an AArch64 boot;
+    raises arm64_image.BootFileError with the reason."""
+    image = boot_file_path(args, ".img")
+    arm64_image.make_image(args.kernel, image)
+    if not args.module:
+        return image, None
+    initrd = boot_file_path(args, ".initrd")
+    arm64_image.make_initrd(args.module, initrd)
+    return image, initrd
 
 
 def dtb_path(args):
@@ -94,8 +126,9 @@ def dtb_path(args):
 
 
 def pack_dtb(args):
-    """Writes the packed copy of --dtb (QEMU finds no room below our ELF
-    kernel for a tree padded to 1 MiB); returns None or what is wrong."""
+    """Writes the packed copy of --dtb (a tree padded to 1 MiB costs that
+    much RAM: QEMU loads it whole after the Image and initrd, or below an
+    ELF kernel, where it finds no room for it); returns None or what is wrong."""
     try:
         with open(args.dtb, "rb") as f:
             blob = dtb.packed(f.read())
@@ -115,20 +148,25 @@ def tcg_accel(args):
     return "tcg,thread=single" if args.accel == "tcg-single" else "tcg"
 
 
-def qemu_command(args, serial_interactive, iso=None):
-    """The QEMU argv for these arguments."""
+def qemu_command(args, serial_interactive, boot=None):
+    """The QEMU argv for these arguments.  boot: the ISO (x86-64), or the
+    Image and initrd (AArch64: build_arm64_boot(); None boots the ELF
+    itself, which QEMU starts without an initrd)."""
     if args.arch == "x86_64":
-        cmd = ["qemu-system-x86_64", "-boot", "d", "-cdrom", iso,
+        cmd = ["qemu-system-x86_64", "-boot", "d", "-cdrom", boot,
                "-display", "none", "-no-reboot",
                "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
                "-smp", str(args.smp), "-m", args.mem]
         if args.accel == "kvm":
             cmd += ["-accel", "kvm", "-cpu", "host,-arch-capabilities"]
         else:
-            cmd += ["-cpu", "max", "-accel", tcg_accel(args)]
+            cmd += ["-cpu", args.cpu or "max", "-accel", tcg_accel(args)]
     else:
-        cmd = ["qemu-system-aarch64", "-M", "virt,gic-version=3", "-cpu", "cortex-a72",
-               "-display", "none", "-no-reboot", "-kernel", args.kernel]
+        image, initrd = boot or (args.kernel, None)
+        cmd = ["qemu-system-aarch64", "-M", "virt,gic-version=3", "-cpu", args.cpu or AARCH64_CPU,
+               "-display", "none", "-no-reboot", "-kernel", image]
+        if initrd:
+            cmd += ["-initrd", initrd]
         if args.cmdline:
             cmd += ["-append", args.cmdline]
         if getattr(args, "dtb_packed", None):
@@ -335,7 +373,7 @@ def isolated_cpus(words):
     return 2
 
 
-def run_isolated(args, tests, console, first_num, counts):
+def run_isolated(args, tests, console, first_num, counts, arm64_boot=None):
     """Boots each expect-panic/warning test in a kernel of its own, at SMP=2
     (or the count its word ktest.cpus=N gives).
 
@@ -350,10 +388,10 @@ def run_isolated(args, tests, console, first_num, counts):
         sub.cmdline = " ".join(words)
         console.line(f"# ktest: isolated boot {i + 1}/{len(tests)}: {t.name} "
                      f"(expects the {t.kind} \"{t.message}\"; SMP={sub.smp} {' '.join(words)})")
-        iso = None
+        boot = arm64_boot		# (the Image and initrd do not depend on the words)
         if args.arch == "x86_64":
-            iso = os.path.splitext(iso_path(args))[0] + "-isolated.iso"
-            if not build_iso(args.kernel, iso, words, args.module):
+            boot = os.path.splitext(iso_path(args))[0] + "-isolated.iso"
+            if not build_iso(args.kernel, boot, words, args.module):
                 console.line(f"not ok {num} {t.name} # could not build the ISO")
                 counts.failed += 1
                 continue
@@ -367,7 +405,7 @@ def run_isolated(args, tests, console, first_num, counts):
             if line.startswith("ok 1 ") and "# SKIP" in line:
                 skip.append(line.split("# SKIP", 1)[1].strip())
 
-        status, timed_out = run_piped(qemu_command(sub, False, iso), console,
+        status, timed_out = run_piped(qemu_command(sub, False, boot), console,
                                       ISOLATED_TIMEOUT, watch)
         end, _ = classify(args.arch, status, timed_out, ISOLATED_TIMEOUT)
         want = "panic" if t.kind == "panic" else "clean"
@@ -455,13 +493,17 @@ def _main(args):
     elif timeout is None and not args.debug:
         timeout = DEFAULT_TIMEOUT
 
-    iso = None
     if args.arch == "x86_64":
-        iso = iso_path(args)
-        if not build_iso(args.kernel, iso, args.cmdline.split(), args.module):
+        boot = iso_path(args)
+        if not build_iso(args.kernel, boot, args.cmdline.split(), args.module):
             return _early_failure(args, "run: could not build the GRUB ISO")
+    else:
+        try:
+            boot = build_arm64_boot(args)
+        except arm64_image.BootFileError as e:
+            return _early_failure(args, f"run: could not make the boot files: {e}")
 
-    cmd = qemu_command(args, interactive, iso)
+    cmd = qemu_command(args, interactive, boot)
 
     if args.debug:
         # tools/deps.sh installs gdb-multiarch, which debugs both; plain gdb
@@ -512,7 +554,8 @@ def _main(args):
             if args.no_isolated:
                 skip_isolated(parser.isolated, console, (parser.plan or 0) + 1, counts)
             else:
-                run_isolated(args, parser.isolated, console, (parser.plan or 0) + 1, counts)
+                run_isolated(args, parser.isolated, console, (parser.plan or 0) + 1, counts,
+                             boot if args.arch == "aarch64" else None)
         if end == "clean" and counts.planned and not counts.complete:
             verdict = (f"run: kernel exited with {EXIT_PASS} (clean end) "
                        "before every planned test reported")

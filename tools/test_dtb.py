@@ -11,8 +11,9 @@ is refused, and QEMU virt's address, where the device really is, is used.
 (Before the refusal, a UART outside the window faulted on the first
 character, and the panic report faulted in turn, for ever, with no output:
 such a boot ran into its timeout.)  The last case is QEMU's dump as it
-comes, padded to 1 MiB: the runner must pack it, or QEMU finds no room
-for it below the kernel and the kernel boots without a device tree.
+comes, padded to 1 MiB: the runner packs it (QEMU loads the whole of it
+after the Image and the initrd; with the ELF kernel booted directly it
+found no room below the kernel, which then booted without a device tree).
 
 QEMU writes /chosen and the memory node of any tree it is given, so the
 memory map cannot be forged this way: the fuzz cases and the kernel's own

@@ -5,6 +5,7 @@
 #include "kernel.h"
 #include "trap_frame.h"
 #include "exception_stack.h"
+#include "sctlr.h"
 
 #define read_sysreg(r) ({						\
 	u64 __v;							\
@@ -34,6 +35,17 @@ static inline void mmio_write32(uintptr_t a, u32 v)
 static inline u64 mmio_read64(uintptr_t a)
 {
 	return *(volatile u64 *)a;
+}
+
+/* Privileged access never (ARMv8.1): boot/aarch64/entry.S turns it on where the CPU has it. */
+static inline bool cpu_has_pan(void)
+{
+	return (read_sysreg(id_aa64mmfr1_el1) >> MMFR1_PAN_SHIFT) & 0xf;
+}
+
+static inline bool pan_enabled(void)
+{
+	return read_sysreg(S3_0_C4_C2_3) & (1ULL << 22);	/* PSTATE.PAN, as the PAN register reads */
 }
 
 /* MPIDR_EL1's affinity fields, Aff3 moved down next to Aff2: 0xAA3AA2AA1AA0. */
@@ -70,6 +82,11 @@ struct dt_info {
 	u64 cpu_mpidr[NR_CPUS];
 	char bootargs[4096];
 	bool bootargs_truncated;
+	/* Where the blob itself lies: its header and blocks (not the padding after). */
+	u64 fdt_start, fdt_size;
+	/* /chosen's linux,initrd-start and -end: the boot modules (initrd.c). */
+	u64 initrd_start, initrd_end;
+	bool initrd_found;
 };
 extern struct dt_info dt;
 
@@ -82,6 +99,12 @@ bool exception_stack_guard(uintptr_t page);
 void fdt_parse(struct dt_info *dt, const void *blob);
 void mmu_init(void);
 void boot_map_ram(void);
+/* user_mm.c: ASID flushes before a load on cpu; for tests, a lower ASID count (the old one back). */
+unsigned long arch_asid_flushes(int cpu);
+unsigned int arch_asid_limit(unsigned int n);
+/* The boot modules in an initrd (initrd.c): how many were put in out. */
+int initrd_parse(const void *initrd, size_t size, struct boot_module_desc *out, int max);
+bool boot_map_fdt(uintptr_t blob);
 uintptr_t mmu_kernel_tables(void);
 void mmu_switch_ttbr0(uintptr_t tables);	/* entry.S */
 void dcache_clean_poc(const void *addr, size_t size);

@@ -1,11 +1,12 @@
 /*
- * A small reader for the flattened device tree QEMU leaves at the start
- * of RAM: just what the port needs (RAM, CPUs, PSCI conduit, command line,
- * GIC and UART addresses).  The blob is big-endian; its structure block is
- * a stream of tokens (begin node, property, end node) we walk keeping
- * the path of the current node.  We copy what we keep: the page
- * allocator never hands out the blob's memory (it is below the kernel),
- * but nothing reads it after boot.
+ * A small reader for the flattened device tree the boot loader hands
+ * over (x0; QEMU's for an ELF kernel sits at the start of RAM): just what
+ * the port needs (RAM, CPUs, PSCI conduit, command line, where the initrd
+ * is, GIC and UART addresses).  The blob is big-endian; its structure
+ * block is a stream of tokens (begin node, property, end node) we walk
+ * keeping the path of the current node.  We copy what we keep: the page
+ * allocator never hands out the blob's memory (arch_reserved_regions(),
+ * initrd.c), but nothing reads it after boot.
  *
  * The blob is input the kernel did not write.  Its header's sizes and
  * offsets are checked against totalsize before anything is read; inside
@@ -69,6 +70,8 @@ struct fdt_walk {
 	char stdout_path[PATH_SIZE];
 	bool memory_found, uart_found;
 	int cpu_duplicates;
+	int initrd_seen;		/* bit 0: its start, bit 1: its end */
+	bool initrd_bad;
 };
 
 /* Bytes, not a u32 load: offsets in a hostile blob need not be aligned. */
@@ -131,6 +134,22 @@ static void copy_stdout_path(char *path, const u8 *val, u32 len)
 	path[i] = '\0';
 }
 
+/*
+ * One end of the initrd: a 32- or 64-bit number, by its length (the
+ * binding allows both).  initrd_found once both were seen.
+ */
+static void initrd_bound(struct fdt_walk *w, u64 *bound, const char *name, const u8 *val,
+			 u32 len)
+{
+	if (len != 4 && len != 8) {
+		printk("fdt: /chosen's %s is %u bytes long, not 4 or 8: no initrd\n", name, len);
+		w->initrd_bad = true;
+		return;
+	}
+	*bound = read_cells(val, len / 4);
+	w->initrd_seen |= bound == &w->dt->initrd_start ? 1 : 2;
+}
+
 static void property(struct fdt_walk *w, struct node *n, const char *name,
 		     const u8 *val, u32 len)
 {
@@ -155,6 +174,10 @@ static void property(struct fdt_walk *w, struct node *n, const char *name,
 		n->cpu = value_is(val, len, "cpu");
 	} else if (chosen && !strcmp(name, "bootargs"))
 		copy_bootargs(w->dt, val, len);
+	else if (chosen && !strcmp(name, "linux,initrd-start"))
+		initrd_bound(w, &w->dt->initrd_start, name, val, len);
+	else if (chosen && !strcmp(name, "linux,initrd-end"))
+		initrd_bound(w, &w->dt->initrd_end, name, val, len);
 	else if (!strcmp(n->path, "/psci") && !strcmp(name, "method")) {
 		w->dt->psci_found = true;
 		w->dt->psci_smc = value_is(val, len, "smc");
@@ -428,4 +451,11 @@ void fdt_parse(struct dt_info *dt, const void *blob)
 		printk("fdt: %d CPU nodes repeat an MPIDR already listed: each CPU counted once\n",
 		       w.cpu_duplicates);
 	check_devices(dt);
+	dt->fdt_start = (uintptr_t)blob;
+	dt->fdt_size = max(be32(&h->off_dt_struct) + be32(&h->size_dt_struct),
+			   be32(&h->off_dt_strings) + be32(&h->size_dt_strings));
+	dt->initrd_found = w.initrd_seen == 3 && !w.initrd_bad;
+	if (w.initrd_seen && w.initrd_seen != 3 && !w.initrd_bad)
+		printk("fdt: /chosen has linux,initrd-%s but not linux,initrd-%s: no initrd\n",
+		       w.initrd_seen == 1 ? "start" : "end", w.initrd_seen == 1 ? "end" : "start");
 }

@@ -13,10 +13,14 @@
  *				stacks' too: exception_stack.h)
  *	beyond RAM		not mapped
  *
- * 4 KiB granule, 32-bit addresses: the walk starts at level 1 (four 1 GiB
- * entries), then level 2 (2 MiB), then level 3 (4 KiB).  RAM is normal
- * write-back memory, inner shareable: the exclusive loads and stores of
- * spinlocks and atomics need it.
+ * 4 KiB granule, 48-bit virtual addresses: the walk starts at level 0,
+ * whose entry 0 (the first 512 GiB) is the kernel's, shared by every user
+ * address space (arch/aarch64/user_mm.c) and closed to EL0 at that level
+ * already (APTable, UXNTable); its level-1 table has four 1 GiB entries in
+ * use, then level 2 (2 MiB), then level 3 (4 KiB).  Every kernel mapping
+ * is global (nG clear): its TLB entries serve every ASID, so switching
+ * address spaces keeps them.  RAM is normal write-back memory, inner
+ * shareable: the exclusive loads and stores of spinlocks and atomics need it.
  *
  * The boot CPU moves from the boot map to these tables with a break (the
  * MMU off) in between: mmu_switch_ttbr0() in entry.S.  The other CPUs start
@@ -35,6 +39,9 @@
 #define PTE_PXN		(1ULL << 53)
 #define PTE_UXN		(1ULL << 54)
 #define PTE_ADDR	0x0000fffffffff000ULL
+/* Table descriptors: limits on everything below them. */
+#define TABLE_UXN	(1ULL << 60)	/* UXNTable: EL0 executes nothing below */
+#define TABLE_AP_NO_EL0	(1ULL << 61)	/* APTable = 01: EL0 accesses nothing below */
 
 #define PTE_NORMAL	(PTE_VALID | PTE_TABLE | PTE_ATTR_NORMAL | PTE_INNER_SH | PTE_AF)
 #define PAGE_TEXT	(PTE_NORMAL | PTE_RDONLY | PTE_UXN)
@@ -47,7 +54,7 @@
 #define MAP_LIMIT	(1ULL << 32)
 
 extern char __kernel_start[], __text_end[], __data_start[], __kernel_end[];
-static u64 *kernel_l1;
+static u64 *kernel_l0, *kernel_l1;
 
 static u64 *zeroed_page(void)
 {
@@ -91,23 +98,64 @@ static u64 *pte_of(uintptr_t a)
 }
 
 /*
- * [hw_table_walk] pairs [boot_map_dsb], [guard_tlbi_dsb]: the hardware
- * side: the MMU's table walker reads the page tables with no barrier of
- * its own and caches what it read in the TLB, so a table written without
- * a dsb, or a stale TLB entry, gives a CPU an old or half-written mapping.
- * (The switch to the kernel's tables, with its own dsb and TLB
- * invalidation, is mmu_switch_ttbr0() in boot/aarch64/entry.S.)
+ * [hw_table_walk] pairs [boot_map_dsb], [boot_block_dsb], [guard_tlbi_dsb],
+ * [user_table_dmb], [user_map_dsb], [user_pte_dsb], [user_tlbi_dsb],
+ * [user_tlbi_pages_dsb]: the hardware side: the MMU's table
+ * walker reads the page tables with no barrier of its own and caches what
+ * it read in the TLB, so a table written without a dsb, or a stale TLB
+ * entry, gives a CPU an old or half-written mapping.  (The switch to the
+ * kernel's tables, with its own dsb and TLB invalidation, is
+ * mmu_switch_ttbr0() in boot/aarch64/entry.S; user tables are
+ * arch/aarch64/user_mm.c's.)
  */
 
 /*
  * The boot map's tables (entry.S) and a level-3 table for a last 2 MiB
  * block that RAM only partly fills.
  */
-extern u64 boot_l1[4], boot_l2[3][512];
+extern u64 boot_l1[512], boot_l2[3][512];
 static u64 boot_l3_tail[512] __aligned(PAGE_SIZE);
 
 #define BLOCK_NORMAL	(PTE_VALID | PTE_ATTR_NORMAL | PTE_INNER_SH | PTE_AF)
 #define RAM_BASE	DEVICE_WINDOW_END
+
+/* Maps the 2 MiB block at a (RAM side, below MAP_LIMIT) as normal memory, unless it is. */
+static void boot_map_block(uintptr_t a)
+{
+	u64 *l2 = boot_l2[(a - RAM_BASE) >> 30];
+
+	boot_l1[a >> 30] = (uintptr_t)l2 | PTE_VALID | PTE_TABLE;
+	if (!(l2[(a >> 21) & 511] & PTE_VALID))
+		l2[(a >> 21) & 511] = a | BLOCK_NORMAL;
+	/* [boot_block_dsb] pairs [hw_table_walk]: or the walker could read the entry before it is written. */
+	__asm__ __volatile__("dsb ishst" ::: "memory");
+	isb();
+}
+
+/*
+ * Maps the device tree the boot loader left at blob, before anything
+ * says where RAM is: an Image's loader puts it above the kernel, where
+ * the boot map has nothing yet.  The arm64 boot protocol (Linux's
+ * Documentation/arm64/booting.rst) has the loader keep it 8-byte aligned,
+ * at most 2 MiB, and the 2 MiB blocks around it mappable as normal
+ * memory: so its block, then, once its header says how far it reaches,
+ * the next one if it crosses.  False (nothing mapped) when blob is not
+ * where RAM can be (1 to 4 GiB) or not aligned: the caller ignores it.
+ */
+bool boot_map_fdt(uintptr_t blob)
+{
+	uintptr_t block = ALIGN_DOWN(blob, SZ_2M), end;
+	u32 total;
+
+	if (blob % 8 || blob < RAM_BASE || blob >= MAP_LIMIT)
+		return false;
+	boot_map_block(block);
+	total = __builtin_bswap32(*(const volatile u32 *)(blob + 4));	/* big-endian */
+	end = blob + min(total, (u32)SZ_2M);
+	if (end > block + SZ_2M && block + SZ_2M < MAP_LIMIT)
+		boot_map_block(block + SZ_2M);
+	return true;
+}
 
 /*
  * Adds the rest of RAM to the boot map once the device tree has said
@@ -115,6 +163,8 @@ static u64 boot_l3_tail[512] __aligned(PAGE_SIZE);
  * page allocator hands out pages above the image before mmu_init() runs.
  * Only invalid entries become valid, which needs no break-before-make: a
  * dsb makes the table writes visible to the walker, an isb to this CPU.
+ * (So a block boot_map_fdt() mapped whole stays so, even where RAM ends
+ * inside it: the boot protocol allows that much.)
  */
 void boot_map_ram(void)
 {
@@ -125,6 +175,8 @@ void boot_map_ram(void)
 		u64 *l2 = boot_l2[(a - RAM_BASE) >> 30];
 
 		boot_l1[a >> 30] = (uintptr_t)l2 | PTE_VALID | PTE_TABLE;
+		if (l2[(a >> 21) & 511] & PTE_VALID)
+			continue;	/* the device tree's (boot_map_fdt()) */
 		if (a + SZ_2M <= ram_end) {
 			l2[(a >> 21) & 511] = a | BLOCK_NORMAL;
 			continue;
@@ -160,10 +212,13 @@ void dcache_clean_poc(const void *addr, size_t size)
 	__asm__ __volatile__("dsb sy" ::: "memory");
 }
 
-/* What a CPU loads into TTBR0_EL1 to start on the kernel's tables (secondary_entry). */
+/*
+ * What a CPU loads into TTBR0_EL1 to start on the kernel's tables
+ * (secondary_entry), and whenever it runs no user address space: ASID 0.
+ */
 uintptr_t mmu_kernel_tables(void)
 {
-	return (uintptr_t)kernel_l1;
+	return (uintptr_t)kernel_l0;
 }
 
 void mmu_init(void)
@@ -172,7 +227,9 @@ void mmu_init(void)
 	uintptr_t ram_end = min(dt.ram_start + dt.ram_size, (u64)MAP_LIMIT);
 	u64 *dev = zeroed_page();
 
+	kernel_l0 = zeroed_page();
 	kernel_l1 = zeroed_page();
+	kernel_l0[0] = (uintptr_t)kernel_l1 | PTE_VALID | PTE_TABLE | TABLE_AP_NO_EL0 | TABLE_UXN;
 	kernel_l1[0] = (uintptr_t)dev | PTE_VALID | PTE_TABLE;
 	for (int i = 1; i < 512; i++)	/* dev[0] stays invalid: page 0 */
 		dev[i] = ((uintptr_t)i * SZ_2M) | BLOCK_DEVICE;
@@ -192,7 +249,7 @@ void mmu_init(void)
 		}
 		l2[(base >> 21) & 511] = (uintptr_t)l3 | PTE_VALID | PTE_TABLE;
 	}
-	mmu_switch_ttbr0((uintptr_t)kernel_l1);
+	mmu_switch_ttbr0((uintptr_t)kernel_l0);
 	printk("mmu: page 0 unmapped, text read-only, data not executable, stack guard pages\n");
 }
 

@@ -31,16 +31,24 @@ static void boot_cpu_first(void)
 }
 
 /*
- * boot_info is what entry.S passes: the device tree's address.  An ELF
- * kernel gets x0 = 0 from QEMU, so entry.S passes VIRT_DTB_ADDR itself.
+ * boot_info is what entry.S passes: the device tree's address (x0 from an
+ * Image's loader).  An ELF kernel gets x0 = 0 from QEMU, so entry.S
+ * passes VIRT_DTB_ADDR itself.
  */
 void arch_early_init(void *boot_info)
 {
+	void *blob = boot_info ? boot_info : (void *)VIRT_DTB_ADDR;
+
 	uart_init(dt.uart_base);
 	set_cpu_self(0);
 	cpus[0].stack_guard = boot_stack_guard;
 	clock_init();
-	fdt_parse(&dt, boot_info ? boot_info : (void *)VIRT_DTB_ADDR);
+	if (!boot_map_fdt((uintptr_t)blob)) {
+		printk("fdt: the boot loader's device tree address %p is not 8-byte aligned "
+		       "RAM between 1 and 4 GiB: not read\n", blob);
+		blob = NULL;
+	}
+	fdt_parse(&dt, blob);
 	boot_map_ram();
 	uart_init(dt.uart_base);
 	if (dt.cpus_found > NR_CPUS)
@@ -54,6 +62,12 @@ void arch_init(void)
 	gic_init();
 	timer_cpu_init();
 	mmu_init();
+	if (cpu_has_pan())
+		printk("cpu: PAN on: the kernel reaches user memory only through "
+		       "copy_from_user() and its kin\n");
+	else
+		printk("cpu: no PAN on this CPU (ID_AA64MMFR1_EL1.PAN is 0, an ARMv8.0 core): "
+		       "a stray kernel access to user memory goes unnoticed\n");
 }
 
 void arch_cpu_init(int cpu)
@@ -89,11 +103,17 @@ int arch_mem_regions(struct mem_region *out, int max)
 bool arch_cpu_control_ok(char *why, size_t size)
 {
 	u64 sctlr = read_sysreg(sctlr_el1), ttbr0 = read_sysreg(ttbr0_el1);
+	u64 want = SCTLR_MMU_ON | (cpu_has_pan() ? 0 : SCTLR_SPAN);
 
-	if (sctlr != SCTLR_MMU_ON) {
-		snprintf(why, size, "SCTLR_EL1 is %#llx, not %#x%s", (unsigned long long)sctlr,
-			 SCTLR_MMU_ON, (sctlr & (SCTLR_C | SCTLR_I)) != (SCTLR_C | SCTLR_I) ?
+	if (sctlr != want) {
+		snprintf(why, size, "SCTLR_EL1 is %#llx, not %#llx%s", (unsigned long long)sctlr,
+			 (unsigned long long)want,
+			 (sctlr & (SCTLR_C | SCTLR_I)) != (SCTLR_C | SCTLR_I) ?
 			 ": caches disabled" : "");
+		return false;
+	}
+	if (cpu_has_pan() && !pan_enabled()) {
+		snprintf(why, size, "PSTATE.PAN is clear: the kernel may touch user memory");
 		return false;
 	}
 	if (ttbr0 != mmu_kernel_tables()) {

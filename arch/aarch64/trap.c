@@ -1,11 +1,19 @@
 /*
  * Where every exception lands (from vectors.S): IRQs go to the GIC
- * dispatcher, synchronous exceptions become a panic report with the
- * exception syndrome (ESR_EL1) decoded, in the words x86-64 uses for the
- * same faults (NULL dereference, stack overflow, read-only text...);
- * anything else (FIQ, SError, an exception from a lower EL) is a bug.
+ * dispatcher; a synchronous exception in the kernel becomes a panic
+ * report with the exception syndrome (ESR_EL1) decoded, in the words
+ * x86-64 uses for the same faults (NULL dereference, stack overflow,
+ * read-only text...), unless it is copy_from_user() and its kin meeting
+ * a bad user address (fixed up: the system call returns -EFAULT).  From
+ * user mode (EL0): svc is a system call, any other synchronous exception
+ * kills the task with the fault named (kernel/user/fault.c), an IRQ is
+ * taken and may switch threads on the way back.  Anything else (FIQ,
+ * SError, AArch32) is a bug.
  */
 #include "aarch64.h"
+#include "user/user.h"
+#include "user/uaccess.h"
+#include "user_layout.h"
 
 #define ESR_EC(esr)	(((esr) >> 26) & 0x3f)
 #define ESR_ISS(esr)	((esr) & 0x1ffffff)
@@ -109,11 +117,33 @@ static const char *fault_status(u32 fsc)
 }
 
 #define FSC_PERMISSION(fsc)	(((fsc) & 0x3c) == 0x0c)
+#define FSC_ALIGNMENT		0x21
 
 /* Fault status codes below 0x10 carry the translation level in bits [1:0]. */
 static const char *const levels[4] = {
 	" at level 0", " at level 1", " at level 2", " at level 3",
 };
+
+static bool user_address(unsigned long long addr)
+{
+	return addr >= USER_BASE && addr < USER_TOP;
+}
+
+/*
+ * A data abort at EL1 that copy_from_user() and its kin expect: one of
+ * their ldtr/sttr (uaccess.S, listed in the fix-up table) met a bad user
+ * address.  The copy goes on at its fix-up, which returns what was left.
+ */
+static bool uaccess_fixup(struct trap_frame *tf, u32 iss)
+{
+	uintptr_t fixup = search_exception_table(tf->elr);
+
+	if (!fixup || (iss & ISS_FNV) || !user_address(tf->far))
+		return false;
+	tf->elr = fixup;
+	uaccess_note_fixup();
+	return true;
+}
 
 /* A data or instruction abort at EL1: the same reports as x86's page faults. */
 static void __noreturn kernel_abort(struct trap_frame *tf, u32 ec, u32 iss)
@@ -124,6 +154,12 @@ static void __noreturn kernel_abort(struct trap_frame *tf, u32 ec, u32 iss)
 	u32 fsc = iss & 0x3f;
 	const char *access = fetch ? "instruction fetch" : (iss & ISS_WNR) ? "write" : "read";
 
+	if (far_valid && user_address(addr) && fetch)
+		panic_trap(tf, "BUG: kernel tried to execute user memory at %#llx (%s)", addr,
+			   FSC_PERMISSION(fsc) ? "PXN" : "not mapped");
+	if (far_valid && user_address(addr))
+		panic_trap(tf, "BUG: kernel %s of user memory at %#llx outside copy_from_user() "
+			   "and its kin (%s)", access, addr, FSC_PERMISSION(fsc) ? "PAN" : "not mapped");
 	if (far_valid && (stack_guard_hit(addr) || stack_guard_hit(tf->sp)))
 		panic_trap(tf, "BUG: kernel stack overflow: %s hit the guard page at %#llx",
 			   current ? current->comm : "?", addr);
@@ -139,13 +175,16 @@ static void __noreturn kernel_abort(struct trap_frame *tf, u32 ec, u32 iss)
 		   fsc < 0x10 ? levels[fsc & 3] : "", access);
 }
 
-static void __noreturn sync_exception(struct trap_frame *tf)
+static void sync_exception(struct trap_frame *tf)
 {
 	u32 esr = tf->esr, ec = ESR_EC(esr), iss = ESR_ISS(esr);
 	const char *name = ec_names[ec];
 
 	switch (ec) {
 	case EC_DABT_CUR:
+		if (uaccess_fixup(tf, iss))
+			return;
+		kernel_abort(tf, ec, iss);
 	case EC_IABT_CUR:
 		kernel_abort(tf, ec, iss);
 	case EC_UNKNOWN:
@@ -183,9 +222,66 @@ static void preempt_on_task_stack(struct trap_frame *tf)
 	tf->spsr |= DAIF_I;
 }
 
+/*
+ * An exception in user mode, named as Linux would (kernel/user/fault.c
+ * prints it and kills the task).  Integer division by zero is missing
+ * from the list: AArch64's sdiv and udiv return 0 for it, nothing traps.
+ */
+static void __noreturn user_exception(struct trap_frame *tf)
+{
+	u32 esr = tf->esr, ec = ESR_EC(esr), iss = ESR_ISS(esr), fsc = iss & 0x3f;
+	struct user_fault f = { .type = UFAULT_OTHER, .name = ec_names[ec] };
+
+	switch (ec) {
+	case EC_DABT_LOW:
+		if (fsc == FSC_ALIGNMENT) {
+			f.name = "alignment fault";
+			break;
+		}
+		/* fall through */
+	case EC_IABT_LOW:
+		f = (struct user_fault){
+			.type = UFAULT_PAGE, .name = "segfault", .addr = tf->far,
+			.write = ec == EC_DABT_LOW && (iss & ISS_WNR), .exec = ec == EC_IABT_LOW,
+			.present = FSC_PERMISSION(fsc),
+		};
+		break;
+	case EC_UNKNOWN:
+		f.name = "undefined instruction";
+		break;
+	case EC_SYSREG:
+		f.name = "privileged instruction (system register access)";
+		break;
+	case EC_BRK64:
+		f.name = "breakpoint (brk)";
+		break;
+	}
+	if (!f.name)
+		f.name = "unknown exception";
+	user_fault(tf, &f);
+}
+
+/* From EL0: a system call, another synchronous exception, or an IRQ. */
+static void from_user(struct trap_frame *tf)
+{
+	if (tf->kind == VEC_LOWER_A64_SYNC && ESR_EC(tf->esr) == EC_SVC64) {
+		syscall_dispatch(tf);	/* enters and leaves as below, itself */
+		return;
+	}
+	enter_from_user_mode();
+	if (tf->kind == VEC_LOWER_A64_SYNC)
+		user_exception(tf);
+	gic_handle_irq(tf);
+	exit_to_user_mode();	/* may switch threads: we are on this one's own stack */
+}
+
 void trap_dispatch(struct trap_frame *tf)
 {
 	switch (tf->kind) {
+	case VEC_LOWER_A64_SYNC:
+	case VEC_LOWER_A64_IRQ:
+		from_user(tf);
+		return;
 	case VEC_CUR_SP0_IRQ:
 	case VEC_CUR_SPX_IRQ:
 		gic_handle_irq(tf);
@@ -206,6 +302,7 @@ void trap_dispatch(struct trap_frame *tf)
 			return;
 		}
 		sync_exception(tf);
+		return;
 	default:
 		panic_trap(tf, "unexpected %s exception (vector %llu, esr %#llx)",
 			   vector_names[tf->kind & 15], (unsigned long long)tf->kind,

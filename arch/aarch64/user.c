@@ -1,79 +1,118 @@
 /*
- * User mode on AArch64: not there yet.  The arch interface of kernel/arch.h
- * is in place so that kernel/user/ builds on both architectures; until
- * this port lands (EL0, svc, TTBR0 per task: docs/user.md), no program
- * starts here: spawning one fails with -ENOMEM from arch_mm_init(), and
- * no boot module is found.
+ * User mode on AArch64: a thread's first entry to EL0, what a switch to a
+ * user thread loads, the trap frame as a system call sees it, and copies
+ * to and from user memory (docs/user.md follows a system call through
+ * vectors.S and back).  The address spaces are user_mm.c's.
  */
 #include "aarch64.h"
-#include <asm/mm.h>
-#include <errno.h>
+#include "cpu_offsets.h"
+#include "user/user.h"
 
-int arch_mm_init(struct arch_mm *am)
+#define SPSR_EL0T	0		/* EL0, its own SP_EL0; D, A, I, F unmasked */
+#define SPSR_MODE_MASK	0xf
+
+_Static_assert(__builtin_offsetof(struct cpu, user_entry_sp) == CPU_USER_ENTRY_SP,
+	       "vectors.S reads user_entry_sp at CPU_USER_ENTRY_SP");
+
+void aarch64_enter_user(struct trap_frame *tf) __noreturn;	/* vectors.S */
+
+bool arch_frame_user_mode(const struct trap_frame *tf)
 {
-	am->l0 = NULL;
-	am->table_pages = 0;
-	return -ENOMEM;
+	return (tf->spsr & SPSR_MODE_MASK) == SPSR_EL0T;
 }
 
-void arch_mm_destroy(struct arch_mm *am) { (void)am; }
-int arch_mm_map(struct arch_mm *am, uintptr_t va, uintptr_t pa, int prot)
+uintptr_t arch_frame_sp(const struct trap_frame *tf)
 {
-	(void)am; (void)va; (void)pa; (void)prot;
-	return -ENOMEM;
+	return tf->sp;
 }
-uintptr_t arch_mm_unmap(struct arch_mm *am, uintptr_t va) { (void)am; (void)va; return 0; }
-uintptr_t arch_mm_lookup(struct arch_mm *am, uintptr_t va) { (void)am; (void)va; return 0; }
-void arch_mm_switch(struct arch_mm *am) { (void)am; }
-void arch_flush_tlb_user(struct arch_mm *am, uintptr_t start, uintptr_t end)
-{
-	(void)am; (void)start; (void)end;
-}
-long arch_mm_table_pages(void) { return 0; }
 
-void arch_enter_user(uintptr_t pc, uintptr_t sp, uintptr_t arg, uintptr_t tls)
+/* lib/syscall.h: the number in x8, arguments in x0-x5, the result in x0. */
+unsigned long arch_syscall_nr(const struct trap_frame *tf)
 {
-	(void)sp; (void)arg; (void)tls;
-	panic("BUG: arch_enter_user(%#lx): user mode is not ported to AArch64 yet",
-	      (unsigned long)pc);
+	return tf->x[8];
 }
-void arch_user_thread_switch(uintptr_t kernel_stack_top, uintptr_t tls)
-{
-	(void)kernel_stack_top; (void)tls;
-}
-void arch_set_tls(uintptr_t tls) { (void)tls; }
-bool arch_frame_user_mode(const struct trap_frame *tf) { (void)tf; return false; }
-uintptr_t arch_frame_sp(const struct trap_frame *tf) { return tf->sp; }
-unsigned long arch_syscall_nr(const struct trap_frame *tf) { return tf->x[8]; }
+
 unsigned long arch_syscall_arg(const struct trap_frame *tf, int n)
 {
 	return n >= 0 && n < 6 ? tf->x[n] : 0;
 }
-void arch_syscall_set_result(struct trap_frame *tf, long ret) { tf->x[0] = ret; }
+
+void arch_syscall_set_result(struct trap_frame *tf, long ret)
+{
+	tf->x[0] = ret;
+}
+
 void arch_syscall_set_arg(struct trap_frame *tf, int n, unsigned long v)
 {
 	if (n >= 1 && n < 6)
 		tf->x[n] = v;
 }
+
+/*
+ * The frame of the running thread's entry from user mode: always at the
+ * top of its kernel stack (vectors.S, user_entry).
+ */
+static struct trap_frame *user_frame(void)
+{
+	return (struct trap_frame *)(this_cpu()->user_entry_sp - sizeof(struct trap_frame));
+}
+
+/*
+ * The thread pointer is TPIDR_EL0, which user mode may also write itself
+ * (msr tpidr_el0, as glibc does): so it lives in the trap frame, saved at
+ * every entry and restored at every return, and a switch of threads
+ * needs nothing.  SYS_set_tls writes it there for the return.
+ */
+void arch_set_tls(uintptr_t tls)
+{
+	user_frame()->tpidr = tls;
+	write_sysreg(tpidr_el0, tls);
+}
+
+/* Entries from EL0 build their frame below kernel_stack_top (vectors.S). */
+void arch_user_thread_switch(uintptr_t kernel_stack_top, uintptr_t tls)
+{
+	(void)tls;	/* (in the thread's frame: arch_set_tls()) */
+	this_cpu()->user_entry_sp = kernel_stack_top;
+}
+
+/*
+ * The first entry: a trap frame as if the thread had been interrupted at
+ * pc, every other register and the FP/SIMD state zero (FPCR 0: round to
+ * nearest, no traps), returned through like any other (ret_to_user).
+ * The frame lies on this stack below the frames still live above it; the
+ * next entry from EL0 builds its own at the top.
+ */
+void arch_enter_user(uintptr_t pc, uintptr_t sp, uintptr_t arg, uintptr_t tls)
+{
+	struct trap_frame tf;
+
+	memset(&tf, 0, sizeof(tf));
+	tf.x[0] = arg;
+	tf.elr = pc;
+	tf.spsr = SPSR_EL0T;
+	tf.sp = sp;
+	tf.tpidr = tls;
+	local_irq_disable();
+	aarch64_enter_user(&tf);
+}
+
+/* uaccess.S: the bytes NOT copied. */
+size_t aarch64_copy_from_user(void *dst, const void *usrc, size_t n);
+size_t aarch64_copy_to_user(void *udst, const void *src, size_t n);
+
 size_t arch_copy_from_user(void *dst, const void *usrc, size_t n)
 {
-	(void)dst; (void)usrc;
-	return n;
+	return aarch64_copy_from_user(dst, usrc, n);
 }
+
 size_t arch_copy_to_user(void *udst, const void *src, size_t n)
 {
-	(void)udst; (void)src;
-	return n;
+	return aarch64_copy_to_user(udst, src, n);
 }
-bool arch_user_access_guarded(void) { return false; }
 
-int arch_boot_modules(struct boot_module_desc *out, int max)
+/* PAN: a plain kernel access to user memory faults (entry.S turns it on where the CPU has it). */
+bool arch_user_access_guarded(void)
 {
-	(void)out; (void)max;
-	return 0;
-}
-int arch_reserved_regions(struct mem_region *out, int max)
-{
-	(void)out; (void)max;
-	return 0;
+	return cpu_has_pan() && pan_enabled();
 }

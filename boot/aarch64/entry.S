@@ -1,11 +1,19 @@
 /*
- * The first instructions on AArch64 (QEMU virt).  QEMU's -kernel loader
- * starts the ELF at _start on CPU 0, at EL1 (EL2 with virtualization=on),
- * MMU off, x0 = 0.  We drop to EL1 if needed, enable FP/SIMD (newlib's
- * string routines use the q registers), turn the MMU on with an identity
- * map of the devices and the kernel image, zero .bss, set up the stacks,
- * unmask SErrors and call kmain() with the device tree's address.  The
- * other CPUs arrive at secondary_entry through PSCI CPU_ON.
+ * The first instructions on AArch64 (QEMU virt).  The kernel boots as an
+ * arm64 Linux Image (the header below; tools/arm64_image.py turns the ELF
+ * into one), the protocol QEMU's -kernel loader, U-Boot and GRUB speak:
+ * the loader puts the Image at RAM + text_offset (0x40200000, where the
+ * kernel is linked), loads the initrd and writes where it is into the
+ * device tree's /chosen (linux,initrd-start/-end: the boot modules,
+ * arch/aarch64/initrd.c), and enters the header's first instruction on
+ * CPU 0 at EL1 (EL2 with virtualization=on), MMU off, x0 = the device
+ * tree.  (Given the ELF instead, QEMU starts it at _start with x0 = 0,
+ * leaves the device tree at the start of RAM, and loads no initrd.)
+ * We drop to EL1 if needed, enable FP/SIMD (newlib's string routines use
+ * the q registers), turn the MMU on with an identity map of the devices
+ * and the kernel image, zero .bss, set up the stacks, unmask SErrors and
+ * call kmain() with the device tree's address.  The other CPUs arrive at
+ * secondary_entry through PSCI CPU_ON.
  */
 #define CPACR_FPEN_ALL		(3 << 20)	/* no FP/SIMD traps at EL1/EL0 */
 
@@ -25,12 +33,15 @@
 #define BLOCK_DEVICE		(PTE_BLOCK | ATTR_DEVICE | PTE_AF | PTE_PXN | PTE_UXN)
 
 /*
- * TCR_EL1: 4 GiB of address space through TTBR0 (T0SZ = 32, so the walk
- * starts at level 1 with four entries), 4 KiB granule, table walks
+ * TCR_EL1: 256 TiB of address space through TTBR0 (T0SZ = 16: 48-bit
+ * addresses, a four-level walk from level 0), 4 KiB granule, table walks
  * inner-shareable and write-back cacheable; TTBR1 walks off (EPD1);
- * 32-bit physical addresses (IPS = 0).
+ * 32-bit physical addresses (IPS = 0).  The kernel lives in level-0 entry
+ * 0 (the first 512 GiB), user space above it (arch/aarch64/user_mm.c).
+ * 16-bit ASIDs (AS) where the CPU has them (ID_AA64MMFR0_EL1.ASIDBits),
+ * else 8-bit: cpu_setup decides.
  */
-#define TCR_T0SZ		32
+#define TCR_T0SZ		16
 #define TCR_IRGN0_WBWA		(1 << 8)
 #define TCR_ORGN0_WBWA		(1 << 10)
 #define TCR_SH0_INNER		(3 << 12)
@@ -38,6 +49,8 @@
 #define TCR_TG1_4K		(2 << 30)
 #define TCR_VALUE		(TCR_T0SZ | TCR_IRGN0_WBWA | TCR_ORGN0_WBWA | \
 				 TCR_SH0_INNER | TCR_EPD1 | TCR_TG1_4K)
+#define TCR_AS_BIT		36		/* 16-bit ASIDs */
+#define MMFR0_ASIDBITS_SHIFT	4		/* ID_AA64MMFR0_EL1.ASIDBits: 2 = 16 bits */
 
 /* SCTLR_EL1: MMU and caches on (SCTLR_MMU_ON) or everything off. */
 #include "sctlr.h"
@@ -54,13 +67,36 @@
 #define RAM_BASE		0x40000000
 #define SZ_2M			0x200000
 
+/*
+ * The arm64 Image header (Linux's Documentation/arm64/booting.rst): 64
+ * bytes at the Image's start, little-endian.  image_size covers .bss and
+ * everything up to __kernel_end, so a loader places the initrd and the
+ * device tree above all of it (tools/arm64_image.py also pads the file to
+ * it: QEMU 7.2 goes by the file's size).  Flags: little-endian, 4 KiB
+ * pages, placed near the start of RAM (text_offset from there).
+ */
+#define IMAGE_TEXT_OFFSET	0x200000
+#define IMAGE_FLAGS		(1 << 1)	/* bits 1-2: page size 4 KiB */
+
+	.section .image_header, "ax"
+	.globl	_head
+_head:
+	b	_start				/* code0: where the loader jumps */
+	.long	0				/* code1 */
+	.quad	IMAGE_TEXT_OFFSET		/* text_offset */
+	.quad	__kernel_end - _head		/* image_size */
+	.quad	IMAGE_FLAGS
+	.quad	0, 0, 0				/* res2-res4 */
+	.ascii	"ARM\x64"			/* magic */
+	.long	0				/* res5 */
+
 	.section .text.boot, "ax"
 	.globl	_start
 _start:
 	mov	x21, x0				/* a DTB from a Linux-style loader, else 0 */
 	bl	drop_to_el1
 	bl	boot_map_image
-	adrp	x0, boot_l1
+	adrp	x0, boot_l0
 	bl	cpu_setup
 
 	/* .bss: the loader zero-fills it (QEMU does), but do not rely on it. */
@@ -164,10 +200,12 @@ drop_to_el1:
 
 /*
  * Per CPU, at EL1 with the MMU off: interrupts masked, FP/SIMD on, the
- * exception vectors, then the MMU on with the page tables at x0.  Every
- * exception stays masked: SErrors are unmasked by the caller once SP_EL1
- * and TPIDR_EL1 are valid (an SError taken before would find no stack).
- * Uses x9.
+ * exception vectors, then the MMU on with the page tables at x0, and PAN
+ * on where the CPU has it (sctlr.h: SPAN clear, PSTATE.PAN set, so the
+ * kernel's own loads and stores fault on user pages: only the ldtr/sttr
+ * of arch/aarch64/uaccess.S reach them).  Every exception stays masked:
+ * SErrors are unmasked by the caller once SP_EL1 and TPIDR_EL1 are valid
+ * (an SError taken before would find no stack).  Uses x9 and x10.
  */
 cpu_setup:
 	msr	daifset, #0xf
@@ -179,7 +217,12 @@ cpu_setup:
 	ldr	x9, =MAIR_VALUE
 	msr	mair_el1, x9
 	ldr	x9, =TCR_VALUE
-	msr	tcr_el1, x9
+	mrs	x10, id_aa64mmfr0_el1
+	ubfx	x10, x10, #MMFR0_ASIDBITS_SHIFT, #4
+	cmp	x10, #2
+	b.ne	1f
+	orr	x9, x9, #(1 << TCR_AS_BIT)
+1:	msr	tcr_el1, x9
 	msr	ttbr0_el1, x0
 	msr	ttbr1_el1, xzr
 	isb
@@ -187,12 +230,18 @@ cpu_setup:
 	dsb	nsh
 	isb
 	ldr	x9, =SCTLR_MMU_ON
-	msr	sctlr_el1, x9
+	mrs	x10, id_aa64mmfr1_el1
+	ubfx	x10, x10, #MMFR1_PAN_SHIFT, #4
+	cbnz	x10, 2f
+	orr	x9, x9, #SCTLR_SPAN		/* no PAN: SPAN is RES1 */
+2:	msr	sctlr_el1, x9
 	isb
 	ic	iallu
 	dsb	nsh
 	isb
-	ret
+	cbz	x10, 3f
+	.inst	0xd500419f			/* msr pan, #1 (ARMv8.1; we assemble for 8.0) */
+3:	ret
 
 /*
  * Invalidates the data cache lines of [x0, x0 + x1) (to the point of
@@ -293,7 +342,10 @@ mmu_switch_ttbr0:
  */
 	.section .data
 	.balign	4096
-	.globl	boot_l1, boot_l2
+	.globl	boot_l0, boot_l1, boot_l2
+boot_l0:					/* entry 0: the first 512 GiB */
+	.quad	boot_l1 + PTE_TABLE
+	.balign	4096
 boot_l1:
 	.quad	0x00000000 | BLOCK_DEVICE
 	.quad	boot_l2 + PTE_TABLE		/* 1-2 GiB */

@@ -8,20 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "utest.h"
 #include "quiescent.h"
 
 #define MAX_THREADS	64
 #define ROUNDS		60
 
-static int failures;
-
-#define CHECK(cond)							\
-	do {								\
-		if (!(cond)) {						\
-			printf("FAILED: %s (line %d)\n", #cond, __LINE__); \
-			failures++;					\
-		}							\
-	} while (0)
 
 struct job {
 	int cpu;
@@ -91,6 +83,6 @@ int main(void)
 
 		CHECK(tid > 0 && q_thread_join(tid, &st) == 0 && st.status == i);
 	}
-	printf("threads on %d CPUs: %d failure%s\n", n, failures, failures == 1 ? "" : "s");
-	return failures != 0;
+	printf("threads on %d CPUs\n", n);
+	return utest_result("threads");
 }

@@ -136,13 +136,22 @@ def extract(lines, name):
 
 
 def dtb_seeds():
+    """The device trees QEMU hands the kernel as tools/run.py boots it: an
+    arm64 Image with an initrd (so /chosen names it), on run.py's CPU."""
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    import arm64_image
+    import run
     kernel = os.path.join(ROOT, "build", "aarch64", "kernel.elf")
     for n in (1, 4, 16):
         with tempfile.TemporaryDirectory() as d:
-            path = os.path.join(d, "virt.dtb")
+            path, image, initrd = (os.path.join(d, f) for f in ("virt.dtb", "Image", "initrd"))
+            arm64_image.make_image(kernel, image)
+            with open(initrd, "wb") as f:
+                f.write(arm64_image.pack_initrd([(b"\x7fELF", "user/hello")]))
             subprocess.run(["qemu-system-aarch64", "-M", f"virt,gic-version=3,dumpdtb={path}",
-                            "-cpu", "cortex-a72", "-smp", str(n), "-m", "128M", "-display", "none",
-                            "-kernel", kernel, "-append", "rcu_cpu_stall_timeout=30 demo=none"],
+                            "-cpu", run.AARCH64_CPU, "-smp", str(n), "-m", "128M",
+                            "-display", "none", "-kernel", image, "-initrd", initrd,
+                            "-append", "rcu_cpu_stall_timeout=30 demo=none"],
                            check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             with open(path, "rb") as f:
                 write(os.path.join(CORPUS, "fdt", f"qemu-virt-smp{n}.dtb"), dtb.packed(f.read()))

@@ -68,11 +68,15 @@ TARGETS = {
     "fdt": (["arch/aarch64/fdt.c"], "arch/aarch64", []),
     # The ELF loader's checks of a program from a boot module (pure: no memory touched).
     "elf": (["kernel/user/elf.c"], "arch/x86_64", []),
+    # (initrd.c's glue reads fdt.c's dt and the kernel's bounds; only the parser is fuzzed.)
+    "initrd": (["arch/aarch64/initrd.c", "arch/aarch64/fdt.c"], "arch/aarch64",
+               ["-no-pie", "-Wl,--defsym=__kernel_start=0x40200000",
+                "-Wl,--defsym=__kernel_end=0x40800000"]),
 }
 
 # The longest input each is given: twice its largest seed or real input.
 MAX_LEN = {"cmdline": 8192, "monitor": 4096, "multiboot": 8192, "acpi": 4096, "fdt": 12288,
-           "elf": 4096}
+           "elf": 4096, "initrd": 4096}
 
 SANITIZE = ["-fsanitize=fuzzer,address,undefined", "-fno-sanitize-recover=all"]
 CFLAGS = ["-g", "-O1", "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-fno-omit-frame-pointer",

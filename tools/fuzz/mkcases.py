@@ -468,6 +468,49 @@ case("cmdline", "path-only-first", b"/boot/kernel.elf test.num=3 /boot/again",
      "cmdline: ignoring '/boot/again': unknown parameter")
 
 
+# ------------------------------------------------------------ initrd (AArch64's boot modules)
+
+def initrd(modules, count=None, version=1, magic=b"QMODULES", tail=b""):
+    """The format tools/arm64_image.py writes; modules: (cmdline bytes with
+    or without its NUL, file bytes, cmdline_size or None, reserved, file_size or None)."""
+    out = magic + struct.pack("<II", version, len(modules) if count is None else count)
+    for cmd, data, csize, reserved, fsize in modules:
+        out += struct.pack("<IIQ", len(cmd) if csize is None else csize, reserved,
+                           len(data) if fsize is None else fsize)
+        out += cmd + bytes(-len(cmd) % 8) + data + bytes(-len(data) % 8)
+    return out + tail
+
+
+def mod(cmd, data=b"\x7fELF", csize=None, reserved=0, fsize=None):
+    return (cmd, data, csize, reserved, fsize)
+
+
+case("initrd", "not-this-format", b"070701" + bytes(200),
+     'initrd: 206 bytes without the "QMODULES" header')
+case("initrd", "version-2", initrd([mod(b"a\0")], version=2),
+     "initrd: version 2, this kernel reads version 1")
+case("initrd", "cmdline-without-its-nul", initrd([mod(b"user/hello a"), mod(b"b\0")]),
+     "initrd: module 0 at offset 16: its command line is not one string ending at its NUL: "
+     "it and the 1 after it are ignored")
+case("initrd", "cmdline-with-a-nul-inside", initrd([mod(b"a\0b\0")]),
+     "its command line is not one string ending at its NUL")
+case("initrd", "cmdline-size-0", initrd([mod(b"", csize=0)]),
+     "its command line runs past the end")
+case("initrd", "cmdline-size-past-the-end", initrd([mod(b"a\0", csize=0xffffffff)]),
+     "its command line runs past the end")
+case("initrd", "file-size-past-the-end", initrd([mod(b"a\0"), mod(b"b\0", fsize=2**64 - 1)]),
+     "initrd: module 1 at offset 48: its file runs past the end", "harness: 1 modules kept")
+case("initrd", "reserved-word-not-0", initrd([mod(b"a\0", reserved=1)]),
+     "its reserved word is not 0")
+case("initrd", "count-larger-than-its-modules", initrd([mod(b"a\0"), mod(b"b\0")], count=3),
+     "initrd: module 2 at offset 80: its header runs past the end: it and the 0 after it",
+     "harness: 2 modules kept")
+case("initrd", "bytes-after-the-last-module", initrd([mod(b"a\0")], tail=b"junk"),
+     "initrd: 4 bytes after its last module: ignored", "harness: 1 modules kept")
+case("initrd", "more-modules-than-room", initrd([mod(b"m%d\0" % i) for i in range(20)]),
+     "initrd: 20 modules, this kernel takes 16: the rest are ignored", "harness: 16 modules kept")
+
+
 def main():
     seeds = os.path.join(FUZZ, "corpus", "elf")
     os.makedirs(seeds, exist_ok=True)

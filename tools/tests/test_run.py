@@ -16,6 +16,7 @@ import unittest
 
 TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [TOOLS, os.path.join(TOOLS, "lib")]
+import arm64_image  # noqa: E402
 import ktap  # noqa: E402
 import run  # noqa: E402
 
@@ -181,13 +182,25 @@ class QemuCommandTests(unittest.TestCase):
         self.assertEqual(cmd[-4:], ["-serial", "stdio", "-monitor", "none"])
 
     def test_tcg_single_thread(self):
-        for arch in ("x86_64", "aarch64"):
+        for arch, boot in (("x86_64", "r.iso"), ("aarch64", ("r.img", None))):
             a = run.parse_args(["--arch", arch, "--kernel", "k", "--accel", "tcg-single"])
-            cmd = run.qemu_command(a, False, "r.iso")
+            cmd = run.qemu_command(a, False, boot)
             self.assertEqual(cmd[cmd.index("-accel") + 1], "tcg,thread=single")
             a = run.parse_args(["--arch", arch, "--kernel", "k"])
-            cmd = run.qemu_command(a, False, "r.iso")
+            cmd = run.qemu_command(a, False, boot)
             self.assertEqual(cmd[cmd.index("-accel") + 1], "tcg")
+
+    def test_aarch64_boots_the_image_with_its_initrd(self):
+        a = run.parse_args(["--arch", "aarch64", "--kernel", "k.elf"])
+        cmd = run.qemu_command(a, False, ("r.img", "r.initrd"))
+        self.assertEqual(cmd[cmd.index("-kernel") + 1], "r.img")
+        self.assertEqual(cmd[cmd.index("-initrd") + 1], "r.initrd")
+        self.assertEqual(cmd[cmd.index("-cpu") + 1], "cortex-a76")	# PAN
+        cmd = run.qemu_command(a, False, ("r.img", None))
+        self.assertNotIn("-initrd", cmd)
+        a = run.parse_args(["--arch", "aarch64", "--kernel", "k.elf", "--cpu", "cortex-a72"])
+        cmd = run.qemu_command(a, False, ("r.img", None))
+        self.assertEqual(cmd[cmd.index("-cpu") + 1], "cortex-a72")
 
     def test_aarch64_debug_interactive(self):
         a = run.parse_args(["--arch", "aarch64", "--kernel", "k", "--cmdline", "a  b", "--debug"])
@@ -207,6 +220,9 @@ class QemuCommandTests(unittest.TestCase):
         a = run.parse_args(["--arch", "x86_64", "--kernel", "build/x86_64/quiescent.elf",
                             "--log", "build/x86_64/run.log"])
         self.assertEqual(run.iso_path(a), "build/x86_64/run.iso")
+        a = run.parse_args(["--arch", "aarch64", "--kernel", "/b/kernel.elf"])
+        self.assertEqual(run.boot_file_path(a, ".img"), "/b/run.img")
+
 
     def test_isolated_cpus_from_the_tests_words(self):
         self.assertEqual(run.isolated_cpus(""), 2)
@@ -237,6 +253,18 @@ class QemuCommandTests(unittest.TestCase):
             self.assertIn("not a flattened device tree", run.pack_dtb(a))
 
 
+# A cross objcopy that writes a 64-byte arm64 Image header with image_size
+# 4096 ("$4" is the output of "-O binary ELF OUT"), and a strip that copies.
+FAKE_OBJCOPY = """#!/usr/bin/env python3
+import struct, sys
+hdr = struct.pack("<IIQQQQQQ", 0x14000010, 0, 0x200000, 4096, 2, 0, 0, 0) + b"ARM\\x64" + bytes(4)
+open(sys.argv[4], "wb").write(hdr)
+"""
+FAKE_STRIP = """#!/bin/sh
+cp "$4" "$3"
+"""
+
+
 class EndToEndTests(unittest.TestCase):
     """main() against a fake qemu-system-aarch64 that prints a transcript."""
 
@@ -247,6 +275,14 @@ class EndToEndTests(unittest.TestCase):
         open(self.kernel, "w").close()
         self.old_path = os.environ["PATH"]
         os.environ["PATH"] = self.dir + os.pathsep + self.old_path
+        self.fake_tool("aarch64-linux-gnu-objcopy", FAKE_OBJCOPY)
+        self.fake_tool("aarch64-linux-gnu-strip", FAKE_STRIP)
+
+    def fake_tool(self, name, body):
+        path = os.path.join(self.dir, name)
+        with open(path, "w") as f:
+            f.write(body)
+        os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
 
     def tearDown(self):
         os.environ["PATH"] = self.old_path
@@ -335,6 +371,41 @@ class EndToEndTests(unittest.TestCase):
                 rc = run.main(["--arch", "aarch64", "--kernel", self.kernel] + bad)
             self.assertEqual(rc, 1)
             self.assertIn("give a shift from 0 to 10", out.getvalue())
+
+    def test_aarch64_boot_files(self):
+        """The Image beside the log, padded to image_size; the initrd holds
+        each module with its argv; QEMU is handed both."""
+        self.fake_tool("qemu-system-aarch64",
+                       '#!/bin/sh\necho "$@" > "$(dirname "$0")/qemu-args"\n'
+                       'printf "Quiescent 0.1\\nuser: 1 boot module (programs)\\n"\n'
+                       'printf "KTAP version 1\\n1..1\\nok 1 a\\n"\nexit 33\n')
+        prog = os.path.join(self.dir, "hello.elf")
+        with open(prog, "wb") as f:
+            f.write(b"\x7fELF-program")
+        rc, lines = self.main("--module", f"{prog} user/hello a b")
+        self.assertEqual(rc, 0, lines)
+        sub = os.path.join(self.dir, "sub")
+        with open(os.path.join(self.dir, "qemu-args")) as f:
+            qargs = f.read().split()
+        self.assertEqual(qargs[qargs.index("-kernel") + 1], os.path.join(sub, "test.img"))
+        self.assertEqual(qargs[qargs.index("-initrd") + 1], os.path.join(sub, "test.initrd"))
+        with open(os.path.join(sub, "test.img"), "rb") as f:
+            self.assertEqual(len(f.read()), 4096)	# FAKE_OBJCOPY's image_size
+        with open(os.path.join(sub, "test.initrd"), "rb") as f:
+            self.assertEqual(f.read(), arm64_image.pack_initrd(
+                [(b"\x7fELF-program", "user/hello a b")]))
+
+    def test_aarch64_missing_module_refused(self):
+        self.fake_qemu(ALL_PASS, 33)	# would pass: the runner must not start it
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            rc = run.main(["--arch", "aarch64", "--kernel", self.kernel, "--mode", "test",
+                           "--module", os.path.join(self.dir, "nothere.elf") + " x"])
+        lines = out.getvalue().splitlines()
+        self.assertEqual(rc, 1)
+        self.assertEqual(lines[-1], "0 passed, 1 failed")
+        self.assertIn("could not make the boot files", lines[0])
+        self.assertIn("nothere.elf not found", lines[0])
 
     def test_kvm_refused_on_aarch64(self):
         out = io.StringIO()
