@@ -167,9 +167,6 @@ void finish_task_switch(void)
 		complete(&prev->exited);	/* kthread_stop() may free it now */
 }
 
-static void context_switch(struct rq *rq, struct task_struct *prev, struct task_struct *next,
-			   unsigned long flags);
-
 static struct task_struct *pick_next(struct rq *rq)
 {
 	struct task_struct *next;
@@ -194,6 +191,34 @@ static struct task_struct *pick_next(struct rq *rq)
 	return next;
 }
 
+/*
+ * The thread schedule_to() hands the CPU to, rq->lock held; NULL: none,
+ * or it cannot take it -- a kill woke it meanwhile (it is queued, or
+ * running already), or the CPU is going down (it is queued the ordinary
+ * way, here, as wake_up_process() would).  ipc_complete_locked() chose a
+ * thread blocked on this CPU, and a blocked task does not move: one
+ * found elsewhere would sleep for ever, so it is a bug, named.
+ */
+static struct task_struct *take_handoff(struct rq *rq)
+{
+	struct task_struct *next = rq->handoff;
+
+	if (!next)
+		return NULL;
+	rq->handoff = NULL;
+	if (next->state != TASK_BLOCKED)
+		return NULL;
+	if (WARN_ON_ONCE(next->cpu != smp_processor_id() || rq->curr == next))
+		return NULL;
+	if (rq->dying) {
+		enqueue_locked(rq, next, smp_processor_id());
+		return NULL;
+	}
+	next->state = TASK_RUNNING;
+	rq->nr_direct_switches++;
+	return next;
+}
+
 void __schedule(void)
 {
 	struct task_struct *prev = current, *next;
@@ -211,7 +236,7 @@ void __schedule(void)
 	rq = this_rq();
 	spin_lock(&rq->lock);
 	/*
-	 * [schedule_mb] pairs [schedule_mb], [cpu_offline_mb], [direct_switch_mb]: a full
+	 * [schedule_mb] pairs [schedule_mb], [cpu_offline_mb]: a full
 	 * barrier, as Linux has after taking the run-queue lock
 	 * (smp_mb__after_spinlock()).  Every
 	 * access of the code that ran here before (an RCU reader's loads
@@ -222,7 +247,7 @@ void __schedule(void)
 	 * visits, each pairing with the one on the CPU it came from; without
 	 * them the updater's kfree() could overtake a reader's loads on a
 	 * CPU it visited.  Lock plus unlock alone is not a full barrier on
-	 * AArch64.
+	 * AArch64.  IPC's direct switch (schedule_to()) passes here too.
 	 */
 	smp_mb();
 	if (prev != rq->idle && prev->state == TASK_RUNNING && prev->migrate_to < 0) {
@@ -234,25 +259,17 @@ void __schedule(void)
 			rq->nr_queued++;
 		}
 	}
-	next = pick_next(rq);
-	rq->need_resched = false;
+	next = take_handoff(rq);
+	if (!next) {
+		next = pick_next(rq);
+		rq->need_resched = false;	/* (not after a handoff: the queue still waits) */
+	}
 	next->run_on_hop = false;	/* it runs: a hop that queued it has arrived */
 	if (next == prev) {
 		spin_unlock(&rq->lock);
 		local_irq_restore(flags);
 		return;
 	}
-	context_switch(rq, prev, next, flags);
-}
-
-/*
- * Switches from prev to next, rq->lock held and interrupts off (flags:
- * as they were before); returns, in prev, perhaps on another CPU, with
- * both restored.
- */
-static void context_switch(struct rq *rq, struct task_struct *prev, struct task_struct *next,
-			   unsigned long flags)
-{
 	trace_record(TR_SWITCH, prev->pid, next->pid);
 	rq->prev = prev;
 	rq->curr = next;
@@ -270,66 +287,26 @@ static void context_switch(struct rq *rq, struct task_struct *prev, struct task_
 	local_irq_restore(flags);
 }
 
-/* Can next run here at once, handed the CPU by the caller?  rq->lock held. */
-static bool direct_switch_ok(struct rq *rq, struct task_struct *prev, struct task_struct *next)
-{
-	return next->state == TASK_BLOCKED && next->cpu == smp_processor_id() &&
-	       rq->curr != next && prev != rq->idle && prev->migrate_to < 0 && !rq->dying;
-}
-
 /*
  * IPC's direct switch (kernel/object/ipc.c): next, a thread blocked on
- * this CPU whose IPC just completed, runs now in place of the caller,
- * which is blocking for the answer -- without a trip through the run
- * queue, as L4's and seL4's IPC fast paths do.  It is still a context
+ * this CPU whose IPC the caller just completed, runs now in place of the
+ * caller, which blocks for the answer -- without a trip through the run
+ * queue, as L4's and seL4's IPC fast paths hand the CPU to the receiver.
+ * It is __schedule() with another choice of next, so it is a context
  * switch in every way RCU counts on: rcu_note_context_switch() reports
- * the quiescent state, the same full barrier as __schedule()'s is
- * executed under the run-queue lock, and rq->curr changes, so run_on()'s
- * argument (a task that runs on a CPU came after every reader that CPU
- * ran before) holds for direct switches too.  Tasks waiting in the run
- * queue are not passed over for long: next gives up the CPU at its
- * return to user mode if any wait (need_resched()).
- *
- * If next cannot be switched to directly (a kill woke it meanwhile, the
- * CPU is going down), it is woken the ordinary way and the caller
- * schedules.  PREEMPT=1 never gets here (ipc.c: a preempted caller
- * could let next run and exit before the switch).
+ * the quiescent state, [schedule_mb] orders what ran here before
+ * whatever next does, and rq->curr changes, so run_on()'s argument (a
+ * task that runs on a CPU came after every reader that CPU ran before)
+ * holds for direct switches too.  The tasks waiting in the run queue are
+ * not passed over for long: need_resched() stays set, so next gives up
+ * the CPU at its return to user mode if any wait.  PREEMPT=1 never gets
+ * here (ipc.c: a preempted caller could let next run and exit first).
  */
 void schedule_to(struct task_struct *next)
 {
-	struct task_struct *prev = current;
-	unsigned long flags;
-	struct rq *rq;
-
 	might_sleep_check("schedule_to");
-	rcu_note_context_switch();	/* the quiescent state, as __schedule() */
-	local_irq_save(flags);
-	rq = this_rq();
-	spin_lock(&rq->lock);
-	/*
-	 * [direct_switch_mb] pairs [schedule_mb], [cpu_offline_mb]: the
-	 * switch's full barrier, as [schedule_mb] in __schedule(): what ran
-	 * here before (an RCU reader's loads included) is ordered before
-	 * whatever next does, so a synchronize_rcu() tour that reaches this
-	 * CPU after a direct switch gets the same guarantee as after any.
-	 */
-	smp_mb();
-	if (!direct_switch_ok(rq, prev, next)) {
-		spin_unlock(&rq->lock);
-		local_irq_restore(flags);
-		wake_up_process(next);
-		schedule();
-		return;
-	}
-	next->state = TASK_RUNNING;
-	next->run_on_hop = false;
-	if (prev->state == TASK_RUNNING) {
-		/* (its answer came already: it waits its turn behind the others) */
-		list_add_tail(&prev->run_node, &rq->queue);
-		rq->nr_queued++;
-	}
-	rq->nr_direct_switches++;
-	context_switch(rq, prev, next, flags);
+	this_rq()->handoff = next;	/* (only this CPU's running task sets or takes it) */
+	__schedule();
 }
 
 void schedule(void)

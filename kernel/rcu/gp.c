@@ -397,14 +397,13 @@ void rcu_report_dead(int cpu)
 
 	/*
 	 * [cpu_offline_mb] pairs [tour_end_mb], [schedule_mb], [gp_end_release],
-	 * [migrate_mb], [direct_switch_mb]: every reader this CPU ran (in a
-	 * task before its last switch, in an interrupt handler before it
-	 * turned interrupts off for good, in the dying hook or a cross-CPU
-	 * call since) is complete before our offline bit, our report and
-	 * the hand-over of a tour's hop queued here (sched_cpu_offline())
-	 * are visible.  A tour that sees us offline, or is sent on by us,
-	 * ends with [tour_end_mb] (or switches through [schedule_mb] or
-	 * [direct_switch_mb]); a grace period that ends on our
+	 * [migrate_mb]: every reader this CPU ran (in a task before its last
+	 * switch, in an interrupt handler before it turned interrupts off for
+	 * good, in the dying hook or a cross-CPU call since) is complete
+	 * before our offline bit, our report and the hand-over of a tour's
+	 * hop queued here (sched_cpu_offline()) are visible.  A tour that
+	 * sees us offline, or is sent on by us, ends with [tour_end_mb] (or
+	 * switches through [schedule_mb]); a grace period that ends on our
 	 * report orders its end after it: the updater's kfree() comes after
 	 * our readers.
 	 */
