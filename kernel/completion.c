@@ -93,10 +93,10 @@ static int do_wait_for_completion(struct completion *c, bool killable)
 		current->state = TASK_BLOCKED;
 		if (killable) {
 			/*
-			 * [killable_mb] pairs [task_kill_mb], [task_exit_mb]:
-			 * blocked before we read the kill; the killer stores
-			 * it before its wake-up reads our state.  One of us
-			 * sees the other.
+			 * [killable_mb] pairs [task_kill_mb], [task_exit_mb],
+			 * [thread_kill_mb]: blocked before we read the kill;
+			 * the killer stores it before its wake-up reads our
+			 * state.  One of us sees the other.
 			 */
 			smp_mb();
 			if (fatal_signal_pending(current)) {

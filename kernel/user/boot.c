@@ -1,12 +1,13 @@
 /*
  * User space at boot: the boot modules and the reaper, and under make run
- * the programs the boot loader brought, started one after the other
- * before the demos play.
+ * the root task, the first boot module, which starts the others before
+ * the demos play.
  */
 #include "user/thread.h"
 #include "user/user.h"
+#include "object/object.h"
 
-/* How long make run waits for each boot program before the demos go on. */
+/* How long make run waits for the root task before the demos go on. */
 #define BOOT_PROGRAM_TIMEOUT_S	30
 
 void user_init(void)
@@ -15,32 +16,39 @@ void user_init(void)
 	reaper_init();
 }
 
+/*
+ * make run: the first boot module is the root task (user/root.c), which
+ * starts the others -- make run's program, then the services -- so the
+ * kernel starts it alone and waits for it.
+ */
 void user_run_boot_programs(void)
 {
-	for (int i = 0; i < boot_module_count(); i++) {
-		const struct boot_module *m = boot_module(i);
-		struct sys_exit_status st;
-		struct user_task *t;
-		int err;
+	const struct boot_module *m = boot_module_count() ? boot_module(0) : NULL;
+	struct sys_exit_status st;
+	struct user_task *t;
+	int err;
 
-		t = user_spawn(m->cmdline, NULL, &err);
-		if (!t) {
-			printk("user: %s did not start (error %d)\n", m->name, err);
-			continue;
-		}
-		if (user_task_wait_timeout(t, BOOT_PROGRAM_TIMEOUT_S * NSEC_PER_SEC, &st)) {
-			printk("user: %s[%d] still runs after %d s: the boot goes on\n", t->name,
-			       t->id, BOOT_PROGRAM_TIMEOUT_S);
-		} else if (st.killed || st.status) {
-			printk("user: %s[%d] ended: %s %d\n", t->name, t->id,
-			       st.killed ? "killed, reason" : "exit status",
-			       st.killed ? st.killed : st.status);
-		}
-		user_task_put(t);
+	if (!m)
+		return;
+	t = user_spawn(m->cmdline, NULL, &err);
+	if (!t) {
+		printk("user: the root task %s did not start (error %d)\n", m->name, err);
+		return;
 	}
+	printk("user: the root task is %s[%d]; it starts the other %d boot modules\n", t->name,
+	       t->id, boot_module_count() - 1);
+	if (user_task_wait_timeout(t, BOOT_PROGRAM_TIMEOUT_S * NSEC_PER_SEC, &st)) {
+		printk("user: %s[%d] still runs after %d s: the boot goes on\n", t->name, t->id,
+		       BOOT_PROGRAM_TIMEOUT_S);
+	} else if (st.killed || st.status) {
+		printk("user: %s[%d] ended: %s %d\n", t->name, t->id,
+		       st.killed ? "killed, reason" : "exit status", st.killed ? st.killed : st.status);
+	}
+	user_task_put(t);
 }
 
 void user_settle(void)
 {
 	reaper_flush();
+	object_settle();	/* objects and capability nodes wait for grace periods */
 }

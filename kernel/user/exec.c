@@ -93,6 +93,12 @@ static bool args_fit(const char *cmdline)
 
 struct user_task *user_spawn(const char *cmdline, struct user_task *parent, int *err)
 {
+	return user_spawn_with(cmdline, parent, err, NULL, NULL);
+}
+
+struct user_task *user_spawn_with(const char *cmdline, struct user_task *parent, int *err,
+				  int (*setup)(struct user_task *t, void *arg), void *arg)
+{
 	char name[MODULE_NAME_LEN], why[128];
 	const struct boot_module *m;
 	struct elf_image img;
@@ -121,6 +127,8 @@ struct user_task *user_spawn(const char *cmdline, struct user_task *parent, int 
 	}
 	r = load_segments(t->mm, m, &img);
 	sp = r ? r : build_stack(t->mm, cmdline);
+	if (sp >= 0 && setup && (r = setup(t, arg)) < 0)
+		sp = r;
 	if (sp < 0) {
 		*err = sp;
 		user_task_put(t);

@@ -51,6 +51,9 @@ struct user_task {
 	bool exiting;			/* exit() ran: exit_status is set, the other threads leave */
 	bool ended;			/* its last thread exited */
 	struct sys_exit_status exit;
+	/* Its capabilities and what it may spend on objects (kernel/object/task.c). */
+	struct cspace *cspace;
+	struct quota *quota;
 	struct user_fault_info fault;	/* kill_reason SYS_KILLED_FAULT: which */
 	struct completion done;		/* completed (for all waiters) when it ended */
 	struct user_task *parent;	/* who may wait for it (tasks_lock); NULL: the kernel */

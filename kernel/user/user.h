@@ -37,6 +37,9 @@ void user_run_boot_programs(void);
  * such module, -ENOEXEC: the ELF loader refused it, -E2BIG, -ENOMEM).
  */
 struct user_task *user_spawn(const char *cmdline, struct user_task *parent, int *err);
+/* The same, with setup(t, arg) run before its first thread starts (0, or -errno: no start). */
+struct user_task *user_spawn_with(const char *cmdline, struct user_task *parent, int *err,
+				  int (*setup)(struct user_task *t, void *arg), void *arg);
 /*
  * Waits up to timeout_ns (0: for ever) for t to end: 0 and its status, or
  * -ETIMEDOUT.  Drop the reference with user_task_put() after.

@@ -1,0 +1,189 @@
+/*
+ * System calls on capabilities (lib/ipc.h, docs/microkernel.md): create,
+ * copy, mint, move, delete, revoke, inspect; memory objects' mappings;
+ * a task spawned with capabilities; tasks and threads killed and waited
+ * for through capabilities.  Each checks its arguments, then calls
+ * kernel/object/, which checks the slots (-EBADF, -ENOTSUP, -EACCES).
+ */
+#include "user/syscalls.h"
+#include "object/cap.h"
+#include "object/memory.h"
+#include "object/task.h"
+#include "object/types.h"
+#include <errno.h>
+
+/* The most capabilities SYS_cap_spawn gives a child (its slots 0 ..). */
+#define SPAWN_MAX_CAPS		8
+
+static struct cspace *current_cspace(void)
+{
+	return current_user_task()->cspace;
+}
+
+/* (type, slot or SYS_CAP_ANY_SLOT, arg): a new object and its first capability. */
+long sys_cap_create(const struct syscall_args *a)
+{
+	long type = a->arg[0];
+
+	if (type != KOBJ_ENDPOINT && type != KOBJ_NOTIFICATION && type != KOBJ_MEMORY &&
+	    type != KOBJ_THREAD)
+		return -EINVAL;
+	return cap_create(current_cspace(), type, a->arg[1], a->arg[2]);
+}
+
+long sys_cap_copy(const struct syscall_args *a)
+{
+	return cap_copy(current_cspace(), a->arg[0], a->arg[1]);
+}
+
+/* (src, dst, rights, badge): a child with rights & the source's, and the badge if it had none. */
+long sys_cap_mint(const struct syscall_args *a)
+{
+	return cap_mint(current_cspace(), a->arg[0], a->arg[1], a->arg[2], a->arg[3]);
+}
+
+long sys_cap_move(const struct syscall_args *a)
+{
+	return cap_move(current_cspace(), a->arg[0], a->arg[1]);
+}
+
+long sys_cap_delete(const struct syscall_args *a)
+{
+	return cap_delete(current_cspace(), a->arg[0]);
+}
+
+long sys_cap_revoke(const struct syscall_args *a)
+{
+	return cap_revoke(current_cspace(), a->arg[0]);
+}
+
+long sys_cap_inspect(const struct syscall_args *a)
+{
+	struct sys_cap_info info = { 0 };
+	int err;
+
+	if (put_user(info, a->arg[1]))	/* a bad pointer fails before anything is read */
+		return -EFAULT;
+	err = cap_inspect(current_cspace(), a->arg[0], &info);
+	if (!err && put_user(info, a->arg[1]))
+		return -EFAULT;
+	return err;
+}
+
+/* (slot, addr or 0, prot): the address it is mapped at. */
+long sys_mem_map(const struct syscall_args *a)
+{
+	return memory_cap_map(current_cspace(), a->arg[0], current_user_task()->mm, a->arg[1],
+			      arg_int(a->arg[2]));
+}
+
+long sys_mem_unmap(const struct syscall_args *a)
+{
+	return memory_cap_unmap_slot(current_cspace(), a->arg[0]);
+}
+
+struct spawn_caps {
+	struct cspace *from;
+	int slots[SPAWN_MAX_CAPS];
+	int n;
+	long task_slot;			/* where the parent wants the child's capability */
+};
+
+/* Before the child's first instruction: its slots 0 .. n-1, and the parent's capability to it. */
+static int spawn_setup(struct user_task *child, void *arg)
+{
+	struct spawn_caps *sc = arg;
+	struct kobject *obj;
+	int err = 0, s;
+
+	for (int i = 0; i < sc->n; i++) {
+		s = cap_transfer(sc->from, sc->slots[i], child->cspace, i, false);
+		if (s < 0)
+			return s;
+	}
+	if (sc->task_slot == SYS_RECV_SLOT_NONE)
+		return 0;
+	obj = task_obj_create(child, sc->from->quota, &err);
+	if (!obj)
+		return err;
+	s = cap_insert_object(sc->from, sc->task_slot, obj, SYS_CAP_ALL);
+	if (s < 0)
+		task_obj_disarm(obj);	/* the child never runs: its last put must be ours, here */
+	kobject_put(obj);
+	return s < 0 ? s : 0;
+}
+
+/*
+ * (cmdline, len, const int *slots, n, task_slot): the program cmdline
+ * names, with copies of the caller's capabilities slots[0 .. n-1] in its
+ * slots 0 .. n-1, and a capability to it in the caller's task_slot
+ * (SYS_CAP_ANY_SLOT: the first empty one; SYS_RECV_SLOT_NONE: none).
+ * The child's task id; nothing is left behind if any step fails.
+ */
+long sys_cap_spawn(const struct syscall_args *a)
+{
+	char cmdline[MODULE_CMDLINE_LEN];
+	struct spawn_caps sc = { .from = current_cspace() };
+	size_t len = a->arg[1];
+	long n = a->arg[3], task_slot = a->arg[4];
+	struct user_task *child;
+	int err, id;
+
+	if (!len || len >= sizeof(cmdline) || n < 0 || n > SPAWN_MAX_CAPS)
+		return len >= sizeof(cmdline) ? -E2BIG : -EINVAL;
+	if (task_slot < SYS_RECV_SLOT_NONE || task_slot >= SYS_CAP_MAX_SLOTS)
+		return -EBADF;
+	if (copy_from_user(cmdline, a->arg[0], len) ||
+	    copy_from_user(sc.slots, a->arg[2], n * sizeof(int)))
+		return -EFAULT;
+	cmdline[len] = '\0';
+	sc.n = n;
+	sc.task_slot = task_slot;
+	child = user_spawn_with(cmdline, current_user_task(), &err, spawn_setup, &sc);
+	if (!child)
+		return err;
+	id = child->id;
+	user_task_put(child);
+	return id;
+}
+
+/* A task or thread capability with `rights`: its object, with a reference. */
+static int task_or_thread(long slot, unsigned int rights, struct cap_ref *ref)
+{
+	int err = cap_lookup(current_cspace(), slot, KOBJ_TASK, rights, ref);
+
+	if (err == -ENOTSUP)
+		err = cap_lookup(current_cspace(), slot, KOBJ_THREAD, rights, ref);
+	return err;
+}
+
+long sys_obj_kill(const struct syscall_args *a)
+{
+	struct cap_ref ref;
+	int err = task_or_thread(a->arg[0], SYS_CAP_WRITE, &ref);
+
+	if (err)
+		return err;
+	err = object_kill(ref.obj);
+	kobject_put(ref.obj);
+	return err;
+}
+
+/* (slot, struct sys_exit_status *): waits until it ended; how, in *st. */
+long sys_obj_wait(const struct syscall_args *a)
+{
+	struct sys_exit_status st = { 0 };
+	struct cap_ref ref;
+	int err;
+
+	if (put_user(st, a->arg[1]))
+		return -EFAULT;
+	err = task_or_thread(a->arg[0], SYS_CAP_READ, &ref);
+	if (err)
+		return err;
+	err = object_wait(ref.obj, &st);	/* (the reference keeps it while we sleep) */
+	kobject_put(ref.obj);
+	if (!err && put_user(st, a->arg[1]))
+		return -EFAULT;
+	return err;
+}
