@@ -68,7 +68,10 @@
 #define SYS_cap_spawn		50	/* (cmdline, len, const int *slots, int n, int dst): -> task id */
 #define SYS_obj_kill		51	/* (int task or thread): -> 0 */
 #define SYS_obj_wait		52	/* (int task or thread, struct sys_exit_status *): -> 0 */
-#define NR_SYSCALLS		53
+/* Drivers (kernel/user/sys_irq.c; docs/drivers.md): 60..69. */
+#define SYS_irq_bind		60	/* (int irq, int ntf, u64 bits): the line signals ntf -> 0 */
+#define SYS_irq_ack		61	/* (int irq): served: the line opens again -> 0 */
+#define NR_SYSCALLS		62
 
 /* SYS_map's prot: never both WRITE and EXEC (-SYS_EINVAL). */
 #define SYS_PROT_READ		1

@@ -9,6 +9,7 @@
 #include "object/memory.h"
 #include "object/notification.h"
 #include "object/task.h"
+#include "object/interrupt.h"
 
 struct kobj_type_info {
 	const struct kobj_ops *ops;
@@ -181,4 +182,5 @@ void object_init(void)
 	memory_init();
 	task_obj_init();
 	thread_obj_init();
+	interrupt_obj_init();
 }

@@ -66,6 +66,9 @@ static const struct syscall syscall_table[NR_SYSCALLS] = {
 	[SYS_cap_spawn]		= { "cap_spawn",	sys_cap_spawn,		5 },
 	[SYS_obj_kill]		= { "obj_kill",		sys_obj_kill,		1 },
 	[SYS_obj_wait]		= { "obj_wait",		sys_obj_wait,		2 },
+	/* Drivers (sys_irq.c; docs/drivers.md): */
+	[SYS_irq_bind]		= { "irq_bind",		sys_irq_bind,		3 },
+	[SYS_irq_ack]		= { "irq_ack",		sys_irq_ack,		1 },
 };
 
 static DEFINE_PER_CPU(unsigned long, syscalls_done);

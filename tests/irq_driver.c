@@ -1,0 +1,171 @@
+/*
+ * Interrupts delivered to a driver in user mode (kernel/object/interrupt.c,
+ * docs/drivers.md): the kernel lets the console UART's receive line go,
+ * grants tests/user/helpers/irq_driver an interrupt capability for it,
+ * and types on the serial line.  The driver binds the line to a
+ * notification and waits; the interrupt comes in on the CPU the line is
+ * routed to (CPU0) and wakes the driver on another.  The test serves the
+ * UART itself afterwards (the driver has no access to its registers) and
+ * takes the line back for the console.
+ */
+#include <errno.h>
+#include "ktest.h"
+#include "irq.h"
+#include "object/interrupt.h"
+#include "user/task.h"
+#include "user/module.h"
+
+#define DRIVER		"tests/user/helpers/irq_driver"
+#define WAIT_NS		ktest_budget_ns(60, 4)
+#define EXIT_EBUSY	16	/* the driver's exit status when its bind got -SYS_EBUSY */
+#define EXIT_WOKE_ON	64	/* + the CPU the driver woke on */
+
+static int grant_line(struct user_task *t, void *arg)
+{
+	int s = interrupt_cap_grant(t->cspace, 0, *(unsigned int *)arg);
+
+	return s < 0 ? s : 0;
+}
+
+/* irq_driver MODE CPU with the line's capability in its slot 0. */
+static struct user_task *start_driver(const char *mode, int cpu, unsigned int line)
+{
+	struct user_task *t;
+	char cmd[96];
+	int err;
+
+	snprintf(cmd, sizeof(cmd), DRIVER " %s %d", mode, cpu);
+	t = user_spawn_with(cmd, NULL, &err, grant_line, &line);
+	if (!t)
+		ktest_info("%s did not start (error %d)", cmd, err);
+	return t;
+}
+
+/* Its exit status (-1: killed, or it did not end in time; -2: it never started). */
+static int end_of(struct user_task *t)
+{
+	struct sys_exit_status st;
+	int ret = -1;
+
+	if (!t)
+		return -2;
+	if (!user_task_wait_timeout(t, WAIT_NS, &st))
+		ret = st.killed ? -1 : st.status;
+	else
+		user_task_kill(t, SYS_KILLED_BY_KERNEL);
+	user_task_wait_timeout(t, WAIT_NS, &st);
+	user_task_put(t);
+	return ret;
+}
+
+static int killed(struct user_task *t)
+{
+	user_task_kill(t, SYS_KILLED_BY_KERNEL);
+	return end_of(t);
+}
+
+/* Waits until someone holds the line (held) or nobody does (!held). */
+static bool wait_held(unsigned int line, bool held)
+{
+	u64 end = ktime_get_ns() + WAIT_NS;
+	struct irq_stats st;
+
+	while (irq_get_stats(line, &st) && st.held != held && ktime_get_ns() < end)
+		msleep(5);
+	return irq_get_stats(line, &st) && st.held == held;
+}
+
+/* The UART's receive side, served: what the driver would read with access to it. */
+static void serve_uart(void)
+{
+	while (arch_console_getc() >= 0)
+		;
+}
+
+/* The console's line, back to the kernel (every test ends with this). */
+static void give_back(void)
+{
+	serve_uart();
+	KEXPECT_EQ(console_input_reclaim(), 0);
+}
+
+static int console_line(void)
+{
+	if (!boot_module_find(DRIVER))
+		return -ENOENT;
+	return console_input_irq();
+}
+
+KTEST(irq_user_driver_woken_on_another_cpu)
+{
+	int line = console_line(), drv_cpu = nr_cpu_ids - 1;
+	struct user_task *t;
+	struct irq_stats st;
+	unsigned long before;
+
+	if (line < 0)
+		KTEST_SKIP("needs " DRIVER " and the console's input by interrupt");
+	while (drv_cpu > 0 && !cpu_online(drv_cpu))
+		drv_cpu--;
+	if (!drv_cpu)
+		ktest_info("one CPU: the driver runs on the CPU the line is routed to");
+	console_input_release();
+	KEXPECT_EQ(irq_set_affinity(line, 0), 0);
+	t = start_driver("once", drv_cpu, line);
+	KEXPECT(t);
+	if (!t) {
+		give_back();
+		return;
+	}
+	KEXPECT(wait_held(line, true));
+	KASSERT(irq_get_stats(line, &st));
+	before = st.count;
+	if (!ktest_type_on_console("d")) {
+		killed(t);
+		give_back();
+		KTEST_SKIP("nobody types on the serial line (run from the monitor)");
+	}
+	KEXPECT_EQ(end_of(t), EXIT_WOKE_ON + drv_cpu);
+	KEXPECT(irq_get_stats(line, &st) && st.count > before && st.last_cpu == 0);
+	KEXPECT(wait_held(line, false));	/* its capability went with it */
+	give_back();
+}
+
+KTEST(irq_user_driver_killed_releases_its_interrupt)
+{
+	int line = console_line();
+	struct user_task *t;
+
+	if (line < 0)
+		KTEST_SKIP("needs " DRIVER " and the console's input by interrupt");
+	console_input_release();
+	t = start_driver("hold", 0, line);
+	if (t) {
+		KEXPECT(wait_held(line, true));
+		KEXPECT_EQ(killed(t), -1);
+		KEXPECT(wait_held(line, false));
+	}
+	give_back();		/* -EBUSY if the dead driver still held it */
+}
+
+KTEST(irq_second_holder_is_refused)
+{
+	int line = console_line();
+	struct user_task *a;
+
+	if (line < 0)
+		KTEST_SKIP("needs " DRIVER " and the console's input by interrupt");
+	/* The kernel's console holds the line: a driver is refused. */
+	KEXPECT_EQ(end_of(start_driver("once", 0, line)), EXIT_EBUSY);
+	console_input_release();
+	a = start_driver("hold", 0, line);
+	KEXPECT(a && wait_held(line, true));
+	/* Another driver, with a capability of its own for the same line. */
+	KEXPECT_EQ(end_of(start_driver("once", 0, line)), EXIT_EBUSY);
+	/* And the kernel. */
+	KEXPECT_EQ(console_input_reclaim(), -EBUSY);
+	if (a)
+		killed(a);
+	KEXPECT(wait_held(line, false));
+	give_back();
+}
