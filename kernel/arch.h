@@ -66,6 +66,26 @@ int arch_console_irq(void);
 void arch_console_rx_irq(bool on);
 
 /*
+ * A device's registers as a driver in user mode gets them
+ * (kernel/object/device.c, docs/drivers.md): I/O ports [base, base +
+ * size) (x86-64), or MMIO [base, base + size), page-aligned, mapped into
+ * the driver uncached and never executable.  arch_console_regs(): the
+ * console UART's.  arch_io_grant(): user mode in am may use the ports
+ * [base, base + n), at once on this CPU (which has am loaded), on others
+ * from their next switch to am: 0, -EINVAL (beyond the ports the kernel
+ * can grant), -ENOSPC (am has another range already: one per task),
+ * -ENOTSUP (no I/O ports on this architecture).
+ */
+struct arch_mm;
+struct device_regs {
+	bool ports;
+	uintptr_t base;
+	size_t size;
+};
+void arch_console_regs(struct device_regs *r);
+int arch_io_grant(struct arch_mm *am, unsigned int base, unsigned int n);
+
+/*
  * Device interrupts (kernel/irqdesc.c drives them; docs/drivers.md).  A
  * line is the arch's number for a device's interrupt, below ARCH_NR_IRQS
  * (asm/processor.h): x86-64 an ISA IRQ (0-15, on the I/O APIC pin the
@@ -173,6 +193,8 @@ int arch_mem_regions(struct mem_region *out, int max);
  * arch_flush_tlb_user(): drops this CPU's translations of [start, end) of am.
  */
 struct arch_mm;
+/* arch_mm_map()'s prot may add: device registers, uncached, never executable. */
+#define ARCH_PROT_DEVICE	0x100
 int arch_mm_init(struct arch_mm *am);
 void arch_mm_destroy(struct arch_mm *am);
 int arch_mm_map(struct arch_mm *am, uintptr_t va, uintptr_t pa, int prot);

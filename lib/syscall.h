@@ -71,7 +71,8 @@
 /* Drivers (kernel/user/sys_irq.c; docs/drivers.md): 60..69. */
 #define SYS_irq_bind		60	/* (int irq, int ntf, u64 bits): the line signals ntf -> 0 */
 #define SYS_irq_ack		61	/* (int irq): served: the line opens again -> 0 */
-#define NR_SYSCALLS		62
+#define SYS_dev_map		62	/* (int dev, void *addr or 0): its registers -> address, or first port */
+#define NR_SYSCALLS		63
 
 /* SYS_map's prot: never both WRITE and EXEC (-SYS_EINVAL). */
 #define SYS_PROT_READ		1

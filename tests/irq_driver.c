@@ -1,17 +1,18 @@
 /*
  * Interrupts delivered to a driver in user mode (kernel/object/interrupt.c,
- * docs/drivers.md): the kernel lets the console UART's receive line go,
- * grants tests/user/helpers/irq_driver an interrupt capability for it,
- * and types on the serial line.  The driver binds the line to a
- * notification and waits; the interrupt comes in on the CPU the line is
- * routed to (CPU0) and wakes the driver on another.  The test serves the
- * UART itself afterwards (the driver has no access to its registers) and
- * takes the line back for the console.
+ * device.c; docs/drivers.md): the kernel lets the console UART's receive
+ * line go, grants tests/user/helpers/irq_driver an interrupt capability
+ * for it and one for the UART's registers, and types on the serial line.
+ * The driver binds the line to a notification and waits; the interrupt
+ * comes in on the CPU the line is routed to (CPU0) and wakes the driver
+ * on another, which reads the characters from the UART itself.  Each test
+ * takes the line back for the console at its end.
  */
 #include <errno.h>
 #include "ktest.h"
 #include "irq.h"
 #include "object/interrupt.h"
+#include "object/device.h"
 #include "user/task.h"
 #include "user/module.h"
 
@@ -19,22 +20,29 @@
 #define WAIT_NS		ktest_budget_ns(60, 4)
 #define EXIT_EBUSY	16	/* the driver's exit status when its bind got -SYS_EBUSY */
 #define EXIT_WOKE_ON	64	/* + the CPU the driver woke on */
+#define TYPED		"hi!"	/* what the serving driver waits for */
 
+/* The driver's slot 0: the line; slot 1: the UART's registers. */
 static int grant_line(struct user_task *t, void *arg)
 {
+	struct device_regs regs;
 	int s = interrupt_cap_grant(t->cspace, 0, *(unsigned int *)arg);
 
+	arch_console_regs(&regs);
+	if (s >= 0)
+		s = device_cap_grant(t->cspace, 1, &regs);
 	return s < 0 ? s : 0;
 }
 
-/* irq_driver MODE CPU with the line's capability in its slot 0. */
+/* irq_driver MODE CPU with the line's capability in its slot 0, the UART's in 1. */
 static struct user_task *start_driver(const char *mode, int cpu, unsigned int line)
 {
 	struct user_task *t;
 	char cmd[96];
 	int err;
 
-	snprintf(cmd, sizeof(cmd), DRIVER " %s %d", mode, cpu);
+	/* serve waits for TYPED; the others take no third argument */
+	snprintf(cmd, sizeof(cmd), DRIVER " %s %d %s", mode, cpu, TYPED);
 	t = user_spawn_with(cmd, NULL, &err, grant_line, &line);
 	if (!t)
 		ktest_info("%s did not start (error %d)", cmd, err);
@@ -75,17 +83,9 @@ static bool wait_held(unsigned int line, bool held)
 	return irq_get_stats(line, &st) && st.held == held;
 }
 
-/* The UART's receive side, served: what the driver would read with access to it. */
-static void serve_uart(void)
-{
-	while (arch_console_getc() >= 0)
-		;
-}
-
-/* The console's line, back to the kernel (every test ends with this). */
+/* The console's line, back to the kernel (every test ends with this; it empties the UART). */
 static void give_back(void)
 {
-	serve_uart();
 	KEXPECT_EQ(console_input_reclaim(), 0);
 }
 
@@ -96,7 +96,11 @@ static int console_line(void)
 	return console_input_irq();
 }
 
-KTEST(irq_user_driver_woken_on_another_cpu)
+/*
+ * The driver reads TYPED from the UART itself, woken on its CPU by an
+ * interrupt that arrived on CPU0.
+ */
+KTEST(irq_user_driver_serves_the_uart_from_another_cpu)
 {
 	int line = console_line(), drv_cpu = nr_cpu_ids - 1;
 	struct user_task *t;
@@ -111,7 +115,7 @@ KTEST(irq_user_driver_woken_on_another_cpu)
 		ktest_info("one CPU: the driver runs on the CPU the line is routed to");
 	console_input_release();
 	KEXPECT_EQ(irq_set_affinity(line, 0), 0);
-	t = start_driver("once", drv_cpu, line);
+	t = start_driver("serve", drv_cpu, line);
 	KEXPECT(t);
 	if (!t) {
 		give_back();
@@ -120,7 +124,7 @@ KTEST(irq_user_driver_woken_on_another_cpu)
 	KEXPECT(wait_held(line, true));
 	KASSERT(irq_get_stats(line, &st));
 	before = st.count;
-	if (!ktest_type_on_console("d")) {
+	if (!ktest_type_on_console(TYPED)) {
 		killed(t);
 		give_back();
 		KTEST_SKIP("nobody types on the serial line (run from the monitor)");
@@ -156,16 +160,71 @@ KTEST(irq_second_holder_is_refused)
 	if (line < 0)
 		KTEST_SKIP("needs " DRIVER " and the console's input by interrupt");
 	/* The kernel's console holds the line: a driver is refused. */
-	KEXPECT_EQ(end_of(start_driver("once", 0, line)), EXIT_EBUSY);
+	KEXPECT_EQ(end_of(start_driver("hold", 0, line)), EXIT_EBUSY);
 	console_input_release();
 	a = start_driver("hold", 0, line);
 	KEXPECT(a && wait_held(line, true));
 	/* Another driver, with a capability of its own for the same line. */
-	KEXPECT_EQ(end_of(start_driver("once", 0, line)), EXIT_EBUSY);
+	KEXPECT_EQ(end_of(start_driver("hold", 0, line)), EXIT_EBUSY);
 	/* And the kernel. */
 	KEXPECT_EQ(console_input_reclaim(), -EBUSY);
 	if (a)
 		killed(a);
 	KEXPECT(wait_held(line, false));
 	give_back();
+}
+
+/* Runs irq_driver MODE on CPU0; true if it was killed by a fault whose name has want. */
+static bool killed_by(const char *mode, const char *want)
+{
+	struct sys_exit_status st = { 0 };
+	struct user_task *t = start_driver(mode, 0, console_input_irq());
+	char kind[64] = "";
+
+	if (!t)
+		return false;
+	if (user_task_wait_timeout(t, WAIT_NS, &st)) {
+		user_task_kill(t, SYS_KILLED_BY_KERNEL);
+		user_task_wait_timeout(t, WAIT_NS, &st);
+	}
+	if (t->fault.kind)
+		strncpy(kind, t->fault.kind, sizeof(kind) - 1);
+	user_task_put(t);
+	ktest_info("irq_driver %s: status %d, killed %d by %s", mode, st.status, st.killed,
+		   kind[0] ? kind : "nothing");
+	return st.killed == SYS_KILLED_FAULT && strstr(kind, want);
+}
+
+/* The name of the fault a driver gets for a register it was not given. */
+static const char *not_given_fault(void)
+{
+	struct device_regs regs;
+
+	arch_console_regs(&regs);
+	return regs.ports ? "I/O port not granted" : "segfault";
+}
+
+/*
+ * Exactly its own registers: a driver that touches a device it was not
+ * given (x86-64: the PIC's port; AArch64: the GIC distributor's address)
+ * is killed, and the fault is named (the port's: "I/O port not granted").
+ */
+KTEST(irq_user_driver_touching_another_device_is_killed)
+{
+	if (console_line() < 0)
+		KTEST_SKIP("needs " DRIVER " and the console's input by interrupt");
+	KEXPECT(killed_by("poke", not_given_fault()));
+}
+
+/*
+ * The registers come only from SYS_dev_map, and stay with its address
+ * space: a program that did not ask, started on the CPU where a driver
+ * just used them, is killed when it touches them.
+ */
+KTEST(irq_device_registers_only_through_their_capability)
+{
+	if (console_line() < 0)
+		KTEST_SKIP("needs " DRIVER " and the console's input by interrupt");
+	KEXPECT_EQ(end_of(start_driver("grab", 0, console_input_irq())), 0);
+	KEXPECT(killed_by("sneak", not_given_fault()));
 }

@@ -52,6 +52,12 @@ int arch_console_irq(void)
 	return dt.uart_intid ? (int)dt.uart_intid : -1;
 }
 
+/* The PL011's 4 KiB frame (a driver in user mode gets it, docs/drivers.md). */
+void arch_console_regs(struct device_regs *r)
+{
+	*r = (struct device_regs){ .ports = false, .base = uart, .size = UART_SIZE };
+}
+
 void arch_console_rx_irq(bool on)
 {
 	mmio_write32(uart + UART_IMSC, on ? IMSC_RXIM | IMSC_RTIM : 0);

@@ -38,6 +38,12 @@ int arch_console_irq(void)
 	return COM1_IRQ;
 }
 
+/* COM1's eight ports (a driver in user mode gets them, docs/drivers.md). */
+void arch_console_regs(struct device_regs *r)
+{
+	*r = (struct device_regs){ .ports = true, .base = COM1, .size = 8 };
+}
+
 void arch_console_rx_irq(bool on)
 {
 	outb(COM1 + UART_IER, on ? IER_RX_DATA : 0);

@@ -24,6 +24,8 @@
 #define PTE_P		(1ULL << 0)
 #define PTE_W		(1ULL << 1)
 #define PTE_U		(1ULL << 2)
+#define PTE_PWT		(1ULL << 3)
+#define PTE_PCD		(1ULL << 4)	/* with PWT: uncached (PAT entry 3, the reset value) */
 #define PTE_ADDR	0x000ffffffffff000ULL
 #define LEVELS		4
 #define USER_PML4_FIRST	(USER_BASE >> 39)	/* 1 */
@@ -54,6 +56,7 @@ static void free_table(struct arch_mm *am, u64 *t)
 int arch_mm_init(struct arch_mm *am)
 {
 	am->table_pages = 0;
+	am->io_ports = 0;
 	am->pml4 = alloc_table(am);
 	if (!am->pml4)
 		return -ENOMEM;
@@ -92,6 +95,7 @@ int arch_mm_map(struct arch_mm *am, uintptr_t va, uintptr_t pa, int prot)
 	if (!pte)
 		return -ENOMEM;
 	WRITE_ONCE(*pte, pa | PTE_P | PTE_U | (prot & SYS_PROT_WRITE ? PTE_W : 0) |
+			 (prot & ARCH_PROT_DEVICE ? PTE_PCD | PTE_PWT | mmu_nx_bit() : 0) |
 			 (prot & SYS_PROT_EXEC ? 0 : mmu_nx_bit()));
 	return 0;
 }
@@ -144,6 +148,25 @@ void arch_mm_switch(struct arch_mm *am)
 	uintptr_t cr3 = am ? (uintptr_t)am->pml4 : mmu_kernel_tables();
 
 	__asm__ __volatile__("mov %0, %%cr3" : : "r"(cr3) : "memory");
+	if (am)
+		x86_io_load(READ_ONCE(am->io_ports));	/* (the kernel's tables: no user mode runs) */
+}
+
+/* mm->lock held (kernel/object/device.c): one range per address space. */
+int arch_io_grant(struct arch_mm *am, unsigned int base, unsigned int n)
+{
+	u32 want = base | n << 16;
+	unsigned long flags;
+
+	if (!n || n > IO_BITMAP_PORTS || base > IO_BITMAP_PORTS - n)
+		return -EINVAL;
+	if (am->io_ports && am->io_ports != want)
+		return -ENOSPC;
+	WRITE_ONCE(am->io_ports, want);
+	flags = arch_irq_save();	/* the caller's CPU has am loaded: its bitmap now */
+	x86_io_load(want);
+	arch_irq_restore(flags);
+	return 0;
 }
 
 void arch_flush_tlb_user(struct arch_mm *am, uintptr_t start, uintptr_t end)

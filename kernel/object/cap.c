@@ -128,6 +128,7 @@ static unsigned int type_rights(unsigned int type)
 	case KOBJ_TASK:		return SYS_CAP_READ | SYS_CAP_WRITE;
 	case KOBJ_THREAD:	return SYS_CAP_READ | SYS_CAP_WRITE;
 	case KOBJ_INTERRUPT:	return SYS_CAP_WRITE;
+	case KOBJ_DEVICE:	return SYS_CAP_WRITE;
 	default:		return 0;
 	}
 }

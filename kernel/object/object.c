@@ -10,6 +10,7 @@
 #include "object/notification.h"
 #include "object/task.h"
 #include "object/interrupt.h"
+#include "object/device.h"
 
 struct kobj_type_info {
 	const struct kobj_ops *ops;
@@ -183,4 +184,5 @@ void object_init(void)
 	task_obj_init();
 	thread_obj_init();
 	interrupt_obj_init();
+	device_obj_init();
 }

@@ -14,6 +14,7 @@
  *   task.c          a task (kernel/user/task.h's, named by a capability)
  *   thread.c        a thread (kernel/user/thread.h's), and its IPC state
  *   interrupt.c     a device interrupt line, bound to a notification (docs/drivers.md)
+ *   device.c        a device's registers, for its driver (docs/drivers.md)
  *
  * Life of an object.  It is created with one reference, its creator's;
  * each capability naming it holds another, and so does each thread
@@ -40,6 +41,7 @@ enum kobj_type {
 	KOBJ_TASK = SYS_OBJ_TASK,
 	KOBJ_THREAD = SYS_OBJ_THREAD,
 	KOBJ_INTERRUPT = SYS_OBJ_INTERRUPT,
+	KOBJ_DEVICE = SYS_OBJ_DEVICE,
 	NR_KOBJ_TYPES = SYS_OBJ_TYPES,
 	KCACHE_CAP = 16,		/* capability nodes (cap.c): not objects */
 };

@@ -203,6 +203,16 @@ long mm_map_shared(struct mm_struct *mm, uintptr_t addr, void *frames, size_t np
 	return map_region(mm, addr, len, prot, VM_SHARED, frames);
 }
 
+long mm_map_device(struct mm_struct *mm, uintptr_t addr, uintptr_t pa, size_t npages)
+{
+	size_t len = npages * PAGE_SIZE;
+
+	if (!npages || pa % PAGE_SIZE || (addr && !user_range(addr, addr + len)))
+		return -EINVAL;
+	return map_region(mm, addr, len, SYS_PROT_READ | SYS_PROT_WRITE | ARCH_PROT_DEVICE,
+			  VM_DEVICE, (void *)pa);
+}
+
 void mm_unmap_shared(struct mm_struct *mm, uintptr_t addr)
 {
 	struct vm_region *r;
@@ -262,7 +272,8 @@ int mm_unmap(struct mm_struct *mm, uintptr_t addr, size_t len)
 		return -ENOMEM;
 	mutex_lock(&mm->lock);
 	list_for_each_entry(r, &mm->regions, node) {
-		if (r->kind == VM_SHARED && addr < r->end && end > r->start) {
+		if ((r->kind == VM_SHARED || r->kind == VM_DEVICE) && addr < r->end &&
+		    end > r->start) {
 			/* A memory object's mapping goes with its capability (SYS_mem_unmap). */
 			mutex_unlock(&mm->lock);
 			kfree(spare);
@@ -301,7 +312,7 @@ void mm_put(struct mm_struct *mm)
 		      cpumask_first(&mm->cpus));
 	mutex_lock(&mm->lock);
 	list_for_each_entry_safe(r, n, &mm->regions, node) {
-		unmap_pages(mm, r->start, r->end, r->kind != VM_SHARED);
+		unmap_pages(mm, r->start, r->end, r->kind != VM_SHARED && r->kind != VM_DEVICE);
 		list_del(&r->node);
 		kfree(r);
 	}

@@ -1,11 +1,13 @@
 /*
- * System calls of drivers (lib/syscall.h, docs/drivers.md) on interrupt
- * capabilities (kernel/object/interrupt.h): bind a line to a
- * notification, acknowledge it once served.
+ * System calls of drivers (lib/syscall.h, docs/drivers.md): on interrupt
+ * capabilities (kernel/object/interrupt.h), bind a line to a
+ * notification and acknowledge it once served; on device capabilities
+ * (kernel/object/device.h), get the device's registers.
  */
 #include "user/syscalls.h"
 #include "object/cap.h"
 #include "object/interrupt.h"
+#include "object/device.h"
 #include <errno.h>
 
 /* (irq, ntf, bits): each interrupt masks the line and signals bits to ntf. */
@@ -41,4 +43,18 @@ long sys_irq_ack(const struct syscall_args *a)
 	err = interrupt_ack(irq.obj);
 	kobject_put(irq.obj);
 	return err;
+}
+
+/* (dev, addr or 0): the registers' address, or the first I/O port. */
+long sys_dev_map(const struct syscall_args *a)
+{
+	struct user_task *t = current_user_task();
+	struct cap_ref dev;
+	long ret = cap_lookup(t->cspace, a->arg[0], KOBJ_DEVICE, SYS_CAP_WRITE, &dev);
+
+	if (ret)
+		return ret;
+	ret = device_map(dev.obj, t->mm, a->arg[1]);
+	kobject_put(dev.obj);
+	return ret;
 }

@@ -123,6 +123,13 @@ long q_poll(int ntf);		/* the bits, 0 if none */
  */
 int q_irq_bind(int irq, int ntf, unsigned long bits);
 int q_irq_ack(int irq);
+/*
+ * A device's registers, from a capability the kernel granted: the address
+ * they are mapped at (addr, or where there is room when NULL; AArch64:
+ * uncached, never executable), or on x86-64 the device's first I/O port,
+ * now open to this task (in and out on it; any other port faults).
+ */
+long q_dev_map(int dev, void *addr);
 
 /* Memory objects. */
 long q_memory_map(int mem, void *addr, int prot);	/* the address */

@@ -90,3 +90,8 @@ int q_irq_ack(int irq)
 {
 	return q_syscall(SYS_irq_ack, irq, 0, 0, 0, 0, 0);
 }
+
+long q_dev_map(int dev, void *addr)
+{
+	return q_syscall(SYS_dev_map, dev, (long)addr, 0, 0, 0, 0);
+}

@@ -1,50 +1,178 @@
 /*
- * irq_driver: a device driver as small as can be, for tests/irq_driver.c,
- * which grants it an interrupt capability in slot 0 (the console UART's
- * receive line, let go by the kernel).
+ * irq_driver: the console UART's receive side driven from user mode, as
+ * small as can be, for tests/irq_driver.c, which grants it an interrupt
+ * capability for the UART's line in slot 0 and one for its registers in
+ * slot 1 (the kernel lets the line go first).
  *
- *   irq_driver once CPU   moves to CPU, binds the line to a notification,
- *                         waits for one interrupt, acknowledges it; exits
- *                         with 64 + the CPU it woke on
- *   irq_driver hold CPU   binds, then waits for ever (to be killed)
+ *   irq_driver serve CPU TEXT  moves to CPU, gets the registers, binds the
+ *                              line to a notification; on each interrupt
+ *                              reads what the UART holds and acknowledges,
+ *                              until TEXT came in; exits with 64 + the CPU
+ *                              it woke on (7: other characters came)
+ *   irq_driver hold CPU        binds, then waits for ever (to be killed)
+ *   irq_driver poke CPU        gets the registers, then touches a device it
+ *                              was not given (x86-64: the PIC's port 0x21;
+ *                              AArch64: the GIC distributor's address): killed
+ *   irq_driver grab CPU        gets the registers, reads the UART's status, exits 0
+ *   irq_driver sneak CPU       reads the UART's status without asking for its
+ *                              registers (x86-64: COM1's port; AArch64: the
+ *                              PL011's physical address): killed
  *
  * A bind that fails exits with its error (16: -SYS_EBUSY, someone holds
- * the line).  The kernel test serves the UART itself (this program has
- * no access to its registers), so the driver only proves that the
- * interrupt reached it.
+ * the line).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "qcap.h"
 
 #define IRQ		0
+#define DEV		1
 #define IRQ_BIT		1
+
+#if defined(__x86_64__)
+#define LSR		5		/* line status: bit 0, data ready */
+#define NOT_GIVEN	0x21		/* the PIC's mask register */
+#define COM1		0x3f8
+
+static unsigned short port;
+
+static int inb(unsigned short p)
+{
+	unsigned char v;
+
+	__asm__ __volatile__("inb %w1, %b0" : "=a"(v) : "Nd"(p));
+	return v;
+}
+
+static long map_uart(void)
+{
+	long r = q_dev_map(DEV, NULL);
+
+	port = r;
+	return r;
+}
+
+static int uart_getc(void)
+{
+	return inb(port + LSR) & 1 ? inb(port) : -1;
+}
+
+static void poke(void)
+{
+	inb(NOT_GIVEN);
+}
+
+static void sneak(void)
+{
+	inb(COM1 + LSR);
+}
+#else
+#define FR		0x18		/* flags: bit 4, receive FIFO empty */
+#define NOT_GIVEN	0x08000000UL	/* QEMU virt's GIC distributor */
+#define PL011		0x09000000UL	/* QEMU virt's UART, where it is physically */
+
+static volatile unsigned int *uart;
+
+static long map_uart(void)
+{
+	long r = q_dev_map(DEV, NULL);
+
+	uart = (volatile unsigned int *)r;
+	return r;
+}
+
+static int uart_getc(void)
+{
+	return uart[FR / 4] & (1U << 4) ? -1 : (int)(uart[0] & 0xff);
+}
+
+static void poke(void)
+{
+	(void)*(volatile unsigned int *)NOT_GIVEN;
+}
+
+static void sneak(void)
+{
+	(void)*(volatile unsigned int *)(PL011 + FR);
+}
+#endif
+
+/* Takes what the UART holds, checking it against want: 0, or 7 (another character). */
+static int take(const char *want, size_t n, size_t *got)
+{
+	int c;
+
+	while (*got < n && (c = uart_getc()) >= 0) {
+		if (c != want[(*got)++]) {
+			printf("irq_driver: read %#x where %#x was expected\n", c, want[*got - 1]);
+			return 7;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Reads until want came in.  After each ack it looks once more: a
+ * character that came while the line was masked raised an edge nobody
+ * saw (COM1's line is edge-triggered), and no new edge comes until the
+ * UART is read.
+ */
+static int serve(int ntf, const char *want)
+{
+	size_t got = 0, n = strlen(want);
+	int ret = 0;
+
+	while (!ret && got < n) {
+		if (q_wait(ntf) != IRQ_BIT)
+			return 5;
+		ret = take(want, n, &got);
+		if (q_irq_ack(IRQ) < 0)
+			return 6;
+		if (!ret)
+			ret = take(want, n, &got);
+	}
+	return ret;
+}
 
 int main(int argc, char **argv)
 {
 	int ntf, cpu, ret;
-	long bits;
 
-	if (argc != 3)
+	if (argc < 3)
 		return 2;
 	cpu = atoi(argv[2]);
 	if (q_set_cpu(cpu) < 0)
 		return 3;
+	if (!strcmp(argv[1], "poke") || !strcmp(argv[1], "grab")) {
+		if (map_uart() < 0)
+			return 8;
+		uart_getc();
+		if (!strcmp(argv[1], "grab"))
+			return 0;
+		poke();
+		return 9;		/* not killed: it was given after all */
+	}
+	if (!strcmp(argv[1], "sneak")) {
+		sneak();
+		return 9;
+	}
 	ntf = q_notification_create(SYS_CAP_ANY_SLOT);
 	if (ntf < 0)
 		return 4;
+	if (strcmp(argv[1], "hold") && map_uart() < 0) {
+		printf("irq_driver: the device's registers: error %ld\n", -map_uart());
+		return 8;
+	}
 	ret = q_irq_bind(IRQ, ntf, IRQ_BIT);
-	if (ret < 0)
+	if (ret < 0) {
+		printf("irq_driver: bind: error %d\n", -ret);
 		return -ret;
+	}
 	if (!strcmp(argv[1], "hold")) {
 		for (;;)
 			q_wait(ntf);
 	}
-	bits = q_wait(ntf);
-	if (bits != IRQ_BIT)
-		return 5;
-	cpu = q_cpu();
-	if (q_irq_ack(IRQ) < 0)
-		return 6;
-	return 64 + cpu;
+	ret = serve(ntf, argc > 3 ? argv[3] : "");
+	return ret ? ret : 64 + q_cpu();
 }

@@ -7,6 +7,13 @@
 struct arch_mm {
 	u64 *pml4;		/* its top-level table: entry 0 is the kernel's (arch/x86_64/user_mm.c) */
 	long table_pages;	/* page tables it holds, the PML4 included */
+	/*
+	 * The I/O ports user mode may use (arch_io_grant()): first port |
+	 * count << 16, one word so a CPU loading it never sees half a grant;
+	 * 0: none.  Each CPU's TSS bitmap is rewritten from it when the CPU
+	 * switches to this address space (cpu_tables.c x86_io_load()).
+	 */
+	u32 io_ports;
 };
 
 #endif
