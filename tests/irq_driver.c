@@ -15,9 +15,9 @@
 #include "object/device.h"
 #include "user/task.h"
 #include "user/module.h"
+#include "driver_test.h"
 
 #define DRIVER		"tests/user/helpers/irq_driver"
-#define WAIT_NS		ktest_budget_ns(60, 4)
 #define EXIT_EBUSY	16	/* the driver's exit status when its bind got -SYS_EBUSY */
 #define EXIT_WOKE_ON	64	/* + the CPU the driver woke on */
 #define TYPED		"hi!"	/* what the serving driver waits for */
@@ -47,40 +47,6 @@ static struct user_task *start_driver(const char *mode, int cpu, unsigned int li
 	if (!t)
 		ktest_info("%s did not start (error %d)", cmd, err);
 	return t;
-}
-
-/* Its exit status (-1: killed, or it did not end in time; -2: it never started). */
-static int end_of(struct user_task *t)
-{
-	struct sys_exit_status st;
-	int ret = -1;
-
-	if (!t)
-		return -2;
-	if (!user_task_wait_timeout(t, WAIT_NS, &st))
-		ret = st.killed ? -1 : st.status;
-	else
-		user_task_kill(t, SYS_KILLED_BY_KERNEL);
-	user_task_wait_timeout(t, WAIT_NS, &st);
-	user_task_put(t);
-	return ret;
-}
-
-static int killed(struct user_task *t)
-{
-	user_task_kill(t, SYS_KILLED_BY_KERNEL);
-	return end_of(t);
-}
-
-/* Waits until someone holds the line (held) or nobody does (!held). */
-static bool wait_held(unsigned int line, bool held)
-{
-	u64 end = ktime_get_ns() + WAIT_NS;
-	struct irq_stats st;
-
-	while (irq_get_stats(line, &st) && st.held != held && ktime_get_ns() < end)
-		msleep(5);
-	return irq_get_stats(line, &st) && st.held == held;
 }
 
 /* The console's line, back to the kernel (every test ends with this; it empties the UART). */

@@ -1,0 +1,23 @@
+/*
+ * console_reader: reads a line from standard input -- newlib's fgets(),
+ * whose read() calls the console server at the endpoint in slot 0 -- and
+ * exits 0 if it is argv[1] (tests/console_server.c types it).
+ */
+#include <stdio.h>
+#include <string.h>
+#include "qcap.h"
+#include "qconsole.h"
+
+int main(int argc, char **argv)
+{
+	char line[128];
+
+	if (argc != 2)
+		return 2;
+	q_console_attach(0);
+	if (!fgets(line, sizeof(line), stdin))
+		return 3;
+	line[strcspn(line, "\r\n")] = '\0';
+	printf("console_reader: read '%s'\n", line);
+	return strcmp(line, argv[1]) ? 1 : 0;
+}

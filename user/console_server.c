@@ -1,0 +1,106 @@
+/*
+ * console_server: the console's input served from user mode (issue 31,
+ * docs/drivers.md).  Whoever starts it gives it, in its slots:
+ *
+ *   0  an interrupt capability for the UART's receive line
+ *   1  a device capability for the UART's registers
+ *   2  the endpoint it serves (clients call it: user/include/qconsole.h)
+ *
+ * Two threads.  The driver thread binds the line to a notification and,
+ * on each interrupt, reads every character the UART holds into a ring,
+ * acknowledges, looks once more (an edge that came while the line was
+ * masked is lost), and signals the server thread.  The server thread
+ * answers CONSOLE_READ with what the ring holds, waiting for the driver's
+ * signal while it is empty.  One writer, one reader: the ring's indices
+ * are published with release stores and read with acquire loads.
+ */
+#include <stdio.h>
+#include "qcap.h"
+#include "qconsole.h"
+#include "quart.h"
+
+#define IRQ		0
+#define DEV		1
+#define EP		2
+#define IRQ_BIT		1
+#define RING_SIZE	1024	/* a power of two */
+
+static char ring[RING_SIZE];
+static unsigned int head, tail;	/* head: the driver's; tail: the server's */
+static unsigned long dropped;
+static int irq_ntf, input_ntf;
+
+/* The driver thread's: what the UART holds, into the ring. */
+static void take_input(void)
+{
+	unsigned int h = head;
+	int c;
+
+	while ((c = q_uart_getc()) >= 0) {
+		if (h - __atomic_load_n(&tail, __ATOMIC_ACQUIRE) == RING_SIZE) {
+			dropped++;	/* nobody reads: the oldest input stays */
+			continue;
+		}
+		ring[h++ % RING_SIZE] = c;
+	}
+	if (h != head) {
+		__atomic_store_n(&head, h, __ATOMIC_RELEASE);
+		q_signal(input_ntf, 1);
+	}
+}
+
+static int driver(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		if (q_wait(irq_ntf) < 0)
+			return 1;
+		take_input();
+		q_irq_ack(IRQ);
+		take_input();
+	}
+}
+
+static long serve(unsigned long badge, const struct q_msg *req, struct q_msg *reply, void *arg)
+{
+	size_t want = req->w[0], n = 0;
+	unsigned int h;
+	char *out = (char *)reply->w;
+
+	(void)badge, (void)arg;
+	if (q_msg_label(req) != CONSOLE_READ) {
+		reply->info = SYS_MSG_INFO(0);
+		return 0;
+	}
+	if (want > CONSOLE_READ_MAX)
+		want = CONSOLE_READ_MAX;
+	while ((h = __atomic_load_n(&head, __ATOMIC_ACQUIRE)) == tail)
+		q_wait(input_ntf);
+	while (n < want && tail + n != h)
+		out[n] = ring[(tail + n) % RING_SIZE], n++;
+	__atomic_store_n(&tail, tail + n, __ATOMIC_RELEASE);
+	reply->info = SYS_MSG_INFO(n);
+	return 0;
+}
+
+int main(void)
+{
+	long err;
+
+	irq_ntf = q_notification_create(SYS_CAP_ANY_SLOT);
+	input_ntf = q_notification_create(SYS_CAP_ANY_SLOT);
+	if (irq_ntf < 0 || input_ntf < 0)
+		return 1;
+	err = q_uart_map(DEV);
+	if (!err)
+		err = q_irq_bind(IRQ, irq_ntf, IRQ_BIT);
+	if (err) {
+		printf("console_server: the UART: error %ld\n", -err);
+		return 2;
+	}
+	take_input();		/* what came before the bind */
+	if (q_thread_create(driver, NULL, SYS_CPU_ANY) < 0)
+		return 3;
+	printf("console_server: serving the console's input\n");
+	return q_serve(EP, serve, NULL) < 0 ? 4 : 0;
+}
