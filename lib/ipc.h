@@ -40,11 +40,12 @@
 #define SYS_OBJ_THREAD		5	/* a thread of the caller's task (arg: its id) */
 #define SYS_OBJ_INTERRUPT	6	/* a device interrupt line: granted by the kernel, never created */
 #define SYS_OBJ_DEVICE		7	/* a device's registers: granted by the kernel, never created */
-#define SYS_OBJ_TYPES		8
+#define SYS_OBJ_CONSOLE		8	/* the kernel's console, whole lines: granted, never created */
+#define SYS_OBJ_TYPES		9
 
 /* Rights: what a capability lets its holder do with the object. */
 #define SYS_CAP_READ		1	/* endpoint: receive; notification: wait, poll; memory: map readable; task, thread: wait for it */
-#define SYS_CAP_WRITE		2	/* endpoint: send, call; notification: signal; memory: map writable; task, thread: kill; interrupt: bind, ack; device: map */
+#define SYS_CAP_WRITE		2	/* endpoint: send, call; notification: signal; memory: map writable; task, thread: kill; interrupt: bind, ack; device: map; console: print */
 #define SYS_CAP_GRANT		4	/* endpoint: send capabilities with messages */
 #define SYS_CAP_EXEC		8	/* memory: map executable */
 #define SYS_CAP_ALL		15

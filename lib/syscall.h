@@ -72,7 +72,8 @@
 #define SYS_irq_bind		60	/* (int irq, int ntf, u64 bits): the line signals ntf -> 0 */
 #define SYS_irq_ack		61	/* (int irq): served: the line opens again -> 0 */
 #define SYS_dev_map		62	/* (int dev, void *addr or 0): its registers -> address, or first port */
-#define NR_SYSCALLS		63
+#define SYS_console_lines	63	/* (int cons, const char *buf, size_t len): printed, line by line whole -> len */
+#define NR_SYSCALLS		64
 
 /* SYS_map's prot: never both WRITE and EXEC (-SYS_EINVAL). */
 #define SYS_PROT_READ		1

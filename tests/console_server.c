@@ -5,7 +5,9 @@
  * and starts tests/user/helpers/console_reader with the same endpoint;
  * the runner types a line on the serial console, the server's driver
  * thread reads it from the UART, and the reader gets it from newlib's
- * fgets() on standard input, by IPC.
+ * fgets() on standard input, by IPC.  The reader's printf() goes back
+ * the same way: the server prints the line through its console
+ * capability, whole.
  */
 #include <errno.h>
 #include "ktest.h"
@@ -13,6 +15,7 @@
 #include "object/cap.h"
 #include "object/device.h"
 #include "object/interrupt.h"
+#include "object/console.h"
 #include "user/module.h"
 #include "driver_test.h"
 
@@ -20,13 +23,16 @@
 #define READER		"tests/user/helpers/console_reader"
 #define LINE		"hello-console"
 #define EP_SLOT		2	/* the server's endpoint (console_server.c) */
+#define CONS_SLOT	3	/* its console capability */
+#define ECHOED		"# console_reader: read '" LINE "'\n"	/* the reader's printf(), as printed */
 
 struct console_setup {
 	unsigned int line;
 	struct kobject *ep;	/* the server's endpoint, for the reader (a reference) */
+	struct kobject *cons;	/* its console capability's object (a reference) */
 };
 
-/* The server's slots: 0 the line, 1 the UART's registers, 2 a new endpoint. */
+/* The server's slots: 0 the line, 1 the UART's registers, 2 a new endpoint, 3 the console. */
 static int setup_server(struct user_task *t, void *arg)
 {
 	struct console_setup *cs = arg;
@@ -41,7 +47,13 @@ static int setup_server(struct user_task *t, void *arg)
 	if (s >= 0)
 		s = cap_create(t->cspace, KOBJ_ENDPOINT, EP_SLOT, 0);
 	if (s >= 0)
-		s = cap_lookup(t->cspace, EP_SLOT, KOBJ_ENDPOINT, 0, &ref);
+		s = console_cap_grant(t->cspace, CONS_SLOT);
+	if (s >= 0)
+		s = cap_lookup(t->cspace, CONS_SLOT, KOBJ_CONSOLE, 0, &ref);
+	if (s < 0)
+		return s;
+	cs->cons = ref.obj;
+	s = cap_lookup(t->cspace, EP_SLOT, KOBJ_ENDPOINT, 0, &ref);
 	if (s < 0)
 		return s;
 	cs->ep = ref.obj;
@@ -56,6 +68,8 @@ static int setup_reader(struct user_task *t, void *arg)
 
 	return s < 0 ? s : 0;
 }
+
+static char said[8192];
 
 KTEST(console_server_serves_a_typed_line_to_a_program)
 {
@@ -72,17 +86,24 @@ KTEST(console_server_serves_a_typed_line_to_a_program)
 		reader = user_spawn_with(READER " " LINE, NULL, &err, setup_reader, &cs);
 	KEXPECT(reader);
 	if (reader) {
+		console_capture(said, sizeof(said));
 		if (!ktest_type_on_console(LINE "\n")) {
 			killed(reader);
 			reader = NULL;
 			ktest_info("nobody types on the serial line (run from the monitor)");
 		}
 		KEXPECT_EQ(end_of(reader), 0);
+		console_capture(NULL, 0);
+		/* Its printf() came back through the server's console capability, whole. */
+		KEXPECT(strstr(said, ECHOED));
+		KEXPECT(cs.cons && console_obj_lines(cs.cons) >= 1);
 	}
 	if (server)
 		killed(server);
 	if (cs.ep)
 		kobject_put(cs.ep);
+	if (cs.cons)
+		kobject_put(cs.cons);
 	KEXPECT(wait_held(cs.line, false));
 	KEXPECT_EQ(console_input_reclaim(), 0);
 }

@@ -5,6 +5,7 @@
  *   0  an interrupt capability for the UART's receive line
  *   1  a device capability for the UART's registers
  *   2  the endpoint it serves (clients call it: user/include/qconsole.h)
+ *   3  the kernel's console capability, to print its clients' lines
  *
  * Two threads.  The driver thread binds the line to a notification and,
  * on each interrupt, reads every character the UART holds into a ring,
@@ -13,6 +14,12 @@
  * answers CONSOLE_READ with what the ring holds, waiting for the driver's
  * signal while it is empty.  One writer, one reader: the ring's indices
  * are published with release stores and read with acquire loads.
+ *
+ * Output: CONSOLE_WRITE's bytes gather in a line buffer per client (by
+ * badge); a line is printed when its newline comes (or the buffer is
+ * full), whole, through the console capability: the kernel prints it
+ * with one printk(), so it never mixes with the kernel's messages or
+ * another client's line.
  */
 #include <stdio.h>
 #include "qcap.h"
@@ -22,6 +29,9 @@
 #define IRQ		0
 #define DEV		1
 #define EP		2
+#define CONS		3
+#define CLIENTS		8	/* line buffers: clients writing at once */
+#define LINE_MAX	120
 #define IRQ_BIT		1
 #define RING_SIZE	1024	/* a power of two */
 
@@ -29,6 +39,45 @@ static char ring[RING_SIZE];
 static unsigned int head, tail;	/* head: the driver's; tail: the server's */
 static unsigned long dropped;
 static int irq_ntf, input_ntf;
+
+static struct client_line {
+	unsigned long badge;
+	size_t len;
+	char buf[LINE_MAX + 1];		/* its newline too */
+} lines[CLIENTS];
+
+/* badge's line buffer: its own, a free one, or the first (flushed: a line may break, never mix). */
+static struct client_line *line_of(unsigned long badge)
+{
+	struct client_line *free = NULL;
+
+	for (int i = 0; i < CLIENTS; i++) {
+		if (lines[i].len && lines[i].badge == badge)
+			return &lines[i];
+		if (!lines[i].len && !free)
+			free = &lines[i];
+	}
+	if (!free) {
+		free = &lines[0];
+		q_console_lines(CONS, free->buf, free->len);
+		free->len = 0;
+	}
+	free->badge = badge;
+	return free;
+}
+
+static void write_bytes(unsigned long badge, const char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct client_line *l = line_of(badge);
+
+		l->buf[l->len++] = p[i];
+		if (p[i] == '\n' || l->len == LINE_MAX) {
+			q_console_lines(CONS, l->buf, l->len);	/* whole: one printk() */
+			l->len = 0;
+		}
+	}
+}
 
 /* The driver thread's: what the UART holds, into the ring. */
 static void take_input(void)
@@ -67,7 +116,12 @@ static long serve(unsigned long badge, const struct q_msg *req, struct q_msg *re
 	unsigned int h;
 	char *out = (char *)reply->w;
 
-	(void)badge, (void)arg;
+	(void)arg;
+	if (CONSOLE_OP(q_msg_label(req)) == CONSOLE_WRITE_OP) {
+		n = CONSOLE_COUNT(q_msg_label(req));
+		write_bytes(badge, (const char *)req->w, n < CONSOLE_READ_MAX ? n : CONSOLE_READ_MAX);
+		return 0;
+	}
 	if (q_msg_label(req) != CONSOLE_READ) {
 		reply->info = SYS_MSG_INFO(0);
 		return 0;

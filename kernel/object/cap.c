@@ -129,6 +129,7 @@ static unsigned int type_rights(unsigned int type)
 	case KOBJ_THREAD:	return SYS_CAP_READ | SYS_CAP_WRITE;
 	case KOBJ_INTERRUPT:	return SYS_CAP_WRITE;
 	case KOBJ_DEVICE:	return SYS_CAP_WRITE;
+	case KOBJ_CONSOLE:	return SYS_CAP_WRITE;
 	default:		return 0;
 	}
 }

@@ -11,6 +11,7 @@
 #include "object/task.h"
 #include "object/interrupt.h"
 #include "object/device.h"
+#include "object/console.h"
 
 struct kobj_type_info {
 	const struct kobj_ops *ops;
@@ -185,4 +186,5 @@ void object_init(void)
 	thread_obj_init();
 	interrupt_obj_init();
 	device_obj_init();
+	console_obj_init();
 }

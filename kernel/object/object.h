@@ -15,6 +15,7 @@
  *   thread.c        a thread (kernel/user/thread.h's), and its IPC state
  *   interrupt.c     a device interrupt line, bound to a notification (docs/drivers.md)
  *   device.c        a device's registers, for its driver (docs/drivers.md)
+ *   console.c       the kernel's console, for the console server (docs/drivers.md)
  *
  * Life of an object.  It is created with one reference, its creator's;
  * each capability naming it holds another, and so does each thread
@@ -42,6 +43,7 @@ enum kobj_type {
 	KOBJ_THREAD = SYS_OBJ_THREAD,
 	KOBJ_INTERRUPT = SYS_OBJ_INTERRUPT,
 	KOBJ_DEVICE = SYS_OBJ_DEVICE,
+	KOBJ_CONSOLE = SYS_OBJ_CONSOLE,
 	NR_KOBJ_TYPES = SYS_OBJ_TYPES,
 	KCACHE_CAP = 16,		/* capability nodes (cap.c): not objects */
 };

@@ -3,7 +3,9 @@
  * and its client side (user/lib/console.c).  A client calls the server's
  * endpoint with CONSOLE_READ; the reply's label is how many bytes came
  * (1 to CONSOLE_READ_MAX: the call waits until something was typed), its
- * words the bytes.
+ * words the bytes.  CONSOLE_WRITE(n) carries n bytes (at most
+ * CONSOLE_READ_MAX) in its words; the server prints each line whole
+ * through the kernel's console capability once its newline came.
  */
 #ifndef QCONSOLE_H
 #define QCONSOLE_H
@@ -11,12 +13,20 @@
 #include <stddef.h>
 
 #define CONSOLE_READ		1
+#define CONSOLE_WRITE_OP	2
+#define CONSOLE_WRITE(n)	(CONSOLE_WRITE_OP | (n) << 8)	/* the label: the op, the count */
+#define CONSOLE_OP(label)	((label) & 0xff)
+#define CONSOLE_COUNT(label)	((label) >> 8)
 #define CONSOLE_READ_MAX	(SYS_MSG_WORDS * sizeof(unsigned long))
 
 /* Up to n bytes typed on the console, through the server at ep: how many, or a negative error. */
 long q_console_read(int ep, void *buf, size_t n);
-/* newlib's read() of standard input goes to the server at ep from now on. */
+/* n bytes to the console through the server at ep: n, or a negative error. */
+long q_console_send(int ep, const void *buf, size_t n);
+/* The server's: n bytes printed through the kernel's console capability, line by line whole. */
+long q_console_lines(int cons, const void *buf, size_t n);
+/* newlib's read() of standard input, and write() of standard output and error, go to the server at ep from now on. */
 void q_console_attach(int ep);
-extern int q_stdin_ep;		/* the attached server (-1: none; read() returns 0) */
+extern int q_console_ep;		/* the attached server (-1: none; read() returns 0) */
 
 #endif

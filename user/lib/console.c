@@ -3,7 +3,7 @@
 #include "qcap.h"
 #include "qconsole.h"
 
-int q_stdin_ep = -1;		/* newlib.c's read(0, ...): the server, or none */
+int q_console_ep = -1;		/* newlib.c's read() and write(): the server, or none */
 
 long q_console_read(int ep, void *buf, size_t n)
 {
@@ -21,5 +21,29 @@ long q_console_read(int ep, void *buf, size_t n)
 
 void q_console_attach(int ep)
 {
-	q_stdin_ep = ep;
+	q_console_ep = ep;
+}
+
+long q_console_send(int ep, const void *buf, size_t n)
+{
+	const char *p = buf;
+	size_t done = 0;
+
+	while (done < n) {
+		size_t k = n - done < CONSOLE_READ_MAX ? n - done : CONSOLE_READ_MAX;
+		struct q_msg m = q_msg(CONSOLE_WRITE(k), 0, 0, 0, 0);
+		long ret;
+
+		memcpy(m.w, p + done, k);
+		ret = q_call(ep, &m);
+		if (ret < 0)
+			return done ? (long)done : ret;
+		done += k;
+	}
+	return done;
+}
+
+long q_console_lines(int cons, const void *buf, size_t n)
+{
+	return q_syscall(SYS_console_lines, cons, (long)buf, (long)n, 0, 0, 0);
 }

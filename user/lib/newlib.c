@@ -1,7 +1,7 @@
 /*
  * What newlib needs from the system, as system calls (lib/syscall.h): the
- * console for every file descriptor (standard input through the console
- * server, once a program attached it: qconsole.h), a heap that grows by
+ * console for every file descriptor (through the console server, once a
+ * program attached it: qconsole.h), a heap that grows by
  * mapping pages at its end, the clock, exit and abort.  x86_64-elf newlib calls the
  * plain names, aarch64-elf newlib the underscored ones: both are here.
  */
@@ -36,16 +36,17 @@ struct _reent *__getreent(void)
 
 int write(int fd, const void *buf, size_t n)
 {
-	(void)fd;
+	if ((fd == 1 || fd == 2) && q_console_ep >= 0)
+		return syscall_errno(q_console_send(q_console_ep, buf, n));
 	return syscall_errno(q_console_write(buf, n));
 }
 
 /* Standard input comes from the console server, once attached (qconsole.h); else nothing. */
 int read(int fd, void *buf, size_t n)
 {
-	if (fd != 0 || q_stdin_ep < 0)
+	if (fd != 0 || q_console_ep < 0)
 		return 0;
-	return syscall_errno(q_console_read(q_stdin_ep, buf, n));
+	return syscall_errno(q_console_read(q_console_ep, buf, n));
 }
 int close(int fd) { (void)fd; return 0; }
 long lseek(int fd, long off, int whence) { (void)fd; (void)off; (void)whence; return 0; }
