@@ -45,7 +45,7 @@
 
 /* Rights: what a capability lets its holder do with the object. */
 #define SYS_CAP_READ		1	/* endpoint: receive; notification: wait, poll; memory: map readable; task, thread: wait for it */
-#define SYS_CAP_WRITE		2	/* endpoint: send, call; notification: signal; memory: map writable; task, thread: kill; interrupt: bind, ack; device: map; console: print */
+#define SYS_CAP_WRITE		2	/* endpoint: send, call; notification: signal; memory: map writable; task, thread: kill; interrupt: bind, ack; device: map; console: print, push keys */
 #define SYS_CAP_GRANT		4	/* endpoint: send capabilities with messages */
 #define SYS_CAP_EXEC		8	/* memory: map executable */
 #define SYS_CAP_ALL		15

@@ -73,7 +73,8 @@
 #define SYS_irq_ack		61	/* (int irq): served: the line opens again -> 0 */
 #define SYS_dev_map		62	/* (int dev, void *addr or 0): its registers -> address, or first port */
 #define SYS_console_lines	63	/* (int cons, const char *buf, size_t len): printed, line by line whole -> len */
-#define NR_SYSCALLS		64
+#define SYS_console_push	64	/* (int cons, const char *buf, size_t len): keys for the kernel's readers -> len */
+#define NR_SYSCALLS		65
 
 /* SYS_map's prot: never both WRITE and EXEC (-SYS_EINVAL). */
 #define SYS_PROT_READ		1

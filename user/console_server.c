@@ -15,12 +15,17 @@
  * signal while it is empty.  One writer, one reader: the ring's indices
  * are published with release stores and read with acquire loads.
  *
+ * While no client holds the console (CONSOLE_HOLD, CONSOLE_RELEASE), the
+ * driver thread hands the keys to the kernel instead (SYS_console_push):
+ * the monitor and the demos' pacing read them there.
+ *
  * Output: CONSOLE_WRITE's bytes gather in a line buffer per client (by
  * badge); a line is printed when its newline comes (or the buffer is
  * full), whole, through the console capability: the kernel prints it
  * with one printk(), so it never mixes with the kernel's messages or
  * another client's line.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include "qcap.h"
 #include "qconsole.h"
@@ -39,6 +44,7 @@ static char ring[RING_SIZE];
 static unsigned int head, tail;	/* head: the driver's; tail: the server's */
 static unsigned long dropped;
 static int irq_ntf, input_ntf;
+static int holders;		/* clients holding the console (both threads read it) */
 
 static struct client_line {
 	unsigned long badge;
@@ -79,12 +85,32 @@ static void write_bytes(unsigned long badge, const char *p, size_t n)
 	}
 }
 
-/* The driver thread's: what the UART holds, into the ring. */
+/* The driver thread's, with nobody holding the console: the keys, to the kernel. */
+static bool push_input(void)
+{
+	char keys[64];
+	size_t n;
+	int c;
+
+	if (__atomic_load_n(&holders, __ATOMIC_RELAXED))
+		return false;
+	do {
+		for (n = 0; n < sizeof(keys) && (c = q_uart_getc()) >= 0; n++)
+			keys[n] = c;
+		if (n)
+			q_console_push(CONS, keys, n);
+	} while (n == sizeof(keys));
+	return true;
+}
+
+/* The driver thread's: what the UART holds, into the ring (or to the kernel). */
 static void take_input(void)
 {
 	unsigned int h = head;
 	int c;
 
+	if (push_input())
+		return;
 	while ((c = q_uart_getc()) >= 0) {
 		if (h - __atomic_load_n(&tail, __ATOMIC_ACQUIRE) == RING_SIZE) {
 			dropped++;	/* nobody reads: the oldest input stays */
@@ -117,6 +143,12 @@ static long serve(unsigned long badge, const struct q_msg *req, struct q_msg *re
 	char *out = (char *)reply->w;
 
 	(void)arg;
+	if (q_msg_label(req) == CONSOLE_HOLD || q_msg_label(req) == CONSOLE_RELEASE) {
+		if (q_msg_label(req) == CONSOLE_HOLD || holders > 0)	/* (we are its only writer) */
+			__atomic_add_fetch(&holders, q_msg_label(req) == CONSOLE_HOLD ? 1 : -1,
+					   __ATOMIC_RELAXED);
+		return 0;
+	}
 	if (CONSOLE_OP(q_msg_label(req)) == CONSOLE_WRITE_OP) {
 		n = CONSOLE_COUNT(q_msg_label(req));
 		write_bytes(badge, (const char *)req->w, n < CONSOLE_READ_MAX ? n : CONSOLE_READ_MAX);

@@ -1,7 +1,8 @@
 /*
  * The console: a task writes a buffer (SYS_console_write, every task, cut
  * into lines by kernel/user/console.c); the console server prints its
- * clients' lines through its console capability (SYS_console_lines).
+ * clients' lines through its console capability (SYS_console_lines), and
+ * hands back the keys nobody holds the console for (SYS_console_push).
  */
 #include "user/syscalls.h"
 #include "object/cap.h"
@@ -32,11 +33,9 @@ long sys_console_write(const struct syscall_args *a)
 	return done;
 }
 
-/*
- * (cons, buf, len): the console server's output (kernel/object/console.h),
- * read in pieces of at most a line's buffer, each piece printed whole.
- */
-long sys_console_lines(const struct syscall_args *a)
+/* Each piece of the user buffer (cons, buf, len), at most CHUNK bytes, to fn. */
+static long console_pieces(const struct syscall_args *a,
+			   void (*fn)(struct kobject *cons, const char *s, size_t n))
 {
 	uintptr_t ubuf = a->arg[1];
 	size_t len = a->arg[2], done = 0;
@@ -55,9 +54,27 @@ long sys_console_lines(const struct syscall_args *a)
 
 		if (copy_from_user(chunk, ubuf + done, n))
 			break;
-		console_obj_print(cons.obj, chunk, n);
+		fn(cons.obj, chunk, n);
 		done += n;
 	}
 	kobject_put(cons.obj);
-	return done ? (long)done : -EFAULT;
+	return done || !len ? (long)done : -EFAULT;
+}
+
+/* (cons, buf, len): the console server's output (kernel/object/console.h), each piece's lines whole. */
+long sys_console_lines(const struct syscall_args *a)
+{
+	return console_pieces(a, console_obj_print);
+}
+
+static void push_keys(struct kobject *cons, const char *s, size_t n)
+{
+	(void)cons;
+	console_input_push(s, n);
+}
+
+/* (cons, buf, len): keys the console server read, for console_getc() (the monitor, the demos). */
+long sys_console_push(const struct syscall_args *a)
+{
+	return console_pieces(a, push_keys);
 }

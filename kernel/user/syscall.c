@@ -71,6 +71,7 @@ static const struct syscall syscall_table[NR_SYSCALLS] = {
 	[SYS_irq_ack]		= { "irq_ack",		sys_irq_ack,		1 },
 	[SYS_dev_map]		= { "dev_map",		sys_dev_map,		2 },
 	[SYS_console_lines]	= { "console_lines",	sys_console_lines,	3 },
+	[SYS_console_push]	= { "console_push",	sys_console_push,	3 },
 };
 
 static DEFINE_PER_CPU(unsigned long, syscalls_done);

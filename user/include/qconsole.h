@@ -14,6 +14,8 @@
 
 #define CONSOLE_READ		1
 #define CONSOLE_WRITE_OP	2
+#define CONSOLE_HOLD		3	/* keys stay with the server for its clients */
+#define CONSOLE_RELEASE		4	/* one holder fewer: with none, keys go to the kernel */
 #define CONSOLE_WRITE(n)	(CONSOLE_WRITE_OP | (n) << 8)	/* the label: the op, the count */
 #define CONSOLE_OP(label)	((label) & 0xff)
 #define CONSOLE_COUNT(label)	((label) >> 8)
@@ -25,8 +27,17 @@ long q_console_read(int ep, void *buf, size_t n);
 long q_console_send(int ep, const void *buf, size_t n);
 /* The server's: n bytes printed through the kernel's console capability, line by line whole. */
 long q_console_lines(int cons, const void *buf, size_t n);
-/* newlib's read() of standard input, and write() of standard output and error, go to the server at ep from now on. */
-void q_console_attach(int ep);
+/* The server's: keys for the kernel's readers (the monitor), while nobody holds the console. */
+long q_console_push(int cons, const void *buf, size_t n);
+/*
+ * newlib's read() of standard input, and write() of standard output and
+ * error, go to the server at ep from now on, and the program holds the
+ * console: typed keys wait for it rather than go to the kernel.
+ * q_console_detach() lets go (a program that ends without it keeps
+ * holding: the server cannot tell).
+ */
+int q_console_attach(int ep);
+void q_console_detach(void);
 extern int q_console_ep;		/* the attached server (-1: none; read() returns 0) */
 
 #endif

@@ -19,9 +19,23 @@ long q_console_read(int ep, void *buf, size_t n)
 	return got;
 }
 
-void q_console_attach(int ep)
+int q_console_attach(int ep)
 {
-	q_console_ep = ep;
+	struct q_msg m = q_msg(CONSOLE_HOLD, 0, 0, 0, 0);
+	long ret = q_call(ep, &m);
+
+	if (ret >= 0)
+		q_console_ep = ep;
+	return ret < 0 ? ret : 0;
+}
+
+void q_console_detach(void)
+{
+	struct q_msg m = q_msg(CONSOLE_RELEASE, 0, 0, 0, 0);
+
+	if (q_console_ep >= 0)
+		q_call(q_console_ep, &m);
+	q_console_ep = -1;
 }
 
 long q_console_send(int ep, const void *buf, size_t n)
@@ -46,4 +60,9 @@ long q_console_send(int ep, const void *buf, size_t n)
 long q_console_lines(int cons, const void *buf, size_t n)
 {
 	return q_syscall(SYS_console_lines, cons, (long)buf, (long)n, 0, 0, 0);
+}
+
+long q_console_push(int cons, const void *buf, size_t n)
+{
+	return q_syscall(SYS_console_push, cons, (long)buf, (long)n, 0, 0, 0);
 }

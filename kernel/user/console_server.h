@@ -1,0 +1,26 @@
+/* Starting the console server (kernel/user/console_server.c). */
+#ifndef KERNEL_USER_CONSOLE_SERVER_H
+#define KERNEL_USER_CONSOLE_SERVER_H
+
+#define CONSOLE_SERVER		"user/console_server"
+#define CONSOLE_SERVER_EP	2	/* its slots (user/console_server.c) */
+#define CONSOLE_SERVER_CONS	3
+
+struct user_task;
+struct kobject;
+
+struct console_server {
+	struct user_task *task;		/* each a reference, for whoever started it */
+	struct kobject *ep;		/* the endpoint it serves */
+	struct kobject *cons;		/* its console object */
+};
+
+/*
+ * Lets the UART's line go and starts the server: 0, or -ENODEV (input is
+ * polled), -ENOENT (no such boot module), or the spawn's error (the line
+ * taken back).  console_server_put() drops the references.
+ */
+int console_server_start(struct console_server *cs);
+void console_server_put(struct console_server *cs);
+
+#endif
