@@ -5,6 +5,7 @@
 #include "ktest_runner.h"
 #include "demo.h"
 #include "user/user.h"
+#include "user/console_server.h"
 #include "object/object.h"
 
 #define QUIESCENT_VERSION "0.1"
@@ -72,6 +73,7 @@ static int demo_main(void *arg)
 {
 	(void)arg;
 	printk("\nAll %d CPUs are up; idle ones halt until an interrupt.\n", num_online_cpus());
+	console_server_boot();		/* console.server=1: the console's input from user mode */
 	user_run_boot_programs();	/* the boot modules' programs, if any (make run) */
 	demo_boot();	/* the demos (kernel/demo/), the monitor with a terminal, the exit */
 }

@@ -101,7 +101,9 @@ USER_TEST_MODULES := $(foreach p,$(USER_TEST_NAMES),--module '$(UB)/$(p).elf $(p
 USER_BENCH_MODULES := $(foreach p,$(filter tests/user/helpers/nullcall,$(USER_TEST_NAMES)),\
                         --module '$(UB)/$(p).elf $(p)')
 # make run's first module is the root task (user/root.c): it runs USER_RUN,
-# then the services, each a module of its own.
+# then the services, each a module of its own; and the console server,
+# which the kernel starts itself with console.server=1.
 USER_RUN_MODULES := $(if $(strip $(USER_RUN)),--module '$(UB)/user/root.elf user/root $(USER_RUN)' \
                       --module '$(UB)/$(firstword $(USER_RUN)).elf $(firstword $(USER_RUN))' \
-                      $(foreach p,$(filter-out user/root,$(USER_SERVICES)),--module '$(UB)/$(p).elf $(p)'))
+                      $(foreach p,$(filter-out user/root,$(USER_SERVICES)),--module '$(UB)/$(p).elf $(p)') \
+                      --module '$(UB)/user/console_server.elf user/console_server')

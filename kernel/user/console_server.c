@@ -5,8 +5,9 @@
  * its slot 0, the UART's registers in 1, a new endpoint to serve in 2,
  * the kernel's console in 3.  While no program holds the console, the
  * server hands the keys back to the kernel (SYS_console_push), so the
- * monitor and the demos' pacing get them through it.  For now only
- * tests/console_server.c starts it.
+ * monitor and the demos' pacing get them through it.  tests/console_server.c
+ * starts it, and the boot does with console.server=1 (make run carries
+ * the module).
  */
 #include "user/task.h"
 #include "user/module.h"
@@ -17,6 +18,9 @@
 #include "object/interrupt.h"
 #include "user/console_server.h"
 #include <errno.h>
+
+static bool at_boot;
+KPARAM_BOOL("console.server", at_boot);
 
 static int setup(struct user_task *t, void *arg)
 {
@@ -73,4 +77,21 @@ void console_server_put(struct console_server *cs)
 	if (cs->task)
 		user_task_put(cs->task);
 	*cs = (struct console_server){ 0 };
+}
+
+void console_server_boot(void)
+{
+	struct console_server cs;
+	int err;
+
+	if (!at_boot)
+		return;
+	err = console_server_start(&cs);
+	if (err) {
+		printk("console: console.server=1, but the console server did not start "
+		       "(error %d): the kernel keeps the console's input\n", err);
+		return;
+	}
+	printk("console: input served from user mode by %s[%d]\n", cs.task->name, cs.task->id);
+	console_server_put(&cs);	/* it runs on for the rest of the boot */
 }

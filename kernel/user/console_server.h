@@ -22,5 +22,7 @@ struct console_server {
  */
 int console_server_start(struct console_server *cs);
 void console_server_put(struct console_server *cs);
+/* console.server=1: the boot starts it before the boot programs (make run). */
+void console_server_boot(void);
 
 #endif
