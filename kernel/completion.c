@@ -72,57 +72,38 @@ bool try_wait_for_completion(struct completion *c)
 	return ok;
 }
 
-void wait_for_completion(struct completion *c)
-{
-	struct waiter w = { .task = current };
-	unsigned long flags;
-
-	might_sleep_check("wait_for_completion");
-	spin_lock_irqsave(&c->lock, flags);
-	list_add_tail(&w.node, &c->waiters);
-	WRITE_ONCE(current->waiting_since_ns, ktime_get_ns());	/* hung-task check */
-	while (!c->done) {
-		current->state = TASK_BLOCKED;
-		spin_unlock_irqrestore(&c->lock, flags);
-		schedule();
-		spin_lock_irqsave(&c->lock, flags);
-	}
-	if (c->done != UINT_MAX)
-		c->done--;
-	list_del(&w.node);
-	WRITE_ONCE(current->waiting_since_ns, 0);
-	spin_unlock_irqrestore(&c->lock, flags);
-}
-
 /*
- * A user thread blocked here must leave when its task is killed: the
- * killer sets the reason, then wakes it (user_task_kill()).  The waiter
- * marks itself blocked before it looks at the reason, with a full barrier
- * between, so a kill that comes between the look and the sleep finds it
- * blocked and wakes it.
+ * Waits until c is done; killable: or until the caller's task is killed
+ * (-EINTR).  A user thread blocked here must leave when its task is
+ * killed: the killer sets the reason, then wakes it (user_task_kill()).
+ * The waiter marks itself blocked before it looks at the reason, with a
+ * full barrier between, so a kill that comes between the look and the
+ * sleep finds it blocked and wakes it.
  */
-int wait_for_completion_killable(struct completion *c)
+static int do_wait_for_completion(struct completion *c, bool killable)
 {
 	struct waiter w = { .task = current };
 	unsigned long flags;
 	int ret = 0;
 
-	might_sleep_check("wait_for_completion_killable");
 	spin_lock_irqsave(&c->lock, flags);
 	list_add_tail(&w.node, &c->waiters);
 	WRITE_ONCE(current->waiting_since_ns, ktime_get_ns());	/* hung-task check */
 	while (!c->done) {
 		current->state = TASK_BLOCKED;
-		/*
-		 * [killable_mb] pairs [task_kill_mb], [task_exit_mb]: blocked
-		 * before we read the kill; the killer stores it before its
-		 * wake-up reads our state.  One of us sees the other.
-		 */
-		smp_mb();
-		if (fatal_signal_pending(current)) {
-			current->state = TASK_RUNNING;
-			ret = -EINTR;
-			break;
+		if (killable) {
+			/*
+			 * [killable_mb] pairs [task_kill_mb], [task_exit_mb]:
+			 * blocked before we read the kill; the killer stores
+			 * it before its wake-up reads our state.  One of us
+			 * sees the other.
+			 */
+			smp_mb();
+			if (fatal_signal_pending(current)) {
+				current->state = TASK_RUNNING;
+				ret = -EINTR;
+				break;
+			}
 		}
 		spin_unlock_irqrestore(&c->lock, flags);
 		schedule();
@@ -134,6 +115,18 @@ int wait_for_completion_killable(struct completion *c)
 	WRITE_ONCE(current->waiting_since_ns, 0);
 	spin_unlock_irqrestore(&c->lock, flags);
 	return ret;
+}
+
+void wait_for_completion(struct completion *c)
+{
+	might_sleep_check("wait_for_completion");
+	do_wait_for_completion(c, false);
+}
+
+int wait_for_completion_killable(struct completion *c)
+{
+	might_sleep_check("wait_for_completion_killable");
+	return do_wait_for_completion(c, true);
 }
 
 bool completion_done(struct completion *c)

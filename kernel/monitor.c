@@ -272,7 +272,7 @@ static const struct command commands[] = {
 	{ "help", "", "this list", cmd_help },
 	{ "cpus", "", "each CPU: current task, switches, idle, busy or offline", cmd_cpus },
 	{ "cpu", "off|on N", "take CPU N offline or bring it back", cmd_cpu },
-	{ "ps", "", "each CPU's run queue and current task; every task", cmd_ps },
+	{ "ps", "", "each CPU's run queue and current task; every kernel thread; every user task and its threads", cmd_ps },
 	{ "rcu", "", "call_rcu() grace period, synchronize_rcu() tours, callbacks", cmd_rcu },
 	{ "demo", "[NAME|list|all]", "play a demo (no name: list them)", cmd_demo },
 	{ "test", "GLOB", "run the in-kernel tests matching GLOB", cmd_test },

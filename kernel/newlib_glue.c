@@ -12,6 +12,7 @@
 #include <reent.h>
 #include <errno.h>
 #include "kernel.h"
+#include "newlib_names.h"
 
 #define NEWLIB_HEAP_SIZE	(1 << 20)
 
@@ -68,16 +69,8 @@ void _exit(int status)
 	panic("newlib called exit(%d)", status);
 }
 
-/* aarch64-elf newlib calls these names. */
-void *_sbrk(ptrdiff_t incr) { return sbrk(incr); }
-int _write(int fd, const void *buf, size_t n) { return write(fd, buf, n); }
-int _read(int fd, void *buf, size_t n) { return read(fd, buf, n); }
-int _close(int fd) { return close(fd); }
-long _lseek(int fd, long off, int whence) { return lseek(fd, off, whence); }
-int _isatty(int fd) { return isatty(fd); }
-int _getpid(void) { return getpid(); }
-int _fstat(int fd, struct stat *st) { return fstat(fd, st); }
-int _kill(int pid, int sig) { return kill(pid, sig); }
+/* aarch64-elf newlib calls the underscored names (lib/newlib_names.h). */
+NEWLIB_UNDERSCORED(NEWLIB_DEFINE_UNDERSCORED)
 
 /*
  * Reentrancy structures.  newlib keeps errno, the scratch of its number
@@ -124,16 +117,8 @@ struct __lock {
 	unsigned long flags;	/* the owner's interrupt state before it took it */
 };
 
-#define NEWLIB_LOCK(name, rec) struct __lock __lock___##name = { .owner = -1, .recursive = rec }
-NEWLIB_LOCK(sinit_recursive_mutex, true);
-NEWLIB_LOCK(sfp_recursive_mutex, true);
-NEWLIB_LOCK(atexit_recursive_mutex, true);
-NEWLIB_LOCK(at_quick_exit_mutex, false);
-NEWLIB_LOCK(malloc_recursive_mutex, true);
-NEWLIB_LOCK(env_recursive_mutex, true);
-NEWLIB_LOCK(tz_mutex, false);
-NEWLIB_LOCK(dd_hash_mutex, false);
-NEWLIB_LOCK(arc4random_mutex, false);
+#define NEWLIB_LOCK(name, rec) struct __lock __lock___##name = { .owner = -1, .recursive = rec };
+NEWLIB_STATIC_LOCKS(NEWLIB_LOCK)
 
 static void lock_init(_LOCK_T *lock, bool recursive)
 {
@@ -146,10 +131,10 @@ static void lock_init(_LOCK_T *lock, bool recursive)
 	*lock = l;
 }
 
-void __retarget_lock_init(_LOCK_T *lock) { lock_init(lock, false); }
-void __retarget_lock_init_recursive(_LOCK_T *lock) { lock_init(lock, true); }
-void __retarget_lock_close(_LOCK_T lock) { kfree(lock); }
-void __retarget_lock_close_recursive(_LOCK_T lock) { kfree(lock); }
+static void lock_close(struct __lock *l)
+{
+	kfree(l);
+}
 
 /* Takes l if it is free or ours (then one level deeper); false if another CPU holds it. */
 static bool lock_try(struct __lock *l)
@@ -203,9 +188,4 @@ static void lock_release(struct __lock *l)
 	arch_irq_restore(flags);
 }
 
-void __retarget_lock_acquire(_LOCK_T lock) { lock_acquire(lock); }
-void __retarget_lock_acquire_recursive(_LOCK_T lock) { lock_acquire(lock); }
-int __retarget_lock_try_acquire(_LOCK_T lock) { return lock_try(lock); }
-int __retarget_lock_try_acquire_recursive(_LOCK_T lock) { return lock_try(lock); }
-void __retarget_lock_release(_LOCK_T lock) { lock_release(lock); }
-void __retarget_lock_release_recursive(_LOCK_T lock) { lock_release(lock); }
+NEWLIB_RETARGET_LOCKS(lock_init, lock_close, lock_try, lock_acquire, lock_release)

@@ -18,48 +18,15 @@
  */
 #include "segments.h"
 #include "cpu_offsets.h"
+#include "trap_frame.h"
 
 	.section .text, "ax"
 	.code64
 
-	.macro	PUSH_REGS
-	pushq	%r15
-	pushq	%r14
-	pushq	%r13
-	pushq	%r12
-	pushq	%r11
-	pushq	%r10
-	pushq	%r9
-	pushq	%r8
-	pushq	%rbp
-	pushq	%rdi
-	pushq	%rsi
-	pushq	%rdx
-	pushq	%rcx
-	pushq	%rbx
-	pushq	%rax
-	.endm
-
-	.macro	POP_REGS
-	popq	%rax
-	popq	%rbx
-	popq	%rcx
-	popq	%rdx
-	popq	%rsi
-	popq	%rdi
-	popq	%rbp
-	popq	%r8
-	popq	%r9
-	popq	%r10
-	popq	%r11
-	popq	%r12
-	popq	%r13
-	popq	%r14
-	popq	%r15
-	.endm
-
 	.globl	syscall_entry
 syscall_entry:
+	.cfi_startproc
+	.cfi_undefined rip			/* gdb: the kernel's backtraces end here */
 	swapgs
 	movq	%rsp, %gs:CPU_USER_SCRATCH
 	movq	%gs:CPU_USER_ENTRY_SP, %rsp
@@ -88,6 +55,7 @@ syscall_entry:
 	movq	40(%rsp), %rsp			/* past vector, error, rip, cs, rflags: the user's rsp */
 	swapgs
 	sysretq
+	.cfi_endproc
 
 return_iretq:
 	POP_REGS

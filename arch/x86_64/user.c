@@ -134,22 +134,22 @@ static inline void user_access_end(void)
 		__asm__ __volatile__("clac" ::: "memory");
 }
 
-size_t arch_copy_from_user(void *dst, const void *usrc, size_t n)
+static size_t copy_user(void *dst, const void *src, size_t n)
 {
 	size_t left;
 
 	user_access_begin();
-	left = x86_copy_user(dst, usrc, n);
+	left = x86_copy_user(dst, src, n);
 	user_access_end();
 	return left;
 }
 
+size_t arch_copy_from_user(void *dst, const void *usrc, size_t n)
+{
+	return copy_user(dst, usrc, n);
+}
+
 size_t arch_copy_to_user(void *udst, const void *src, size_t n)
 {
-	size_t left;
-
-	user_access_begin();
-	left = x86_copy_user(udst, src, n);
-	user_access_end();
-	return left;
+	return copy_user(udst, src, n);
 }

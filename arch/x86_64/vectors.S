@@ -17,10 +17,9 @@
  * user code set it).  The decision is kept in the frame's error slot,
  * which the handler has read by then, for the way out.
  */
+#include "trap_frame.h"
+
 #define MSR_GS_BASE	0xc0000101
-#define TF_VECTOR	(15 * 8)
-#define TF_ERROR	(16 * 8)
-#define TF_CS		(18 * 8)
 	.section .text, "ax"
 	.code64
 	.globl	trap_stubs
@@ -39,21 +38,7 @@ trap_stubs:
 	.endr
 
 trap_common:
-	pushq	%r15
-	pushq	%r14
-	pushq	%r13
-	pushq	%r12
-	pushq	%r11
-	pushq	%r10
-	pushq	%r9
-	pushq	%r8
-	pushq	%rbp
-	pushq	%rdi
-	pushq	%rsi
-	pushq	%rdx
-	pushq	%rcx
-	pushq	%rbx
-	pushq	%rax
+	PUSH_REGS
 	cld
 	movq	%rsp, %r12			/* the trap_frame; r12 survives the call */
 	xorl	%r13d, %r13d			/* r13: 1 if we swapped GS */
@@ -84,21 +69,7 @@ trap_common:
 	fxrstor64 (%rsp)
 	movq	%r12, %rsp
 	movq	%r13, TF_ERROR(%r12)		/* read below, after r13 is restored */
-	popq	%rax
-	popq	%rbx
-	popq	%rcx
-	popq	%rdx
-	popq	%rsi
-	popq	%rdi
-	popq	%rbp
-	popq	%r8
-	popq	%r9
-	popq	%r10
-	popq	%r11
-	popq	%r12
-	popq	%r13
-	popq	%r14
-	popq	%r15
+	POP_REGS
 	testb	$1, 8(%rsp)			/* the error slot: did we swap GS? */
 	jz	5f
 	swapgs

@@ -225,8 +225,10 @@ static void orphan_children(struct user_task *parent)
 		list_for_each_entry_safe(t, n, &task_list, node) {
 			if (t->parent != parent)
 				continue;
+			if (ngone == (int)ARRAY_SIZE(gone))
+				break;	/* the rest keep their parent for the next pass */
 			t->parent = NULL;
-			if (READ_ONCE(t->ended) && ngone < (int)ARRAY_SIZE(gone) && unlist_locked(t))
+			if (READ_ONCE(t->ended) && unlist_locked(t))
 				gone[ngone++] = t;
 		}
 		spin_unlock_irqrestore(&tasks_lock, flags);

@@ -10,11 +10,12 @@
  * quiescent states that end it; the unmapping CPU waits for all of them
  * before page_free().
  *
- * Which CPUs?  Loading an address space (x86-64's CR3 write without
- * PCIDs, AArch64's TTBR0 write followed by a local TLB flush: the arch's
- * choice, arch_mm_switch()) leaves no translation of the one switched
- * away from.  So a CPU can hold translations of mm only while it has mm
- * loaded, and mm->cpus is that set: set before loading, cleared once
+ * Which CPUs?  A CPU that loaded another address space uses no
+ * translation of mm again before dropping it (arch_mm_switch(): x86-64's
+ * CR3 write drops them, no PCIDs; AArch64 keeps them tagged with mm's
+ * ASID and flushes that ASID before loading mm again if an unmap marked
+ * it stale meanwhile).  So only the CPUs that have mm loaded now need
+ * asking, and mm->cpus is that set: set before loading, cleared once
  * another is loaded.  Asking only those CPUs matters under TCG, where an
  * IPI to a vCPU whose host thread sleeps costs milliseconds and a
  * broadcast invalidation stops every vCPU.

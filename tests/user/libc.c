@@ -7,18 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "utest.h"
 #include <time.h>
 #include <unistd.h>
 
-static int failures;
-
-#define CHECK(cond)							\
-	do {								\
-		if (!(cond)) {						\
-			printf("FAILED: %s (line %d)\n", #cond, __LINE__); \
-			failures++;					\
-		}							\
-	} while (0)
 
 static void goodbye(void)
 {
@@ -52,9 +44,8 @@ int main(void)
 	srand(42);
 	CHECK(rand() != rand() || rand() != rand());
 	CHECK(big_frame(3) == 6);
-	assert(failures == 0);
+	assert(utest_failures == 0);
 	fprintf(stderr, "stderr works\n");
 	CHECK(atexit(goodbye) == 0);
-	printf("libc: %d failure%s\n", failures, failures == 1 ? "" : "s");
-	return failures != 0;
+	return utest_result("libc");
 }

@@ -9,16 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "utest.h"
 
-static int failures;
-
-#define CHECK(cond)							\
-	do {								\
-		if (!(cond)) {						\
-			printf("FAILED: %s (line %d)\n", #cond, __LINE__); \
-			failures++;					\
-		}							\
-	} while (0)
 
 static int cmp_int(const void *a, const void *b)
 {
@@ -105,6 +97,5 @@ int main(void)
 	check_malloc();
 	check_qsort_strtod();
 	check_setjmp();
-	printf("newlib in user mode: %d failure%s\n", failures, failures == 1 ? "" : "s");
-	return failures != 0;
+	return utest_result("newlib in user mode");
 }

@@ -2,26 +2,18 @@
  * Threads: one pinned to each CPU runs there, has its own errno and
  * newlib state, mallocs beside the others (newlib's locks exclude), and
  * its return value comes back to the thread that joins it; q_thread_exit()
- * ends one early with its status; 200 create/join cycles leave nothing.
+ * ends one early with its status; 60 create/join cycles leave nothing.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "utest.h"
 #include "quiescent.h"
 
 #define MAX_THREADS	64
-#define ROUNDS		200
+#define ROUNDS		60
 
-static int failures;
-
-#define CHECK(cond)							\
-	do {								\
-		if (!(cond)) {						\
-			printf("FAILED: %s (line %d)\n", #cond, __LINE__); \
-			failures++;					\
-		}							\
-	} while (0)
 
 struct job {
 	int cpu;
@@ -91,6 +83,6 @@ int main(void)
 
 		CHECK(tid > 0 && q_thread_join(tid, &st) == 0 && st.status == i);
 	}
-	printf("threads on %d CPUs: %d failure%s\n", n, failures, failures == 1 ? "" : "s");
-	return failures != 0;
+	printf("threads on %d CPUs\n", n);
+	return utest_result("threads");
 }

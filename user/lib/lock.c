@@ -8,17 +8,10 @@
 #include <stdlib.h>
 #include <sys/lock.h>
 #include "runtime.h"
+#include "newlib_names.h"
 
-#define NEWLIB_LOCK(name, rec) struct __lock __lock___##name = { .recursive = rec }
-NEWLIB_LOCK(sinit_recursive_mutex, true);
-NEWLIB_LOCK(sfp_recursive_mutex, true);
-NEWLIB_LOCK(atexit_recursive_mutex, true);
-NEWLIB_LOCK(at_quick_exit_mutex, false);
-NEWLIB_LOCK(malloc_recursive_mutex, true);
-NEWLIB_LOCK(env_recursive_mutex, true);
-NEWLIB_LOCK(tz_mutex, false);
-NEWLIB_LOCK(dd_hash_mutex, false);
-NEWLIB_LOCK(arc4random_mutex, false);
+#define NEWLIB_LOCK(name, rec) struct __lock __lock___##name = { .recursive = rec };
+NEWLIB_STATIC_LOCKS(NEWLIB_LOCK)
 
 static void lock_init(_LOCK_T *lock, bool recursive)
 {
@@ -30,10 +23,10 @@ static void lock_init(_LOCK_T *lock, bool recursive)
 	*lock = l;
 }
 
-void __retarget_lock_init(_LOCK_T *lock) { lock_init(lock, false); }
-void __retarget_lock_init_recursive(_LOCK_T *lock) { lock_init(lock, true); }
-void __retarget_lock_close(_LOCK_T lock) { free(lock); }
-void __retarget_lock_close_recursive(_LOCK_T lock) { free(lock); }
+static void lock_close(struct __lock *l)
+{
+	free(l);
+}
 
 static bool lock_try(struct __lock *l)
 {
@@ -67,9 +60,4 @@ static void lock_release(struct __lock *l)
 	__atomic_store_n(&l->owner, 0, __ATOMIC_RELEASE);
 }
 
-void __retarget_lock_acquire(_LOCK_T lock) { lock_acquire(lock); }
-void __retarget_lock_acquire_recursive(_LOCK_T lock) { lock_acquire(lock); }
-int __retarget_lock_try_acquire(_LOCK_T lock) { return lock_try(lock); }
-int __retarget_lock_try_acquire_recursive(_LOCK_T lock) { return lock_try(lock); }
-void __retarget_lock_release(_LOCK_T lock) { lock_release(lock); }
-void __retarget_lock_release_recursive(_LOCK_T lock) { lock_release(lock); }
+NEWLIB_RETARGET_LOCKS(lock_init, lock_close, lock_try, lock_acquire, lock_release)

@@ -13,6 +13,7 @@
 #include <sys/times.h>
 #include <time.h>
 #include "runtime.h"
+#include "newlib_names.h"
 
 #define PAGE_SIZE	4096UL
 
@@ -139,15 +140,7 @@ void _exit(int status)
 		;
 }
 
-/* aarch64-elf newlib calls these names. */
-void *_sbrk(ptrdiff_t incr) { return sbrk(incr); }
-int _write(int fd, const void *buf, size_t n) { return write(fd, buf, n); }
-int _read(int fd, void *buf, size_t n) { return read(fd, buf, n); }
-int _close(int fd) { return close(fd); }
-long _lseek(int fd, long off, int whence) { return lseek(fd, off, whence); }
-int _isatty(int fd) { return isatty(fd); }
-int _getpid(void) { return getpid(); }
-int _fstat(int fd, struct stat *st) { return fstat(fd, st); }
-int _kill(int pid, int sig) { return kill(pid, sig); }
+/* aarch64-elf newlib calls the underscored names (lib/newlib_names.h). */
+NEWLIB_UNDERSCORED(NEWLIB_DEFINE_UNDERSCORED)
 int _gettimeofday(struct timeval *tv, void *tz) { return gettimeofday(tv, tz); }
 clock_t _times(struct tms *buf) { return times(buf); }

@@ -6,6 +6,7 @@
  */
 	.section .text.start, "ax"
 	.globl	_start
+	.type	_start, @function
 _start:
 	xorl	%ebp, %ebp			/* the end of every backtrace */
 	movl	(%rdi), %r8d
@@ -13,6 +14,7 @@ _start:
 	movl	%r8d, %edi			/* argc */
 	call	__user_start
 	ud2					/* never returns */
+	.size	_start, . - _start
 
 /*
  * A new thread starts here (q_thread_create(), user/lib/thread.c) with
@@ -20,10 +22,12 @@ _start:
  */
 	.section .text, "ax"
 	.globl	__thread_entry
+	.type	__thread_entry, @function
 __thread_entry:
 	xorl	%ebp, %ebp
 	andq	$-16, %rsp
 	call	__thread_main
 	ud2
+	.size	__thread_entry, . - __thread_entry
 
 	.section .note.GNU-stack, "", @progbits

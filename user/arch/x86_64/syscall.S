@@ -5,6 +5,7 @@
  */
 	.section .text, "ax"
 	.globl	q_syscall
+	.type	q_syscall, @function
 q_syscall:
 	movq	%rdi, %rax
 	movq	%rsi, %rdi
@@ -15,5 +16,6 @@ q_syscall:
 	movq	8(%rsp), %r9
 	syscall
 	ret
+	.size	q_syscall, . - q_syscall
 
 	.section .note.GNU-stack, "", @progbits
