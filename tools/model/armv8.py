@@ -435,7 +435,7 @@ def emit(m, removed):
     outs = [_outcome_promela(src, m) for src, _ in m.outcomes]
     for k, o in enumerate(outs):
         P.append(f'\tif :: ({o}) -> printf("@@B {k}\\n") :: else -> skip fi;')
-    P.append("\tassert(!(" + " || ".join(f"({o})" for o in outs) + "))")
+    P.append("\tassert(!((" + " || ".join(f"({o})" for o in outs) + ")))")
     P.append("}")
     meta = {"title": m.title, "path": m.path, "kind": m.kind, "outcomes": m.outcomes,
             "threads": {t: [{"func": i.func, "text": i.text, "kind": i.kind, "loc": i.loc,
@@ -567,7 +567,7 @@ def emit_batch(models):
         text = re.sub(r"\b[A-Za-z_]\w*\b",
                       lambda mm: f"t{k}_{mm.group(0)}" if mm.group(0) in names else mm.group(0), text)
         text = text.replace("active proctype", "proctype")
-        text = text.replace("\tassert(!(", f"\tassert(!(test == {k} && ")
+        text = text.replace("\tassert(!((", f"\tassert(!(test == {k} && (")
         out.append(text)
         runs.append(f"\t:: test = {k}; " + "; ".join(f"run t{k}_{t}()" for t, _ in m.threads)
                     + f"; run t{k}_outcome()")

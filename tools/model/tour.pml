@@ -188,30 +188,30 @@ inline pick_next(c)
 inline schedule_step(target)
 {
 	atomic { RUNS(me) ->
-		c = cpu_of[me];
+		sc = cpu_of[me];
 		mig = target;
 		if
-		:: mig == c && state[me] == RUNNING && me != IDLE(c) && dying[c] ->
-			fallback_cpu(c, mig)	/* this CPU is going down: prev moves */
+		:: mig == sc && state[me] == RUNNING && me != IDLE(sc) && dying[sc] ->
+			fallback_cpu(sc, mig)	/* this CPU is going down: prev moves */
 		:: else -> skip
 		fi;
 		if
-		:: mig != c ->
-			pick_next(c);
-			print_next(c);
-			enqueue_on(me, mig, c)
-		:: mig == c && state[me] == RUNNING && me != IDLE(c) ->
-			queued[c] = queued[c] | TB(me);
-			pick_next(c);
+		:: mig != sc ->
+			pick_next(sc);
+			print_next(sc);
+			enqueue_on(me, mig, sc)
+		:: mig == sc && state[me] == RUNNING && me != IDLE(sc) ->
+			queued[sc] = queued[sc] | TB(me);
+			pick_next(sc);
 			if
-			:: cur[c] != me -> print_next(c)
+			:: cur[sc] != me -> print_next(sc)
 			:: else -> skip
 			fi
-		:: mig == c && (state[me] != RUNNING || me == IDLE(c)) ->
-			pick_next(c);
-			print_next(c)
+		:: mig == sc && (state[me] != RUNNING || me == IDLE(sc)) ->
+			pick_next(sc);
+			print_next(sc)
 		fi;
-		mig = 0 }
+		mig = 0; sc = 0 }
 }
 
 /* might_sleep_check(): the checking build's rule. */
@@ -273,7 +273,7 @@ proctype updater_task()
 {
 	byte me = U;
 	mtype who = updater;
-	byte c, cpu, home, dst, mig;
+	byte sc, cpu, home, dst, mig;
 
 	atomic { RUNS(me) -> published = 0; home = cpu_of[me];
 		printf("@@ CPU%d %e list_del_rcu(): remove the element\n", cpu_of[me], who) }
@@ -351,7 +351,7 @@ inline task_read_section(k)
 
 proctype reader_task(byte me; mtype who)
 {
-	byte c, dst, mig;
+	byte sc, dst, mig;
 	bit got;
 
 	task_read_section(0);
@@ -420,7 +420,7 @@ inline send_on(c)
 		fallback_cpu(c, fb); enqueue_on(R0, fb, c) }
 	:: atomic { cur[c] == me && !in_irq[c] && (leaving & TB(R1)) -> leaving = leaving & ~TB(R1);
 		fallback_cpu(c, fb); enqueue_on(R1, fb, c) }
-	:: atomic { leaving == 0 -> break }
+	:: atomic { leaving == 0 -> fb = 0; break }
 	od
 }
 
@@ -441,7 +441,7 @@ inline sched_cpu_offline(c)
  */
 proctype idle_task(byte c; byte me; mtype who)
 {
-	byte dst, mig, fb, leaving;
+	byte sc, dst, mig, fb, leaving;
 	bit got;
 
 end_idle:
