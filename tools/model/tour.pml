@@ -9,15 +9,15 @@
  * tour's end is tools/model/armv8/migrate.wmm and tour_end.wmm).
  *
  *   CPU0  the updater task (or on CPU1: `home` is either): removes the
- *         element, synchronize_rcu(), kfree().  A reader task.  The idle
- *         task.  An interrupt whose handler is a reader.
+ *         element, synchronize_rcu(), kfree().  The idle task.  With
+ *         FULL=1 also a reader task and an interrupt whose handler reads.
  *   CPU1  a reader task; the idle task; an interrupt whose handler is a
  *         reader; a cross-CPU call (on_each_cpu()) whose function is a
  *         reader, taken as an IPI or, going down, in cpu_die(); it goes
- *         down once (cpu_dying_hook holds a reader) and comes back once
- *         (cpu_starting_hook holds a reader).
- *   remove_cpu(1) then add_cpu(1), from a task on a CPU that stays (it
- *         only waits, so it is a process of its own).
+ *         down once (cpu_dying_hook holds a reader) and perhaps comes
+ *         back (cpu_starting_hook holds a reader).
+ *   remove_cpu(1), then perhaps add_cpu(1), from a task on a CPU that
+ *         stays (it only waits, so it is a process of its own).
  *   Each reader task: two read-side critical sections, a cond_resched()
  *   after each (a context switch if a task waits for the CPU, or the CPU
  *   is going down), then it exits.
@@ -32,19 +32,22 @@
  * the target runs its idle task) or an interrupt; interrupts taken
  * whenever they are on, their handlers running to completion before the
  * interrupted code goes on; and the two halves of a CPU leaving, as
- * separate steps: the run queue (sched_cpu_dying() draining it,
- * sched_cpu_offline() marking it offline and sending on what was queued
- * meanwhile) and RCU's (rcu_report_dead() clearing the online bit), with
- * the pending cross-CPU call and the dying hook between them; and coming
+ * separate steps: the run queue (sched_cpu_dying() draining it with
+ * interrupts off, then sched_cpu_offline() marking it offline and sending
+ * on what was queued meanwhile) and RCU's (rcu_report_dead() clearing the
+ * online bit), with the dying hook and the pending cross-CPU call before
+ * them, interrupts off throughout (the fix of issue 26); and coming
  * back: init_idle() (the run queue usable again), rcu_cpu_starting() (the
  * online bit), the starting hook.  A switch and the enqueue_on() of the
  * task it switched away from are one step: finish_task_switch() runs with
  * interrupts off and touches only the target's run queue, under its lock.
  *
- * Left out: per-CPU threads (none here: they park, and the tour never
- * waits in one), the asynchronous grace period (async.pml; the tour uses
- * none of it), RCU's idle flags (the tour does not read them), more than
- * one down-up cycle, the timer tick.
+ * Left out: per-CPU threads (none here: they park, and a per-CPU thread's
+ * synchronize_rcu() waits for an asynchronous grace period instead of
+ * touring), the asynchronous grace period (async.pml; the tour uses none
+ * of it), RCU's idle flags (the tour does not read them), more than one
+ * down-up cycle, the timer tick.  An IPI_RESCHEDULE is taken only by a
+ * halted CPU: elsewhere its handler does nothing the model can see.
  *
  * Safety: when the updater frees the element, no reader that held it when
  * synchronize_rcu() began (it found it before the removal) still holds it;
@@ -57,7 +60,9 @@
  * @cflags -DCOLLAPSE -DVECTORSZ=2048
  * @hashbits 20
  * @variant base: verify
- * @variant offline_window -DOFFLINE_WINDOW: reject safety "the code before the fix of the offline window (issue 26): sched_cpu_dying() marks the run queue offline and turns interrupts on; a hop redirected from then on lets the tour end while an interrupt handler, the pending call or the dying hook still reads"
+ * @variant offline_window -DOFFLINE_WINDOW: reject safety "rcu.inject=offline_window: sched_cpu_dying() marks the run queue offline in its last pass, as before the fix of issue 26: a hop sent on from then on lets the tour end while the dying hook or the pending call still reads"
+ * @variant old_offline_window -DOLD_OFFLINE_WINDOW: reject safety "the code before the fix of issue 26: the run queue offline in sched_cpu_dying(), then interrupts on until cpu_die(): an interrupt handler's reader too"
+ * @variant old_window_irq_only -DOLD_OFFLINE_WINDOW -DNO_DYING_READERS: reject safety "the same with no reader in the dying hook and no cross-CPU call: the interrupt handler's reader alone is enough"
  * @variant offline_before_report -DOFFLINE_BEFORE_REPORT: reject safety "sched_cpu_offline() before the pending call, the hook and rcu_report_dead(): a hop sent on before the CPU's last readers ended"
  * @variant hop_left_on_dead_cpu -DHOP_LEFT_ON_DEAD_CPU: reject safety "sched_cpu_offline() marks the queue offline but does not send on what was queued meanwhile: the tour's hop stays on a dead CPU (a deadlock)"
  * @variant no_kick -DNO_KICK: reject safety "enqueue_locked() sends no IPI to a CPU running its idle task: the hop waits on a halted CPU for ever"
@@ -396,8 +401,12 @@ end_irq:
 active proctype call_sender()
 {
 end_send:
+#ifndef NO_DYING_READERS
 	atomic { online[1] && call_req == 0 -> call_req = 1;
 		printf("@@ CPU0 on_each_cpu(): a call for CPU1 (IPI_CALL_FUNC)\n") }
+#else
+	skip
+#endif
 }
 
 /* A reader on the CPU's own idle task, outside every task: the hooks. */
@@ -461,34 +470,43 @@ end_halt:
 		fi
 	od;
 going_down:
-	/* sched_cpu_dying(): every queued task (none is per-CPU) to another CPU. */
-#ifdef OFFLINE_WINDOW
-	atomic { irq_on[c] = 1 };	/* local_irq_enable() */
-	atomic { cur[c] == me && !in_irq[c] -> drain_queue(c); rq_offline[c] = 1;
-		printf("@@ CPU%d %e sched_cpu_dying(): send on what is queued (%d), rq->offline = 1, interrupts on\n", c, who, leaving) };
+	/*
+	 * cpu_idle_loop() turns interrupts on and calls sched_cpu_dying(),
+	 * which turns them off for its pass: every queued task (none is
+	 * per-CPU) to another CPU.  Since the fix it returns with them off,
+	 * for good, and leaves the run queue online.
+	 */
+	atomic { irq_on[c] = 1 };
+	atomic { cur[c] == me && !in_irq[c] -> irq_on[c] = 0; drain_queue(c);
+#if defined(OFFLINE_WINDOW) || defined(OLD_OFFLINE_WINDOW)
+		rq_offline[c] = 1;
+		printf("@@ CPU%d %e sched_cpu_dying(): send on what is queued (%d), (offline window) rq->offline = 1\n", c, who, leaving) };
+#else
+		printf("@@ CPU%d %e sched_cpu_dying(): send on what is queued (%d); the run queue stays online\n", c, who, leaving) };
+#endif
 	send_on(c);
+#ifdef OLD_OFFLINE_WINDOW
+	atomic { irq_on[c] = 1; printf("@@ CPU%d %e sched_cpu_dying(): (before the fix) interrupts on\n", c, who) };
 	atomic { cur[c] == me && !in_irq[c] -> irq_on[c] = 0;
 		printf("@@ CPU%d %e cpu_die(): local_irq_disable()\n", c, who) };
-#else
-	atomic { cur[c] == me -> drain_queue(c);
-		printf("@@ CPU%d %e sched_cpu_dying(): send on what is queued (%d); interrupts stay off\n", c, who, leaving) };
-	send_on(c);
+#endif
 #ifdef OFFLINE_BEFORE_REPORT
 	sched_cpu_offline(c);
 #endif
+	/* cpu_die(), interrupts off: the hook, the pending call, rcu_report_dead(), sched_cpu_offline(). */
+	atomic { cur[c] == me -> printf("@@ CPU%d %e cpu_die(): cpu_dying_hook\n", c, who) };
+#ifndef NO_DYING_READERS
+	IDLE_READER(RD_HOOK);
 #endif
-	/* cpu_die(): the pending call, the hook, rcu_report_dead(), interrupts off. */
 	if
 	:: atomic { call_req == 1 -> call_req = 2;
 		printf("@@ CPU%d %e cpu_die(): smp_handle_call_ipi(): the call addressed to us\n", c, who) };
 		IDLE_READER(RD_CALL)
 	:: atomic { call_req != 1 -> skip }
 	fi;
-	atomic { cur[c] == me -> printf("@@ CPU%d %e cpu_die(): cpu_dying_hook\n", c, who) };
-	IDLE_READER(RD_HOOK);
 	atomic { cur[c] == me -> online[c] = 0;
 		printf("@@ CPU%d %e rcu_report_dead(): clear the online bit\n", c, who) };
-#if !defined(OFFLINE_WINDOW) && !defined(OFFLINE_BEFORE_REPORT)
+#if !defined(OFFLINE_WINDOW) && !defined(OLD_OFFLINE_WINDOW) && !defined(OFFLINE_BEFORE_REPORT)
 	sched_cpu_offline(c);
 #endif
 	atomic { cur[c] == me -> stopped[c] = 1; cur[c] = NOTASK; ipi_resched[c] = 0;
