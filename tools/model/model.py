@@ -339,32 +339,59 @@ def pml_runs(base, full=False):
     return runs
 
 
+# A batch's verifier holds every one of its tests' variables in each
+# state, and pan numbers proctypes in a byte: a few files per batch.
+BATCH_FILES = int(os.environ.get("MODEL_BATCH_FILES", "4"))
+BATCH_PROCTYPES = 200
+
+
+def chunks_of(groups):
+    """Splits the .wmm files into batches of at most BATCH_FILES files and
+    BATCH_PROCTYPES proctypes: one verifier per batch (pan.c's compilation
+    is most of a small model's cost, so fewer is faster)."""
+    out, procs = [], 0
+    for rs in groups:
+        try:
+            n = len(rs) * (len(armv8.parse(rs[0].src).threads) + 1)
+        except armv8.WmmError:
+            n = 0
+        if not out or len({r.model for r in out[-1]}) >= BATCH_FILES or procs + n > BATCH_PROCTYPES:
+            out.append([])
+            procs = 0
+        out[-1].extend(rs)
+        procs += n
+    return out
+
+
 def run_armv8(runs, a, want_trails):
-    """Each .wmm file's variants as one verifier (in parallel); then, for
-    the runs whose counterexample is to be printed (an unexpected
+    """Every .wmm file's variants in a few verifiers (in parallel); then,
+    for the runs whose counterexample is to be printed (an unexpected
     verdict, or every rejection with want_trails), a verifier of its own
-    that writes the trail.  Prints as it goes; returns the runs."""
+    that writes the trail.  Prints per file; returns the runs."""
     groups = {}
     for r in runs:
         groups.setdefault(r.model, []).append(r)
-    out = []
+    chunks = chunks_of(list(groups.values()))
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
-        batches = ex.map(lambda rs: execute_batch(rs, a.out, rs[0].model), groups.values())
-        for rs, summary in batches:
-            again = [r for r in rs if r.verdict != "error" and r.verdict == "rejected"
-                     and (want_trails or not r.ok())]
-            again += [r for r in rs if r.verdict == "verified" and not r.ok()]
-            seen = {id(r): r.verdict for r in again}
-            for job in ex.map(lambda r: execute([r], a.out), again):
-                r = job[0]
-                if r.verdict != seen[id(r)] and r.verdict != "error":
-                    r.verdict, r.error = "error", (f"the batch said {seen[id(r)]}, a verifier "
-                                                   f"of its own says {r.verdict}")
-            for r in rs:
-                report(r, want_trails)
-            print(batch_line(summary, len(rs)))
-            out.extend(rs)
-    return out
+        batches = list(ex.map(lambda ck: execute_batch(ck[1], a.out, f"armv8_batch{ck[0]}"),
+                              enumerate(chunks, 1)))
+        again = [r for r in runs if r.verdict == "rejected" and (want_trails or not r.ok())]
+        again += [r for r in runs if r.verdict == "verified" and not r.ok()]
+        seen = {id(r): r.verdict for r in again}
+        for job in ex.map(lambda r: execute([r], a.out), again):
+            r = job[0]
+            if r.verdict != seen[id(r)] and r.verdict != "error":
+                r.verdict, r.error = "error", (f"the batch said {seen[id(r)]}, a verifier "
+                                               f"of its own says {r.verdict}")
+    for name in sorted(groups):
+        for r in groups[name]:
+            report(r, want_trails)
+    for k, (rs, summary) in enumerate(batches, 1):
+        files = len({r.model for r in rs})
+        what = f"(batch {k}: {len(rs)} runs of {files} files, one verifier)"
+        print(f"  {what:<66} {summary.states:>10} st {summary.memory:>7.1f} MB "
+              f"{summary.secs:>6.1f} s")
+    return runs
 
 
 # ---- report -------------------------------------------------------------------
@@ -379,15 +406,9 @@ def line(r, brief=False):
         ok = "agrees" if r.ok() else "DISAGREES"
         return f"  {r.model:<24} {arch:<18} model: {model:<10} {ok}"
     if r.batch and not r.states:
-        return f"  {r.model:<24} {r.variant:<28} {r.check:<12} {verdict:<10} (in the batch below)"
+        return f"  {r.model:<24} {r.variant:<28} {r.check:<12} {verdict:<10} (in a batch below)"
     return (f"  {r.model:<24} {r.variant:<28} {r.check:<12} {verdict:<10} "
             f"{r.states:>10} st {r.memory:>7.1f} MB {r.secs:>6.1f} s")
-
-
-def batch_line(summary, n):
-    what = f"({n} variant{'s' if n != 1 else ''}, one verifier)"
-    return (f"  {summary.model:<24} {what:<41} "
-            f"{summary.states:>10} st {summary.memory:>7.1f} MB {summary.secs:>6.1f} s")
 
 
 def report(r, trails, brief=False):
