@@ -21,6 +21,7 @@ if every verdict is the expected one.
 import argparse
 import concurrent.futures
 import glob
+import hashlib
 import os
 import re
 import shutil
@@ -77,6 +78,26 @@ def spin_errors(out):
             if re.search(r"\bError\b|syntax error|error:|cannot open", s, re.I)]
 
 
+def build_pan(cflags, wd, outdir):
+    """gcc pan.c, or the verifier built before from the same pan.* files
+    and flags (build/model/cache/): compiling pan.c is most of a small
+    model's cost, and most models do not change between two runs."""
+    h = hashlib.sha256(" ".join(cflags).encode())
+    for name in sorted(glob.glob(os.path.join(wd, "pan.*"))):
+        with open(name, "rb") as f:
+            h.update(os.path.basename(name).encode() + f.read())
+    cached = os.path.join(outdir, "cache", h.hexdigest()[:24])
+    if os.path.exists(cached):
+        shutil.copy(cached, os.path.join(wd, "pan"))
+        return subprocess.CompletedProcess([], 0, "", "")
+    p = sh(["gcc"] + cflags + ["pan.c"], wd)
+    if p.returncode == 0:
+        os.makedirs(os.path.dirname(cached), exist_ok=True)
+        shutil.copy(os.path.join(wd, "pan"), cached + ".tmp")
+        os.replace(cached + ".tmp", cached)
+    return p
+
+
 def execute(job, outdir):
     """Runs a job: runs of one model and variant that share one verifier
     (the safety check, or the liveness checks, which differ only in the
@@ -111,7 +132,7 @@ def execute(job, outdir):
             (errs or (p.stdout + p.stderr).splitlines())[:12]))
     cflags = ["-O0", "-w", "-o", "pan"] + run0.cflags
     cflags += ["-DNFAIR=4"] if liveness else ["-DSAFETY", "-DNOCLAIM"]
-    p = sh(["gcc"] + cflags + ["pan.c"], wd)
+    p = build_pan(cflags, wd, outdir)
     if p.returncode != 0:
         return fail("gcc cannot build the verifier:\n" + p.stderr[-1500:])
     for run in job:
@@ -191,7 +212,7 @@ def execute_batch(runs, outdir, name="litmus"):
     p = sh(["spin", "-a", pml], wd)
     errs = spin_errors(p.stdout + p.stderr)
     if p.returncode == 0 and not errs:
-        p = sh(["gcc", "-O0", "-w", "-o", "pan", "-DSAFETY", "pan.c"], wd)
+        p = build_pan(["-O0", "-w", "-o", "pan", "-DSAFETY"], wd, outdir)
     if p.returncode != 0 or errs:
         for r in good:
             r.verdict, r.error = "error", "cannot build the verifier:\n" + "\n".join(
