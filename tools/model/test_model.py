@@ -135,6 +135,23 @@ class BadInput(unittest.TestCase):
                               ("armv8/sb                 base", "rejected")):
             self.assertRegex(out, name + r"\s+outcome\s+" + verdict)
 
+    def test_full_compiles_with_its_larger_bound(self):
+        self.write("bound.pml", """\
+            /* @check safety
+             * @variant base: verify */
+            byte x;
+            active proctype p() {
+            #ifdef FULL
+                x = 2;
+            #endif
+                assert(x < 2) }
+            """)
+        rc, out = run_model(self.dir)
+        self.assertEqual(rc, 0, out)
+        rc, out = run_model(self.dir, "--full")
+        self.assertEqual(rc, 1, out)
+        self.assertIn("REJECTED (expected verify)", out)
+
     def test_no_model_is_a_failure(self):
         rc, out = run_model(self.dir)
         self.assertEqual(rc, 1, out)
