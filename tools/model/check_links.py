@@ -189,7 +189,8 @@ def main():
         if tid not in listed:
             t = tags[tid]
             unknown.append(f"{t.path}:{t.line}: [{tid}] is neither checked "
-                           f"(tools/model/barriers.tsv) nor explained (tools/model/no_model.tsv)")
+                           f"(tools/model/barriers.tsv) nor explained (tools/model/no_model.tsv): "
+                           f"add its row (docs/model.md, \"Adding a barrier\")")
     untagged = sorted(i for i in listed if i not in tags)
     msgs = unknown + ([f"{len(untagged)} row(s) with no tag in the code (the barrier was "
                        f"removed or renamed?): {' '.join(untagged)}"] if untagged else [])
