@@ -284,6 +284,8 @@ bool rcu_cpu_owes_qs(int cpu);
 	  "a CPU coming online keeps the idle flag it went down with (grace periods report for it)") \
 	X(RCU_INJECT_EXP_IPI_REPORTS_BUSY, "exp_ipi_reports_busy",	\
 	  "the expedited IPI reports a quiescent state even when it interrupted a task") \
+	X(RCU_INJECT_EXP_NUMBERED_LATE, "exp_numbered_late",		\
+	  "synchronize_rcu_expedited() takes its polled wait number when its wait is over") \
 	X(RCU_INJECT_REQUEST_ONLY_ONCE, "request_only_once",		\
 	  "call_rcu() asks for a grace period only the first time on each CPU")
 
