@@ -268,6 +268,8 @@ bool rcu_cpu_owes_qs(int cpu);
 	  "synchronize_rcu() does not visit the CPU after its own")	\
 	X(RCU_INJECT_BARRIER_SKIP_CPU, "barrier_skip_cpu",		\
 	  "rcu_barrier() queues no marker on the CPU after its own")	\
+	X(RCU_INJECT_BARRIER_SKIPS_READY, "barrier_skips_ready",	\
+	  "rcu_barrier() queues no marker where no callback waits for a grace period") \
 	X(RCU_INJECT_POLL_GP_EARLY, "poll_gp_early",			\
 	  "a cookie reads done once a grace period numbered above it has started") \
 	X(RCU_INJECT_POLL_TOUR_EARLY, "poll_tour_early",		\

@@ -203,6 +203,22 @@ static void barrier_callback(struct rcu_head *head)
 		complete(&barrier_done);
 }
 
+/*
+ * Fault injection barrier_skips_ready: "a CPU where no callback waits for
+ * a grace period has nothing for us" -- but its ready callbacks, and a
+ * batch its rcuc is running, have not run yet.  (Racy reads: a fault.)
+ */
+static bool barrier_inject_skips(int cpu)
+{
+	struct rcu_data *rdp = &rcu_data[cpu];
+	unsigned long cur = READ_ONCE(rcu_state.gp_seq);
+
+	if (!rcu_injected(RCU_INJECT_BARRIER_SKIPS_READY))
+		return false;
+	return !(READ_ONCE(rdp->wait.head) && !rcu_seq_done(cur, READ_ONCE(rdp->wait.gp))) &&
+	       !(READ_ONCE(rdp->next.head) && !rcu_seq_done(cur, READ_ONCE(rdp->next.gp)));
+}
+
 void rcu_barrier(void)
 {
 	int cpu, home = smp_processor_id();
@@ -221,6 +237,8 @@ void rcu_barrier(void)
 	for_each_online_cpu(cpu) {
 		if (rcu_injected(RCU_INJECT_BARRIER_SKIP_CPU) && cpu == rcu_inject_victim(home))
 			continue;	/* fault injection: no marker there */
+		if (barrier_inject_skips(cpu))
+			continue;	/* fault injection: nothing waits there */
 		run_on(cpu);
 		atomic_inc(&barrier_pending);
 		call_rcu(&barrier_heads[cpu], barrier_callback);
