@@ -38,9 +38,11 @@
  * (rcu_barrier() and synchronize_rcu_expedited() run side by side);
  * remove_cpu() and add_cpu() take it as the writer, alone.  First come,
  * first served: a reader that arrives while a writer waits queues behind
- * it, so a stream of readers cannot keep hotplug out for ever.  (So a
- * reader must not take it twice: a writer queued in between would wait
- * for the first hold and the second for the writer.)
+ * it, so a stream of readers cannot keep hotplug out for ever.  A task
+ * that holds it for reading may take it again (rcu_barrier() inside
+ * cpus_read_lock(), say): it does not queue, or a writer queued in
+ * between would wait for its first hold while its second waited for the
+ * writer.  Taking it for writing while holding it for reading is refused.
  */
 struct hotplug_waiter {
 	struct list_head node;
@@ -85,6 +87,13 @@ static void hotplug_lock(bool write)
 	unsigned long flags;
 
 	might_sleep_check(write ? "cpus_write_lock" : "cpus_read_lock");
+	if (current->cpus_read_depth) {
+		if (write)
+			panic("BUG: cpus_write_lock() (remove_cpu(), add_cpu()) by %s, which "
+			      "holds cpus_read_lock(): it would wait for itself", current->comm);
+		current->cpus_read_depth++;	/* nested: no writer can be inside */
+		return;
+	}
 	spin_lock_irqsave(&cpu_hotplug_lock.lock, flags);
 	list_add_tail(&w.node, &cpu_hotplug_lock.waiters);
 	hotplug_lock_grant();
@@ -96,20 +105,28 @@ static void hotplug_lock(bool write)
 		spin_lock_irqsave(&cpu_hotplug_lock.lock, flags);
 	}
 	spin_unlock_irqrestore(&cpu_hotplug_lock.lock, flags);
+	if (!write)
+		current->cpus_read_depth = 1;
 }
 
 static void hotplug_unlock(bool write)
 {
 	unsigned long flags;
 
+	if (!write && current->cpus_read_depth > 1) {
+		current->cpus_read_depth--;	/* an inner hold */
+		return;
+	}
 	spin_lock_irqsave(&cpu_hotplug_lock.lock, flags);
-	if (write ? !cpu_hotplug_lock.writer : cpu_hotplug_lock.readers <= 0)
+	if (write ? !cpu_hotplug_lock.writer : current->cpus_read_depth != 1)
 		panic("BUG: %s by %s, which does not hold cpu_hotplug_lock",
 		      write ? "cpus_write_unlock" : "cpus_read_unlock", current->comm);
-	if (write)
+	if (write) {
 		cpu_hotplug_lock.writer = false;
-	else
+	} else {
 		cpu_hotplug_lock.readers--;
+		current->cpus_read_depth = 0;
+	}
 	hotplug_lock_grant();
 	spin_unlock_irqrestore(&cpu_hotplug_lock.lock, flags);
 }

@@ -54,6 +54,7 @@ struct task_struct {
 	int srcu_nesting;		/* checking build: entries in srcu_held */
 	struct srcu_held srcu_held[SRCU_MAX_NESTING];
 	u64 switches;			/* times it was switched in */
+	int cpus_read_depth;		/* cpus_read_lock() held, nested this deep */
 
 	/* Kernel threads. */
 	int (*threadfn)(void *data);

@@ -545,3 +545,45 @@ KTEST(hotplug_lock_readers_share_and_a_writer_waits_for_both)
 	if (w.cpu > 0)
 		KEXPECT_EQ(add_cpu(cpu), 0);
 }
+
+/*
+ * A task that holds cpus_read_lock() takes it again while a writer waits:
+ * it must not queue behind the writer, which waits for its first hold
+ * (a deadlock, silent before).  rcu_barrier() inside the hold takes it a
+ * third time, as a caller of it may.
+ */
+static int nest_writer_ready;
+
+static int nest_writer(void *arg)
+{
+	int cpu = *(int *)arg, ret;
+
+	smp_store_release(&nest_writer_ready, 1);
+	ret = remove_cpu(cpu);	/* queues: the test holds the lock for reading */
+	if (!ret)
+		ret = add_cpu(cpu);
+	return ret;
+}
+
+KTEST(hotplug_lock_reader_takes_it_again_while_a_writer_waits)
+{
+	struct task_struct *w;
+	int cpu = last_cpu();
+
+	if (num_online_cpus() < 2)
+		KTEST_SKIP("needs two CPUs: the boot CPU never goes offline");
+	nest_writer_ready = 0;
+	cpus_read_lock();
+	w = kthread_run_on_cpu(nest_writer, &cpu, 0, "nest_writer");
+	KASSERT(w != NULL);
+	/* Queued once blocked after saying it is about to lock. */
+	while (!smp_load_acquire(&nest_writer_ready) || READ_ONCE(w->state) != TASK_BLOCKED)
+		msleep(1);
+	cpus_read_lock();
+	rcu_barrier();
+	cpus_read_unlock();
+	KEXPECT(cpu_online(cpu));	/* the writer is still waiting for us */
+	cpus_read_unlock();
+	KEXPECT_EQ(kthread_stop(w), 0);
+	KEXPECT(cpu_online(cpu));
+}

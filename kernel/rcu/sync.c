@@ -117,6 +117,10 @@ void synchronize_rcu(void)
 	might_sleep_check("synchronize_rcu");
 	if (rcu_injected(RCU_INJECT_NO_WAIT))
 		return;		/* fault injection: a grace period that waits for nothing */
+	if (current->per_cpu) {
+		synchronize_rcu_by_callback();	/* it may not leave its CPU: no tour */
+		return;
+	}
 	tour = tour_begin();
 
 	/* The article's synchronize_rcu(): run on every online CPU in turn. */
@@ -132,6 +136,33 @@ void synchronize_rcu(void)
 	 */
 	smp_mb();
 	tour_end(tour);
+}
+
+/*
+ * synchronize_rcu() for a per-CPU thread (rcuc/N's kind), which must not
+ * leave its CPU and so cannot tour: it waits for an asynchronous grace
+ * period instead (gp.c).  A callback queued now runs only after a grace
+ * period that started after the call, which waited for every CPU's
+ * quiescent state: the same readers the tour waits for.  The callback's
+ * complete() and our wait order its end before the caller's kfree().
+ */
+struct rcu_synchronize {
+	struct rcu_head head;
+	struct completion done;
+};
+
+static void wakeme_after_rcu(struct rcu_head *head)
+{
+	complete(&container_of(head, struct rcu_synchronize, head)->done);
+}
+
+void synchronize_rcu_by_callback(void)
+{
+	struct rcu_synchronize rs;
+
+	init_completion(&rs.done);
+	call_rcu(&rs.head, wakeme_after_rcu);
+	wait_for_completion(&rs.done);
 }
 
 /*
@@ -224,6 +255,10 @@ void rcu_barrier(void)
 	int cpu, home = smp_processor_id();
 
 	might_sleep_check("rcu_barrier");
+	if (current->per_cpu)
+		panic("BUG: rcu_barrier() from per-CPU thread %s: it queues a marker on every "
+		      "CPU by moving there (run_on()), and %s may not leave CPU%d; call it "
+		      "from a thread that may move", current->comm, current->comm, home);
 	/*
 	 * No CPU comes or goes while we queue and wait: a CPU that went down
 	 * before we reached it would move its callbacks (some queued before
