@@ -356,6 +356,10 @@ void rcu_migrate_callbacks(int cpu)
 		seg_splice(&dst->done, &src->wait);	/* fault injection: ready at once */
 		seg_splice(&dst->done, &src->next);
 	}
+	if (rcu_injected(RCU_INJECT_OFFLINE_CBS_MERGE)) {
+		seg_splice(&dst->wait, &src->wait);	/* fault injection: segment by segment, */
+		seg_splice(&dst->next, &src->next);	/* keeping our (maybe stale) numbers */
+	}
 	if (!seg_empty(&src->wait) || !seg_empty(&src->next)) {
 		seg_splice(&dst->next, &src->wait);
 		seg_splice(&dst->next, &src->next);

@@ -307,6 +307,8 @@ bool rcu_cpu_owes_qs(int cpu);
 	  "a CPU going offline leaves its callbacks behind")		\
 	X(RCU_INJECT_OFFLINE_CBS_READY, "offline_cbs_ready",		\
 	  "the callbacks of a CPU going offline run without waiting for their grace period") \
+	X(RCU_INJECT_OFFLINE_CBS_MERGE, "offline_cbs_merge",		\
+	  "the callbacks of a CPU going offline join the same segments here, with this CPU's grace periods") \
 	X(RCU_INJECT_OFFLINE_WINDOW, "offline_window",			\
 	  "a CPU going offline sends a tour's hop on before its last readers end") \
 	X(RCU_INJECT_ONLINE_STARTS_IDLE, "online_starts_idle",		\
