@@ -311,6 +311,10 @@ bool rcu_cpu_owes_qs(int cpu);
 	  "the callbacks of a CPU going offline join the same segments here, with this CPU's grace periods") \
 	X(RCU_INJECT_OFFLINE_WINDOW, "offline_window",			\
 	  "a CPU going offline sends a tour's hop on before its last readers end") \
+	X(RCU_INJECT_DYING_SENDS_QUEUE_ON, "dying_sends_queue_on",	\
+	  "remove_cpu() sends the tasks queued on the CPU going down elsewhere before it switches") \
+	X(RCU_INJECT_DYING_REDIRECTS, "dying_redirects",		\
+	  "a task queued on a CPU going down goes elsewhere at once, as if it were offline") \
 	X(RCU_INJECT_ONLINE_STARTS_IDLE, "online_starts_idle",		\
 	  "a CPU coming online keeps the idle flag it went down with (grace periods report for it)") \
 	X(RCU_INJECT_EXP_IPI_REPORTS_BUSY, "exp_ipi_reports_busy",	\
