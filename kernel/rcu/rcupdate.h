@@ -295,6 +295,8 @@ bool rcu_cpu_owes_qs(int cpu);
 	  "synchronize_rcu() does not visit the CPU after its own")	\
 	X(RCU_INJECT_BARRIER_SKIP_CPU, "barrier_skip_cpu",		\
 	  "rcu_barrier() queues no marker on the CPU after its own")	\
+	X(RCU_INJECT_BARRIER_NO_HOTPLUG_LOCK, "barrier_no_hotplug_lock", \
+	  "rcu_barrier() lets CPUs come and go while it queues its markers") \
 	X(RCU_INJECT_BARRIER_SKIPS_READY, "barrier_skips_ready",	\
 	  "rcu_barrier() queues no marker where no callback waits for a grace period") \
 	X(RCU_INJECT_POLL_GP_EARLY, "poll_gp_early",			\

@@ -265,7 +265,8 @@ void rcu_barrier(void)
 	 * our call) to a CPU we already passed, behind a marker that may
 	 * already have run.
 	 */
-	cpus_read_lock();
+	if (!rcu_injected(RCU_INJECT_BARRIER_NO_HOTPLUG_LOCK))	/* fault injection: none */
+		cpus_read_lock();
 	mutex_lock(&barrier_mutex);
 	init_completion(&barrier_done);
 	atomic_set(&barrier_pending, 1);	/* our own, dropped below */
@@ -284,5 +285,6 @@ void rcu_barrier(void)
 		complete(&barrier_done);
 	wait_for_completion(&barrier_done);
 	mutex_unlock(&barrier_mutex);
-	cpus_read_unlock();
+	if (!rcu_injected(RCU_INJECT_BARRIER_NO_HOTPLUG_LOCK))
+		cpus_read_unlock();
 }
