@@ -19,27 +19,13 @@
 
 static struct {
 	int d, m;
-	struct rcu_head x, sentinel[NR_CPUS];
+	struct rcu_head x;
 	int x_started, x_finished, x_at_return;
 	struct task_struct *caller;
-	int calling, returned, removed, others_done;
-	atomic_t sentinels;
+	struct win_removal rm;
+	int calling, returned, others_done;
 	bool returned_while_held, hung;
 } hb;
-
-static bool hb_caller_asleep(void)
-{
-	struct task_struct *t = READ_ONCE(hb.caller);
-
-	return t && READ_ONCE(t->waiting_since_ns) && READ_ONCE(t->state) == TASK_BLOCKED;
-}
-
-static bool hb_caller_queued_on(int cpu)
-{
-	struct task_struct *t = READ_ONCE(hb.caller);
-
-	return t && READ_ONCE(t->cpu) == cpu && READ_ONCE(t->run_on_hop);
-}
 
 /* X: on m, once moved; holds until the barrier is done with m. */
 static void hb_x(struct rcu_head *rh)
@@ -49,8 +35,8 @@ static void hb_x(struct rcu_head *rh)
 
 	(void)rh;
 	smp_store_release(&hb.x_started, 1);
-	while (!smp_load_acquire(&hb.returned) && !hb_caller_queued_on(me) &&
-	       !(smp_load_acquire(&hb.others_done) && hb_caller_asleep())) {
+	while (!smp_load_acquire(&hb.returned) && !win_task_queued_on(READ_ONCE(hb.caller), me) &&
+	       !(smp_load_acquire(&hb.others_done) && win_task_waits(READ_ONCE(hb.caller)))) {
 		if (!win_budget_left(t0)) {
 			hb.hung = true;
 			break;
@@ -69,7 +55,7 @@ static void hb_dying_hook(int cpu)
 
 	call_rcu(&hb.x, hb_x);
 	while (!(smp_load_acquire(&hb.calling) &&
-		 (READ_ONCE(hb.caller->state) == TASK_BLOCKED || hb_caller_queued_on(cpu))) &&
+		 (READ_ONCE(hb.caller->state) == TASK_BLOCKED || win_task_queued_on(READ_ONCE(hb.caller), cpu))) &&
 	       !smp_load_acquire(&hb.returned)) {
 		if (!win_budget_left(t0)) {
 			hb.hung = true;
@@ -77,14 +63,6 @@ static void hb_dying_hook(int cpu)
 		}
 		cpu_relax();
 	}
-}
-
-static int hb_remover(void *arg)
-{
-	(void)arg;
-	if (remove_cpu(hb.d) == 0)
-		smp_store_release(&hb.removed, 1);
-	return 0;
 }
 
 static int hb_caller_fn(void *arg)
@@ -101,38 +79,11 @@ static int hb_caller_fn(void *arg)
 	return 0;
 }
 
-static void hb_sentinel(struct rcu_head *rh)
-{
-	(void)rh;
-	atomic_inc(&hb.sentinels);
-}
-
-/* Once the caller sleeps: a callback behind its marker on every CPU but m. */
-static void hb_watch_caller(void)
-{
-	int cpu, n = 0;
-
-	if (!WIN_WAIT(smp_load_acquire(&hb.returned) || hb_caller_asleep()) ||
-	    smp_load_acquire(&hb.returned))
-		return;
-	atomic_set(&hb.sentinels, 0);
-	for_each_online_cpu(cpu) {
-		if (cpu == hb.m || run_on(cpu))
-			continue;
-		call_rcu(&hb.sentinel[cpu], hb_sentinel);
-		n++;
-	}
-	run_on(0);
-	WIN_WAIT(atomic_read(&hb.sentinels) == n);
-	smp_store_release(&hb.others_done, 1);
-}
-
 KTEST(hotplug_rcu_barrier_waits_for_callbacks_of_a_cpu_going_down)
 {
 	struct task_struct *remover;
 
-	if (num_online_cpus() < 2)
-		KTEST_SKIP("needs two CPUs: the boot CPU never goes offline");
+	WIN_NEEDS_CPUS(2, "needs two CPUs: the boot CPU never goes offline");
 	run_on(0);
 	memset(&hb, 0, sizeof(hb));
 	hb.d = num_online_cpus() - 1;
@@ -141,11 +92,12 @@ KTEST(hotplug_rcu_barrier_waits_for_callbacks_of_a_cpu_going_down)
 	WRITE_ONCE(hb.caller, kthread_run_on_cpu(hb_caller_fn, NULL, 0, "hb_caller"));
 	KASSERT(hb.caller);
 	WRITE_ONCE(cpu_dying_hook, hb_dying_hook);
-	remover = kthread_run_on_cpu(hb_remover, NULL, hb.m, "hb_remover");
+	hb.rm.cpu = hb.d;
+	remover = kthread_run_on_cpu(win_remover, &hb.rm, hb.m, "hb_remover");
 	KASSERT(remover);
-	hb_watch_caller();
+	win_barrier_watch(&hb.caller, &hb.returned, hb.m, &hb.others_done);
 	KEXPECT(WIN_WAIT(smp_load_acquire(&hb.returned)));
-	KEXPECT(WIN_WAIT(smp_load_acquire(&hb.removed)));
+	KEXPECT(WIN_WAIT(smp_load_acquire(&hb.rm.removed)));
 	WRITE_ONCE(cpu_dying_hook, NULL);
 	kthread_stop(hb.caller);
 	kthread_stop(remover);

@@ -48,7 +48,8 @@ static struct {
 	unsigned long gr;			/* Gr's gp_seq */
 	int hook_in, c_queued, a_queued, gr_running;		/* events, in order */
 	int r2_holding, e_queued, b_queued;
-	int r1_holding, release1, release2, removed;
+	int r1_holding, release1, release2;
+	struct win_removal rm;
 	bool missed, hung;
 } mg;
 
@@ -129,14 +130,6 @@ static int mg_r2(void *arg)
 	return 0;
 }
 
-static int mg_remover(void *arg)
-{
-	(void)arg;
-	if (remove_cpu(mg.d) == 0)
-		smp_store_release(&mg.removed, 1);
-	return 0;
-}
-
 /* For win_wait_gp_blocked(): has a callback of *held (a mask) run? */
 static bool mg_any_ran(void *held)
 {
@@ -188,7 +181,8 @@ static void mg_case(bool b, bool c, bool e, bool c_first)
 	r2 = kthread_run_on_cpu(mg_r2, NULL, mg.y, "mg_r2");
 	KASSERT(r2);
 	WRITE_ONCE(cpu_dying_hook, mg_dying_hook);
-	remover = kthread_run_on_cpu(mg_remover, NULL, 0, "mg_remover");
+	mg.rm.cpu = mg.d;
+	remover = kthread_run_on_cpu(win_remover, &mg.rm, 0, "mg_remover");
 	KASSERT(remover);
 	/* c before a or after it; e once R2 holds: both on CPU 0, as we are. */
 	KEXPECT(WIN_WAIT(smp_load_acquire(c_first ? &mg.hook_in : &mg.a_queued)));
@@ -197,7 +191,7 @@ static void mg_case(bool b, bool c, bool e, bool c_first)
 	KEXPECT(WIN_WAIT(smp_load_acquire(&mg.r2_holding)));
 	mg_queue(MG_E);
 	smp_store_release(&mg.e_queued, 1);
-	KEXPECT(WIN_WAIT(smp_load_acquire(&mg.removed)));
+	KEXPECT(WIN_WAIT(smp_load_acquire(&mg.rm.removed)));
 	WRITE_ONCE(cpu_dying_hook, NULL);
 	mg_queue(MG_F);
 	/* R1 began before all of them; R2 before b, e and f. */
@@ -221,11 +215,8 @@ static void mg_case(bool b, bool c, bool e, bool c_first)
 	KEXPECT_EQ(add_cpu(mg.d), 0);
 }
 
-#define MG_NEEDS_THREE_CPUS()							\
-	do {									\
-		if (num_online_cpus() < 3)					\
-			KTEST_SKIP("needs three CPUs: a reader, the one going down, and ours"); \
-	} while (0)
+#define MG_NEEDS_THREE_CPUS()	\
+	WIN_NEEDS_CPUS(3, "needs three CPUs: a reader, the one going down, and ours")
 
 /* CPU 0's lists empty: the moved callbacks find segments with stale numbers. */
 KTEST(hotplug_rcu_moved_callbacks_join_empty_lists)

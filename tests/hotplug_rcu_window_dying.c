@@ -30,7 +30,8 @@ static struct {
 	struct win_elem __rcu *gp;
 	struct task_struct *tourist, *remover;
 	struct rcu_head cb;
-	int holding, release, tour_go, remove_go, returned, cb_ran, removed;
+	int holding, release, tour_go, remove_go, returned, cb_ran;
+	struct win_removal rm;
 	bool freed_under_reader, reader_hung;
 } dt;
 
@@ -64,18 +65,6 @@ static int dt_tourist_fn(void *arg)
 	return 0;
 }
 
-static int dt_remover_fn(void *arg)
-{
-	u64 t0 = ktime_get_ns();
-
-	(void)arg;
-	while (!smp_load_acquire(&dt.remove_go) && win_budget_left(t0))
-		msleep(1);
-	if (remove_cpu(dt.cpu) == 0)
-		smp_store_release(&dt.removed, 1);
-	return 0;
-}
-
 static void dt_cb(struct rcu_head *rh)
 {
 	(void)rh;
@@ -85,8 +74,7 @@ static void dt_cb(struct rcu_head *rh)
 /* The tour waits in the dying CPU's queue, behind the reader (or returned: the bug). */
 static bool dt_tour_queued_or_returned(void)
 {
-	return (READ_ONCE(dt.tourist->cpu) == dt.cpu && READ_ONCE(dt.tourist->run_on_hop)) ||
-	       smp_load_acquire(&dt.returned);
+	return win_task_queued_on(dt.tourist, dt.cpu) || smp_load_acquire(&dt.returned);
 }
 
 /* remove_cpu() has marked the CPU dying (sched_cpu_set_dying() is done). */
@@ -115,7 +103,9 @@ static void dt_case(enum dt_order order)
 	rcu_assign_pointer(dt.gp, e);
 	/* Every thread first: creating one waits for every CPU. */
 	dt.tourist = kthread_run_on_cpu(dt_tourist_fn, e, 0, "dt_tourist");
-	dt.remover = kthread_run_on_cpu(dt_remover_fn, NULL, 0, "dt_remover");
+	dt.rm.cpu = dt.cpu;
+	dt.rm.go = &dt.remove_go;
+	dt.remover = kthread_run_on_cpu(win_remover, &dt.rm, 0, "dt_remover");
 	reader = kthread_run_on_cpu(dt_reader, NULL, dt.cpu, "dt_reader");
 	KASSERT(dt.tourist && dt.remover && reader);
 	KASSERT(WIN_WAIT(smp_load_acquire(&dt.holding)));
@@ -138,7 +128,7 @@ static void dt_case(enum dt_order order)
 	returned = smp_load_acquire(&dt.returned);
 	cb_ran = smp_load_acquire(&dt.cb_ran);
 	smp_store_release(&dt.release, 1);
-	KEXPECT(WIN_WAIT(smp_load_acquire(&dt.removed)));
+	KEXPECT(WIN_WAIT(smp_load_acquire(&dt.rm.removed)));
 	kthread_stop(reader);
 	kthread_stop(dt.tourist);
 	kthread_stop(dt.remover);
@@ -159,11 +149,7 @@ static void dt_case(enum dt_order order)
 	KEXPECT_EQ(add_cpu(dt.cpu), 0);
 }
 
-#define DT_NEEDS_TWO_CPUS()							\
-	do {									\
-		if (num_online_cpus() < 2)					\
-			KTEST_SKIP("needs two CPUs: the boot CPU never goes offline"); \
-	} while (0)
+#define DT_NEEDS_TWO_CPUS()	WIN_NEEDS_CPUS(2, "needs two CPUs: the boot CPU never goes offline")
 
 KTEST(hotplug_rcu_window_tour_queued_before_the_cpu_goes_down)
 {

@@ -36,28 +36,16 @@ static struct {
 	struct irq_work work;
 	int work_done;
 	int which;				/* what the irq_work queues: BB_Z or BB_W */
-	struct rcu_head sentinel[NR_CPUS];
-	atomic_t sentinels;
 } bb;
 
 static const char *const bb_names[BB_N] = { "X (running)", "Y (behind X in its batch)",
 					    "Z (ready, not in the batch)",
 					    "W (waiting for its grace period)" };
 
-/* The caller waits in wait_for_completion(), having queued every marker. */
-static bool bb_caller_asleep(void)
-{
-	struct task_struct *t = READ_ONCE(bb.caller);
-
-	return t && READ_ONCE(t->waiting_since_ns) && READ_ONCE(t->state) == TASK_BLOCKED;
-}
-
 /* The caller's hop to c waits behind rcuc: a correct barrier puts its marker after us. */
 static bool bb_caller_queued_here(void)
 {
-	struct task_struct *t = READ_ONCE(bb.caller);
-
-	return t && READ_ONCE(t->cpu) == bb.cpu && READ_ONCE(t->run_on_hop);
+	return win_task_queued_on(READ_ONCE(bb.caller), bb.cpu);
 }
 
 static void bb_held(struct rcu_head *rh)
@@ -67,7 +55,7 @@ static void bb_held(struct rcu_head *rh)
 
 	smp_store_release(&bb.started[i], 1);
 	while (!smp_load_acquire(&bb.returned) && !bb_caller_queued_here() &&
-	       !(smp_load_acquire(&bb.others_done) && bb_caller_asleep())) {
+	       !(smp_load_acquire(&bb.others_done) && win_task_waits(READ_ONCE(bb.caller)))) {
 		if (!win_budget_left(t0)) {
 			bb.hung = true;
 			break;
@@ -167,35 +155,6 @@ static int bb_caller_fn(void *arg)
 	return 0;
 }
 
-static void bb_sentinel(struct rcu_head *rh)
-{
-	(void)rh;
-	atomic_inc(&bb.sentinels);
-}
-
-/*
- * Once the caller sleeps: one callback behind its marker on every CPU but
- * c.  When they have all run, so have those markers.
- */
-static void bb_watch_caller(void)
-{
-	int cpu, n = 0;
-
-	if (!WIN_WAIT(smp_load_acquire(&bb.returned) || bb_caller_asleep()) ||
-	    smp_load_acquire(&bb.returned))
-		return;
-	atomic_set(&bb.sentinels, 0);
-	for_each_online_cpu(cpu) {
-		if (cpu == bb.cpu || run_on(cpu))
-			continue;
-		call_rcu(&bb.sentinel[cpu], bb_sentinel);
-		n++;
-	}
-	run_on(0);
-	WIN_WAIT(atomic_read(&bb.sentinels) == n);
-	smp_store_release(&bb.others_done, 1);
-}
-
 static void bb_case(bool y, bool z, bool w)
 {
 	struct task_struct *hog;
@@ -220,7 +179,7 @@ static void bb_case(bool y, bool z, bool w)
 		KASSERT(bb_queue(BB_W));
 	WRITE_ONCE(bb.caller, kthread_run_on_cpu(bb_caller_fn, NULL, 0, "bb_caller"));
 	KASSERT(bb.caller);
-	bb_watch_caller();
+	win_barrier_watch(&bb.caller, &bb.returned, bb.cpu, &bb.others_done);
 	kthread_stop(bb.caller);
 	for (int i = 0; i < BB_N; i++) {
 		if (!bb.queued[i])
@@ -235,11 +194,7 @@ static void bb_case(bool y, bool z, bool w)
 	KEXPECT(!bb.hung);
 }
 
-#define BB_NEEDS_TWO_CPUS()							\
-	do {									\
-		if (num_online_cpus() < 2)					\
-			KTEST_SKIP("needs two CPUs: the held batch keeps its CPU"); \
-	} while (0)
+#define BB_NEEDS_TWO_CPUS()	WIN_NEEDS_CPUS(2, "needs two CPUs: the held batch keeps its CPU")
 
 KTEST(rcu_window_barrier_waits_for_a_running_batch)
 {

@@ -35,15 +35,22 @@ static struct {
 	bool reader_saw_dead, reader_missed, hung;
 } xc;
 
-static int xc_caller(void *arg)
+/* The caller and the tourist: wait for their go, make their wait, say it returned. */
+struct xc_step {
+	int *go;
+	void (*wait)(void);
+	int *done;
+};
+
+static int xc_run_step(void *arg)
 {
+	const struct xc_step *st = arg;
 	u64 t0 = ktime_get_ns();
 
-	(void)arg;
-	while (!smp_load_acquire(&xc.go) && win_budget_left(t0))
+	while (!smp_load_acquire(st->go) && win_budget_left(t0))
 		msleep(1);
-	synchronize_rcu_expedited();
-	smp_store_release(&xc.exp_done, 1);
+	st->wait();
+	smp_store_release(st->done, 1);
 	return 0;
 }
 
@@ -56,25 +63,6 @@ static bool xc_passed(int cpu)
 	return s.exp_started == xc.exp0 + 1 && s.exp_completed == xc.exp0 &&
 	       !cpumask_test_cpu(cpu, &s.exp_mask) && cpumask_test_cpu(xc.last, &s.exp_mask) &&
 	       cpumask_test_cpu(xc.last, &s.exp_noted);
-}
-
-/* A wait numbered above C, still running when E ends. */
-static int xc_tourist(void *arg)
-{
-	u64 t0 = ktime_get_ns();
-
-	(void)arg;
-	while (!smp_load_acquire(&xc.tour_go) && win_budget_left(t0))
-		msleep(1);
-	synchronize_rcu();
-	smp_store_release(&xc.tour_done, 1);
-	return 0;
-}
-
-/* Has E done all it does before it sleeps (its caller waits in wait_for_completion())? */
-static bool xc_caller_asleep(void)
-{
-	return READ_ONCE(xc.caller->waiting_since_ns) && READ_ONCE(xc.caller->state) == TASK_BLOCKED;
 }
 
 static bool xc_tour_started(unsigned long before)
@@ -131,7 +119,7 @@ static int xc_holder(void *arg)
 	rcu_assign_pointer(xc.gp, NULL);
 	c = get_state_synchronize_rcu();
 	smp_store_release(&xc.tour_go, 1);
-	while ((!xc_tour_started(tours) || !xc_caller_asleep()) && win_budget_left(t0))
+	while ((!xc_tour_started(tours) || !win_task_waits(xc.caller)) && win_budget_left(t0))
 		udelay(2);
 	xc.c0_done_early = poll_state_synchronize_rcu(c0);
 	rcu_read_unlock();
@@ -157,11 +145,12 @@ static int xc_holder(void *arg)
 
 KTEST(rcu_window_expedited_cookie_held_reader)
 {
+	static struct xc_step caller_step = { &xc.go, synchronize_rcu_expedited, &xc.exp_done };
+	static struct xc_step tourist_step = { &xc.tour_go, synchronize_rcu, &xc.tour_done };
 	struct task_struct *caller, *reader, *holder, *tourist;
 	struct rcu_stats s;
 
-	if (num_online_cpus() < 3)
-		KTEST_SKIP("needs three CPUs: the expedited caller, the reader and the holder");
+	WIN_NEEDS_CPUS(3, "needs three CPUs: the expedited caller, the reader and the holder");
 	run_on(0);
 	memset(&xc, 0, sizeof(xc));
 	xc.last = num_online_cpus() - 1;
@@ -171,10 +160,11 @@ KTEST(rcu_window_expedited_cookie_held_reader)
 	rcu_get_stats(&s);
 	KASSERT(s.exp_started == s.exp_completed);
 	xc.exp0 = s.exp_started;
-	caller = kthread_run_on_cpu(xc_caller, NULL, 0, "xc_caller");
+	caller = kthread_run_on_cpu(xc_run_step, &caller_step, 0, "xc_caller");
 	KASSERT(caller);
 	xc.caller = caller;
-	tourist = kthread_run_on_cpu(xc_tourist, NULL, 0, "xc_tourist");
+	/* A wait numbered above C, still running when E ends. */
+	tourist = kthread_run_on_cpu(xc_run_step, &tourist_step, 0, "xc_tourist");
 	reader = kthread_run_on_cpu(xc_reader, NULL, 1, "xc_reader");
 	holder = kthread_run_on_cpu(xc_holder, NULL, xc.last, "xc_holder");
 	KASSERT(tourist && reader && holder);

@@ -129,8 +129,7 @@ static void sw_reset(void)
 
 #define SW_NEEDS_TWO_CPUS()							\
 	do {									\
-		if (num_online_cpus() < 2)					\
-			KTEST_SKIP("needs two CPUs: the held callback keeps CPU 0"); \
+		WIN_NEEDS_CPUS(2, "needs two CPUs: the held callback keeps CPU 0");	\
 		run_on(num_online_cpus() - 1);					\
 	} while (0)
 
