@@ -247,6 +247,13 @@ static int rcu_cb_thread(void *arg)
 		if (rdp->ncbs && rcu_seq_done(READ_ONCE(rcu_state.gp_seq), rdp->wait.gp))
 			WRITE_ONCE(rdp->cb_work, true);
 		local_irq_restore(flags);
+		/*
+		 * Let the CPU's other tasks run between two passes: if
+		 * advance_callbacks() ever disagrees with the check above (lab
+		 * call_rcu: a comparison that is not wrap-safe), we would pass
+		 * again and again and starve them.
+		 */
+		cond_resched();
 	}
 	return 0;
 }
