@@ -47,7 +47,7 @@ for lab in $labs; do
 	rc=$?
 	score=$(sed -n 's/^Score: //p' "$log")
 	json=$(python3 -c 'import json; d = json.load(open("build/grade/results.json"))
-print(f"{d[\"score\"]}/{d[\"extra_data\"][\"max_score\"]}")' 2>&1)
+print("%s/%s" % (d["score"], d["extra_data"]["max_score"]))' 2>&1)
 	if [ "$rc" -eq 0 ] && [ -n "$score" ] && [ "${score%/*}" = "${score#*/}" ] &&
 	   [ "$json" = "$score" ]; then
 		ok "reference $lab scores $score ($((SECONDS - t0)) s)"
