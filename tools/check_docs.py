@@ -27,7 +27,9 @@ comments of the Makefile, and checks:
     that checks what it says;
   - counts (tools/lib/doc_counts.py): docs/rcu.md's table of rcu.inject=
     injections lists the code's, .ci/run runs each, and "N subtler ..."
-    says how many there are.
+    says how many there are;
+  - each lab handout's grading table is its definition's
+    (tools/lib/doc_labs.py).
 
 A line number alone almost always exists, so a moved function would
 otherwise go unnoticed.  Generated files (build/...) and globs are not
@@ -42,6 +44,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 import doc_counts  # noqa: E402
+import doc_labs  # noqa: E402
 import doc_transcripts  # noqa: E402
 
 TOP_DIRS = (".ci", "arch", "boot", "docs", "kernel", "lib", "tests", "tools")
@@ -306,7 +309,7 @@ def main(argv=None):
     if not args.docs:
         checker.check_text("Makefile", makefile_comments(root))
         docs.append("Makefile")
-    for doc, n, problem in doc_counts.check(root, texts):
+    for doc, n, problem in doc_counts.check(root, texts) + doc_labs.check(root, texts):
         checker.problem(f"{doc}:{n}", problem)
     for line in checker.problems:
         print(line)

@@ -230,6 +230,21 @@ class TranscriptsAndCounts(unittest.TestCase):
         self.assertNotIn("README.md:1", text)
 
 
+    def test_lab_grading_table(self):
+        import doc_labs
+        root = self.tmp.name
+        os.makedirs(os.path.join(root, "tools/labs/defs"))
+        with open(os.path.join(root, "tools/labs/defs/lab.py"), "w") as f:
+            f.write('PARTS = [{"id": "a", "name": "A", "points": 60, "smp": [2, 4], '
+                    '"tests": "t*"}, {"id": "b", "name": "B", "points": 40, "disasm": '
+                    '{"functions": [("x.c", "f")]}}]\n')
+        table = "\n".join(doc_labs.table(doc_labs.load(root, "lab")))
+        self.assertIn("| `a` | A | `t*` | 2, 4 | 60 |", table)
+        self.assertIn("| `b` | B | the AArch64 instructions of `f()` | - | 40 |", table)
+        self.assertEqual(doc_labs.check(root, {"docs/labs/lab.md": "x\n" + table + "\n"}), [])
+        out = doc_labs.check(root, {"docs/labs/lab.md": table.replace("| 60 |", "| 50 |")})
+        self.assertIn("differs from tools/labs/defs/lab.py", out[0][2])
+
 
 class RealDocs(unittest.TestCase):
     def test_the_real_docs_pass(self):
