@@ -12,10 +12,11 @@ satisfied, else the lines that say what is missing and why it matters.
 import os
 import re
 import subprocess
+import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-FUNC_RE = re.compile(r"^[0-9a-f]+ <([^>]+)>:\s*$")
-INSN_RE = re.compile(r"^\s*[0-9a-f]+:\s+(\S.*)$")
+sys.path.insert(0, os.path.join(ROOT, "tools", "lib"))
+from bench_objdump import FUNC_RE, INSN_RE  # noqa: E402  objdump -d's lines, as make bench reads them
 # Stores (not to the stack: the prologue saves registers there), and what orders them.
 STORE_RE = re.compile(r"^(st[lx]?[rp]\w*|stp)\b")
 STACK_RE = re.compile(r"\[sp\b")
@@ -49,11 +50,11 @@ def parse(objdump_text):
     for line in objdump_text.splitlines():
         m = FUNC_RE.match(line)
         if m:
-            cur = out.setdefault(m.group(1), [])
+            cur = out.setdefault(m.group(2), [])
             continue
         m = INSN_RE.match(line)
         if m and cur is not None:
-            cur.append(" ".join(m.group(1).split("//")[0].split()))
+            cur.append(" ".join(m.group(2).split("//")[0].split()))
     return out
 
 

@@ -15,10 +15,15 @@ import os
 import queue
 import signal
 import subprocess
+import sys
 import threading
 import time
 
 import console
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "lib"))
+from procgroup import kill_group  # noqa: E402
 
 PROGRESS_S = 15		# seconds between two progress lines of a long build
 QUIET_S = 2		# a failure with no line after it for this long is complete
@@ -30,8 +35,9 @@ def _start(cmd, cwd):
                             start_new_session=True, errors="replace")
 
 
-def _lines(proc):
-    """A queue that receives proc's output lines, then None at its end."""
+def _lines(proc, tick):
+    """proc's output lines as they come, and "" every tick seconds without
+    one (so that the caller can look at the clock); ends with the output."""
     q = queue.Queue()
 
     def pump():
@@ -39,24 +45,20 @@ def _lines(proc):
             q.put(line.rstrip("\n"))
         q.put(None)
     threading.Thread(target=pump, daemon=True).start()
-    return q
+    while True:
+        try:
+            line = q.get(timeout=tick)
+        except queue.Empty:
+            line = ""
+        if line is None:
+            return
+        yield line
 
 
 def stop(proc):
     """Ends make and what it started.  SIGINT first: tools/run.py stops its
     QEMU (a process group of its own) on KeyboardInterrupt."""
-    for sig, wait in ((signal.SIGINT, 15), (signal.SIGKILL, 5)):
-        if proc.poll() is not None:
-            return
-        try:
-            os.killpg(proc.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            proc.wait(wait)
-            return
-        except subprocess.TimeoutExpired:
-            pass
+    kill_group(proc, signal.SIGINT, 15)
 
 
 def source_count(root, arch):
@@ -71,16 +73,9 @@ def build(root, cmd, say, total):
     through, and says every PROGRESS_S seconds how many of the kernel's
     total files are compiled.  Returns (exit status, output lines)."""
     proc = _start(cmd, root)
-    q = _lines(proc)
     out, compiled, t0 = [], 0, time.monotonic()
     last = t0
-    while True:
-        try:
-            line = q.get(timeout=1)
-        except queue.Empty:
-            line = ""
-        if line is None:
-            break
+    for line in _lines(proc, 1):
         if line:
             out.append(line)
             if line.startswith("  CC ") or line.startswith("  AS "):
@@ -100,18 +95,12 @@ def boot(root, cmd, limit, stop_at_failure=True):
     "ended", "stopped" (at its first failure) or "killed" (after limit
     seconds)."""
     proc = _start(cmd, root)
-    q = _lines(proc)
+    lines = _lines(proc, 0.5)
     watch = console.Watch()
     t0 = time.monotonic()
     quiet_since = None
     how = "ended"
-    while True:
-        try:
-            line = q.get(timeout=0.5)
-        except queue.Empty:
-            line = ""
-        if line is None:
-            break
+    for line in lines:
         if line:
             watch.feed(line)
             quiet_since = None
@@ -127,13 +116,10 @@ def boot(root, cmd, limit, stop_at_failure=True):
     if how != "ended":
         stop(proc)
     status = proc.wait()
-    # What the pump read before the end.
-    while True:
-        try:
-            line = q.get_nowait()
-        except queue.Empty:
+    deadline = time.monotonic() + 5		# what came before the end, if anything
+    for line in lines:
+        if line:
+            watch.lines.append(line)
+        elif time.monotonic() > deadline:
             break
-        if line is None:
-            break
-        watch.lines.append(line)
     return status, watch.lines, how

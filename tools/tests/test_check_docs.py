@@ -45,19 +45,18 @@ def second(b):
 """
 
 
-class CheckDocsTest(unittest.TestCase):
+class TreeTest(unittest.TestCase):
+    """A small tree of FILES ({path: text}) and the checker over it."""
+    FILES = {}
+
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
-        root = self.tmp.name
-        os.makedirs(os.path.join(root, "kernel", "demo"))
-        os.makedirs(os.path.join(root, "tools"))
-        with open(os.path.join(root, "kernel", "sched.c"), "w") as f:
-            f.write(SOURCE)
-        with open(os.path.join(root, "kernel", "demo", "20_versions.c"), "w") as f:
-            f.write(SOURCE)
-        with open(os.path.join(root, "tools", "x.py"), "w") as f:
-            f.write(PYSRC)
-        self.checker = check_docs.Checker(root)
+        for rel, text in self.FILES.items():
+            path = os.path.join(self.tmp.name, rel)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w") as f:
+                f.write(text)
+        self.checker = check_docs.Checker(self.tmp.name)
 
     def tearDown(self):
         self.tmp.cleanup()
@@ -66,6 +65,11 @@ class CheckDocsTest(unittest.TestCase):
         self.checker.problems = []
         self.checker.check_text("doc.md", text)
         return self.checker.problems
+
+
+class CheckDocsTest(TreeTest):
+    FILES = {"kernel/sched.c": SOURCE, "kernel/demo/20_versions.c": SOURCE,
+             "tools/x.py": PYSRC}
 
     def test_functions_found(self):
         f = check_docs.functions(os.path.join(self.tmp.name, "kernel", "sched.c"))
@@ -161,28 +165,11 @@ RCUPDATE = """\
 """
 
 
-class TranscriptsAndCounts(unittest.TestCase):
+class TranscriptsAndCounts(TreeTest):
     """The transcript and count checks on a small tree of their own."""
-
-    def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        root = self.tmp.name
-        for rel, text in (("kernel/monitor.c", MONITOR), ("tests/alpha.c", TESTS_C),
-                          ("tests/beta.c", "KTEST(beta_alpha_one)\n{\n}\n"),
-                          ("kernel/rcu/rcupdate.h", RCUPDATE),
-                          (".ci/run", "snap_short seg_merge\n")):
-            os.makedirs(os.path.dirname(os.path.join(root, rel)), exist_ok=True)
-            with open(os.path.join(root, rel), "w") as f:
-                f.write(text)
-        self.checker = check_docs.Checker(root)
-
-    def tearDown(self):
-        self.tmp.cleanup()
-
-    def problems(self, text):
-        self.checker.problems = []
-        self.checker.check_text("doc.md", text)
-        return self.checker.problems
+    FILES = {"kernel/monitor.c": MONITOR, "tests/alpha.c": TESTS_C,
+             "tests/beta.c": "KTEST(beta_alpha_one)\n{\n}\n",
+             "kernel/rcu/rcupdate.h": RCUPDATE, ".ci/run": "snap_short seg_merge\n"}
 
     def test_monitor_help(self):
         good = ("```\nquiescent> help\n  help                         this list\n"
