@@ -133,3 +133,45 @@ def idle_barriers(funcs):
             problems.append(f"{name}(): no full barrier (dmb ish) between '{insns[s]}' and "
                             f"the next load or call {tag}: {why}")
     return problems or None
+
+
+def _calls(insns, name):
+    """Indexes of the calls to name (objdump names an object file's external targets)."""
+    return [i for i, x in enumerate(insns) if re.match(r"^bl\s", x) and f"<{name}>" in x]
+
+
+def call_rcu_barrier(funcs):
+    """call_rcu() holds a full barrier [call_rcu_mb]: the caller's removal
+    comes before its read of gp_seq.  (Where it stands is not checked.)"""
+    if any(FULL_DMB_RE.match(x) for x in funcs["call_rcu"]):
+        return None
+    return ["call_rcu(): no full barrier (dmb ish) [call_rcu_mb]: the caller's removal "
+            "may become visible after call_rcu() reads gp_seq, so a grace period it takes "
+            "for not yet started may already have looked at the CPUs, and a CPU that "
+            "leaves idle after it began can still find the removed element"]
+
+
+def expedited_barriers(funcs):
+    """synchronize_rcu_expedited(): a full barrier after it fills the mask
+    and before it reads the first idle flag (its first rcu_cpu_in_eqs()
+    call) [exp_start_mb], and one after wait_for_completion() and before
+    rcu_wait_end() [exp_wait_mb]."""
+    insns = funcs["synchronize_rcu_expedited"]
+    problems = []
+    eqs, wait, end = (_calls(insns, n) for n in ("rcu_cpu_in_eqs", "wait_for_completion",
+                                                   "rcu_wait_end"))
+    if not eqs:
+        problems.append("synchronize_rcu_expedited(): no call to rcu_cpu_in_eqs() found: "
+                        "ask it which CPUs are idle (the check looks for the barrier before it)")
+    elif not _full_barrier_between(insns, 0, eqs[0]):
+        problems.append("synchronize_rcu_expedited(): no full barrier (dmb ish) before it "
+                        "reads the idle flags [exp_start_mb]: a CPU that leaves idle may "
+                        "start a reader that misses the caller's removal while we still "
+                        "read it as idle and report it")
+    if not wait:
+        problems.append("synchronize_rcu_expedited(): no call to wait_for_completion() found")
+    elif not _full_barrier_between(insns, wait[0] + 1, end[0] if end else len(insns)):
+        problems.append("synchronize_rcu_expedited(): no full barrier (dmb ish) after "
+                        "wait_for_completion() [exp_wait_mb]: the caller's kfree() could "
+                        "come before the last CPU's report, and the readers it waited for")
+    return problems or None

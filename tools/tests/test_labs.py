@@ -148,6 +148,18 @@ class Instructions(unittest.TestCase):
         no_after = dict(ok, rcu_idle_exit=[x for x in leave if x != "dmb ish"])
         self.assertIn("[idle_exit_mb]", disasm.idle_barriers(no_after)[0])
 
+    def test_call_rcu_and_expedited_barriers(self):
+        self.assertIsNone(disasm.call_rcu_barrier({"call_rcu": ["mrs x0, daif", "dmb ish",
+                                                                "ldr x1, [x2]"]}))
+        self.assertIn("[call_rcu_mb]", disasm.call_rcu_barrier({"call_rcu": ["ldr x1, [x2]"]})[0])
+        exp = ["bl 0 <mutex_lock>", "dmb ish", "bl 0 <rcu_cpu_in_eqs>",
+               "bl 0 <wait_for_completion>", "dmb ish", "bl 0 <rcu_wait_end>"]
+        self.assertIsNone(disasm.expedited_barriers({"synchronize_rcu_expedited": exp}))
+        late = exp[:4] + exp[5:] + ["dmb ish"]	# the barrier after rcu_wait_end()
+        out = disasm.expedited_barriers({"synchronize_rcu_expedited": late})
+        self.assertEqual(len(out), 1)
+        self.assertIn("[exp_wait_mb]", out[0])
+
 
 class WrongSolutions(unittest.TestCase):
     def setUp(self):
