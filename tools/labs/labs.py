@@ -191,11 +191,11 @@ def cmd_grade(name, arch, part=None, smp=None, stop_at_first_failure=False, json
     if not part:
         for note in lab.get("NOT_GRADED", []):
             print(f"  not graded: {note}")
-    json_path = json_path or os.path.join(ROOT, "build", "grade", "results.json")
-    results_json.write(json_path, results_json.gradescope(lab, arch, results,
-                                                          time.monotonic() - t0))
+    json_path = json_path or os.path.join("build", "grade", "results.json")
+    results_json.write(os.path.join(ROOT, json_path),
+                       results_json.gradescope(lab, arch, results, time.monotonic() - t0))
     print(f"Score: {score}/{total}" + (f" (part {part} only)" if part else ""))
-    print(f"grade: results for autograders in {os.path.relpath(json_path, ROOT)}")
+    print(f"grade: results for autograders in {json_path}")
     return 0 if score == total else 1
 
 
