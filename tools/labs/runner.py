@@ -73,7 +73,7 @@ def build(root, cmd, say, total):
     through, and says every PROGRESS_S seconds how many of the kernel's
     total files are compiled.  Returns (exit status, output lines)."""
     proc = _start(cmd, root)
-    out, compiled, t0 = [], 0, time.monotonic()
+    out, compiled, said, t0 = [], 0, 0, time.monotonic()
     last = t0
     for line in _lines(proc, 1):
         if line:
@@ -83,10 +83,11 @@ def build(root, cmd, say, total):
             elif line.startswith(("newlib:", "deps:", "build-newlib:")):
                 say("  " + line)
         now = time.monotonic()
-        if compiled and now - last >= PROGRESS_S:
+        # Only while the kernel compiles (newlib says how far it is itself).
+        if compiled > said and now - last >= PROGRESS_S:
             say(f"  grade: compiled {compiled} of the kernel's {total} files "
                 f"({int(now - t0)} s so far)")
-            last = now
+            last, said = now, compiled
     return proc.wait(), out
 
 
