@@ -110,9 +110,12 @@ echo "newlib: configuring"
         CFLAGS_FOR_TARGET="$cflags"
 ) >>"$log" 2>&1 || fail "configure"
 
-# The compile takes minutes: say how far it is every PROGRESS_S seconds
-# (about NEWLIB_FILES files for either target; each is one "-c -o" line of the log).
+# This takes minutes: say how far it is every PROGRESS_S seconds.  It
+# configures the target libraries first (about NEWLIB_CHECKS "checking"
+# lines in the log, with the top-level configure's), then compiles about
+# NEWLIB_FILES files (one "-c -o" line each), for either target.
 PROGRESS_S=20
+NEWLIB_CHECKS=300
 NEWLIB_FILES=1000
 t0=$SECONDS
 make -C "$work/obj" -j2 all-target-newlib >>"$log" 2>&1 &
@@ -120,8 +123,13 @@ make_pid=$!
 while kill -0 "$make_pid" 2>/dev/null; do
     sleep 1
     if [ $(((SECONDS - t0) % PROGRESS_S)) -eq 0 ]; then
-        echo "newlib: $(grep -c -- '-c -o' "$log") of about $NEWLIB_FILES files compiled" \
-             "($((SECONDS - t0)) s)"
+        files=$(grep -c -- '-c -o' "$log")
+        if [ "$files" -eq 0 ]; then
+            echo "newlib: configuring: $(grep -c '^checking ' "$log") of about" \
+                 "$NEWLIB_CHECKS checks ($((SECONDS - t0)) s)"
+        else
+            echo "newlib: $files of about $NEWLIB_FILES files compiled ($((SECONDS - t0)) s)"
+        fi
     fi
 done
 wait "$make_pid" || fail "make all-target-newlib"
