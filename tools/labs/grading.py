@@ -158,8 +158,8 @@ def grade_disasm_part(lab, part, root, say):
     for source in sorted({src for src, _ in spec["functions"]}):
         obj = disasm.object_path(arch, source)
         if not os.path.exists(os.path.join(root, "build", f"newlib-{arch}", ".built")):
-            say(f"grade: part {part['id']} compiles for {arch}: newlib for {arch} first "
-                "(once; README.md, 'The first build')")
+            say(f"grade: part {part['id']} reads {arch} instructions: newlib for {arch} "
+                "first (once: minutes; README.md, 'The first build')")
         status, out = runner.build(root, ["make", "--no-print-directory", f"ARCH={arch}", obj],
                                    say, 1)
         if status != 0:
@@ -184,8 +184,9 @@ def build_kernel(lab, arch, root, say):
     lines that say why not."""
     newlib = os.path.join(root, "build", f"newlib-{arch}", ".built")
     if not os.path.exists(newlib):
-        say(f"grade: the first build: newlib for {arch} (once), then the kernel; "
-            "progress every few seconds (README.md, 'The first build', says how long it takes)")
+        say(f"grade: the first build: newlib for {arch} (once: minutes), then the kernel "
+            "(half a minute of CPU time); progress below (README.md, 'The first build', "
+            "says how long it took on a 2-core host)")
     cmd = ["make", "--no-print-directory", "-j2", "all", *make_vars(lab, arch)]
     status, out = runner.build(root, cmd, say, runner.source_count(root, arch))
     if status == 0:
