@@ -73,6 +73,8 @@ def load_def(name, source=None):
     ns = {}
     exec(compile(source, f"{DEFS}/{name}.py", "exec"), ns)
     ns["NAME"] = name
+    for i, part in enumerate(ns.get("PARTS", []), 1):
+        part.setdefault("id", str(i))	# a definition older than part ids
     return ns
 
 
