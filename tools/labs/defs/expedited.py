@@ -40,6 +40,7 @@ FUNCTIONS = [
 	 */
 	(void)rcu_exp_report;	/* yours to call */
 	(void)rcu_exp_handler;	/* yours to send */
+	(void)note_waiter;	/* yours to call as it begins: stall reports name the waiter */
 	panic("lab stub: synchronize_rcu_expedited (ask every CPU)");
 
 	rcu_wait_end(wait);
