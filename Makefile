@@ -14,7 +14,8 @@
 #   make bench      the benchmarks on the production kernel (docs/benchmarks.md)
 #   make lab        LAB=NAME: start a lab on branch lab/NAME (LAB=list lists
 #                   them; docs/labs/README.md)
-#   make grade      grade the lab of this branch (or LAB=NAME): Score: N/M
+#   make grade      grade the lab of this branch (or LAB=NAME; PART=ID: one part):
+#                   Score: N/M, and build/grade/results.json for autograders
 #   make clean      remove everything under $(BUILD) but the prebuilt newlib
 #
 # Variables: ARCH (x86_64), SMP (4), MEM (128M), ACCEL (tcg | tcg-single | kvm), TESTS (a
@@ -77,7 +78,7 @@ OBJDUMP  := $(CROSS_COMPILE)objdump
 
 # Flags newlib is built with too (a change rebuilds it).  __DYNAMIC_REENT__:
 # newlib asks __getreent() for the current reentrancy structure instead of
-# using one global one (lib/newlib_glue.c gives each CPU's contexts their own).
+# using one global one (kernel/newlib_glue.c gives each CPU's contexts their own).
 BASE_CFLAGS := -O2 -g -ffreestanding -fno-pic -fno-pie -fno-stack-protector \
                -fno-omit-frame-pointer -fno-optimize-sibling-calls -D__DYNAMIC_REENT__ \
                $(ARCH_CFLAGS)
@@ -186,11 +187,16 @@ trace: deps all
 # make lab LAB=NAME: this clone becomes the lab's starting point, on a new
 # branch lab/NAME (LAB=list lists the labs); make grade scores it, or the
 # lab LAB=NAME on any branch (tools/labs/labs.py, docs/labs/README.md).
+# PART=ID grades one part; GRADE_JSON=PATH writes the results for an
+# autograder there (default build/grade/results.json).
 LAB ?=
+PART ?=
+GRADE_JSON ?=
 lab:
 	@python3 tools/labs/labs.py start $(if $(LAB),$(LAB),list)
 grade:
-	@python3 tools/labs/labs.py grade --arch $(ARCH) $(if $(LAB),--lab $(LAB)) $(GRADE_FLAGS)
+	@python3 tools/labs/labs.py grade --arch $(ARCH) $(if $(LAB),--lab $(LAB)) \
+	    $(if $(PART),--part $(PART)) $(if $(GRADE_JSON),--json $(GRADE_JSON)) $(GRADE_FLAGS)
 
 # make torture DURATION=600: rcutorture at each CPU count in TORTURE_SMP
 # (not in CI), its histograms per CPU count (tools/torture.sh).

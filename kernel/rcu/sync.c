@@ -13,8 +13,8 @@
  * waits_done to its number.  A wait numbered above a cookie began after
  * the cookie was taken, so once it ends every reader the cookie's taker
  * could have overlapped has ended.  Full-width and wrap-safe: cookies
- * compare with (long)(a - b), and the count starts below the wrap
- * (RCU_WAITS_INIT) so every boot crosses it.
+ * compare with (long)(a - b), and the count starts 300 below the wrap
+ * (RCU_WAITS_INIT), so a boot with about 300 waits crosses it.
  */
 unsigned long rcu_wait_begin(void)
 {
