@@ -15,6 +15,9 @@
 #   make lab        LAB=NAME: start a lab on branch lab/NAME (LAB=list lists
 #                   them; docs/labs/README.md)
 #   make grade      grade the lab of this branch (or LAB=NAME): Score: N/M
+#   make handout    LAB=NAME: the student repository of that lab, without its
+#                   solution, in build/handout/NAME (docs/labs/INSTRUCTOR.md)
+#   make slides     the RCU lecture (docs/lecture/) as HTML and PDF in build/slides
 #   make clean      remove everything under $(BUILD) but the prebuilt newlib
 #
 # Variables: ARCH (x86_64), SMP (4), MEM (128M), ACCEL (tcg | tcg-single | kvm), TESTS (a
@@ -97,7 +100,7 @@ OBJS := $(patsubst %,$(B)/obj/%.o,$(SRCS))
 RUN := python3 tools/run.py --arch $(ARCH) --kernel $(ELF) --smp $(SMP) --mem $(MEM) \
        --accel $(ACCEL) --timeout $(TIMEOUT)
 
-.PHONY: all run test debug trace torture bench clean deps newlib lab grade FORCE
+.PHONY: all run test debug trace torture bench clean deps newlib lab grade handout slides FORCE
 all: $(ELF) $(BOOT_IMAGE)
 
 deps:
@@ -184,6 +187,20 @@ lab:
 	@python3 tools/labs/labs.py start $(if $(LAB),$(LAB),list)
 grade:
 	@python3 tools/labs/labs.py grade --arch $(ARCH) $(if $(LAB),--lab $(LAB)) $(GRADE_FLAGS)
+
+# make handout LAB=NAME: the student repository of lab NAME (a git repository
+# of one commit, the lab's functions as starters, no trace of their
+# reference: tools/handout/handout.py checks) in HANDOUT_DIR.
+HANDOUT_DIR ?= $(BUILD)/handout/$(LAB)
+handout:
+	@python3 tools/handout/handout.py build $(if $(LAB),$(LAB) --out $(HANDOUT_DIR),list)
+
+# make slides: the RCU lecture (docs/lecture/slides.md) rendered by reveal.js
+# (npm) in headless Chromium into $(BUILD)/slides (index.html, lecture.pdf),
+# then checked page by page (tools/slides.py).
+slides:
+	@bash tools/deps.sh slides
+	@python3 tools/slides.py --out $(BUILD)/slides
 
 # make torture DURATION=600: rcutorture at each CPU count in TORTURE_SMP
 # (not in CI), its histograms per CPU count (tools/torture.sh).
