@@ -48,7 +48,7 @@ else
 	make -C "$dir" --no-print-directory grade GRADE_FLAGS=--stop-at-first-failure >"$log" 2>&1
 	rc=$?
 	score=$(sed -n 's/^Score: //p' "$log")
-	if [ "$rc" -eq 1 ] && [ -n "$score" ] && [ "${score%/*}" -lt "${score#*/}" ] &&
+	if [ "$rc" -ne 0 ] && [ -n "$score" ] && [ "${score%/*}" -lt "${score#*/}" ] &&
 		! grep -q 'does not build' "$log"; then
 		grep -E '^  |^Score' "$log" | sed 's/^/    /'
 		ok "the starter of lab $lab, graded in its handout, scores $score ($((SECONDS - t0)) s)"

@@ -253,7 +253,7 @@ def write(out, rel, text):
 
 
 def redact_passages(out, name):
-    for doc, first, after in redact.PASSAGES.get(name, []):
+    for doc, first, after, *note in redact.EVERY_LAB + redact.PASSAGES.get(name, []):
         lines = read(out, doc).split("\n")
         starts = [i for i, l in enumerate(lines) if l.startswith(first)]
         if len(starts) != 1:
@@ -265,7 +265,7 @@ def redact_passages(out, name):
             raise Failed(f"handout: {doc}: no line starts with {after!r} after {first!r} "
                          f"(tools/handout/redact.py, lab {name})")
         keep = [lines[s], ""] if lines[s].startswith("#") else []
-        note = redact.NOTE.format(lab=name)
+        note = note[0] if note else redact.NOTE.format(lab=name)
         lines[s:ends[0]] = keep + [note, ""]
         write(out, doc, "\n".join(lines))
 

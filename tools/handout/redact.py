@@ -4,7 +4,8 @@ reference bodies of the lab's functions (tools/labs/defs/NAME.py).
     INSTRUCTOR_ONLY   paths (files or folders) no handout ships
     PASSAGES[lab]     (doc, first line, the line that follows the passage):
                       passages that state the lab's answer outright; each is
-                      replaced by a note.  The passage runs from the first
+                      replaced by a note (NOTE, or the passage's own fourth
+                      element).  EVERY_LAB: the same, in every handout.  The passage runs from the first
                       line that starts with the first string to the first
                       line after it that starts with the second.
     PML[lab]          Spin models (tools/model/*.pml) that model the lab's
@@ -36,6 +37,16 @@ NOTE = ("*[This passage narrates the reference solution of lab `{lab}`, which th
 _MODEL_MD_MACHINERY = ("docs/model.md",
                        "### 2. The kernel's access sequences on ARMv8",
                        "## The barrier table and its links")
+
+# In every handout: what docs/labs/README.md says of the reference, which
+# is not in a student repository.
+EVERY_LAB = [
+    ("docs/labs/README.md", "## When you are done", "## For teachers",
+     "A student repository (`make handout`) holds no reference to compare "
+     "your code with: your instructor has it.  `make grade` says what your "
+     "code does; the handout's \"going further\" questions ask about the "
+     "choices."),
+]
 
 PASSAGES = {
     "publish": [
