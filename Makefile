@@ -193,12 +193,15 @@ grade:
 # reference: tools/handout/handout.py checks) in HANDOUT_DIR.
 HANDOUT_DIR ?= $(BUILD)/handout/$(LAB)
 handout:
+	@[ -f tools/handout/handout.py ] || { echo "make handout: this is a student repository;" \
+	    "make handout runs in the course's repository"; exit 2; }
 	@python3 tools/handout/handout.py build $(if $(LAB),$(LAB) --out $(HANDOUT_DIR),list)
 
 # make slides: the RCU lecture (docs/lecture/slides.md) rendered by reveal.js
 # (npm) in headless Chromium into $(BUILD)/slides (index.html, lecture.pdf),
 # then checked page by page (tools/slides.py).
 slides:
+	@[ -f tools/slides.py ] || { echo "make slides: the lecture is not in a student repository"; exit 2; }
 	@bash tools/deps.sh slides
 	@python3 tools/slides.py --out $(BUILD)/slides
 

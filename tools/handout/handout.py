@@ -260,12 +260,14 @@ def redact_passages(out, name):
             raise Failed(f"handout: {doc}: {len(starts)} lines start with {first!r} "
                          f"(tools/handout/redact.py, lab {name}): fix the passage")
         s = starts[0]
-        ends = [i for i in range(s + 1, len(lines)) if lines[i].startswith(after)]
+        ends = [i for i in range(s + 1, len(lines))
+                if after is not None and lines[i].startswith(after)] or \
+            ([len(lines)] if after is None else [])
         if not ends:
             raise Failed(f"handout: {doc}: no line starts with {after!r} after {first!r} "
                          f"(tools/handout/redact.py, lab {name})")
         keep = [lines[s], ""] if lines[s].startswith("#") else []
-        note = note[0] if note else redact.NOTE.format(lab=name)
+        note = (note[0] if note else redact.NOTE).format(lab=name)
         lines[s:ends[0]] = keep + [note, ""]
         write(out, doc, "\n".join(lines))
 
@@ -347,8 +349,8 @@ def readme_note(lab, dropped_models):
         "barriers inside them" +
         (", the Spin models that spell them out (" +
          ", ".join(f"`{m}`" for m in dropped_models) + ")" if dropped_models else "") +
-        ", the wrong-solution patches, the instructor's guide, the lecture and the "
-        "project's CI.  Until your functions carry the barrier tags that the given "
+        ", the wrong-solution patches, the instructor's guide and the lecture.  "
+        "`.ci/run` is the course's CI: it needs the reference, and fails here.  Until your functions carry the barrier tags that the given "
         "code names as their partners, `python3 tools/barriers.py` says which are "
         "missing.",
         "",

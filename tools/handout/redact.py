@@ -5,7 +5,9 @@ reference bodies of the lab's functions (tools/labs/defs/NAME.py).
     PASSAGES[lab]     (doc, first line, the line that follows the passage):
                       passages that state the lab's answer outright; each is
                       replaced by a note (NOTE, or the passage's own fourth
-                      element).  EVERY_LAB: the same, in every handout.  The passage runs from the first
+                      element; {lab} is the lab's name).  The second
+                      line None: to the end of the file.  EVERY_LAB: the
+                      same, in every handout.  The passage runs from the first
                       line that starts with the first string to the first
                       line after it that starts with the second.
     PML[lab]          Spin models (tools/model/*.pml) that model the lab's
@@ -21,12 +23,14 @@ file says.
 """
 
 INSTRUCTOR_ONLY = [
-    ".ci",                          # the project's CI (expected failures need the reference)
     "docs/labs/INSTRUCTOR.md",      # answers, mistakes, exam questions
     "docs/lecture",                 # the lecture's slides and their notes
     "tools/handout",                # this tool: it reads the reference
+    "tools/slides.py",              # make slides: the lecture's renderer
+    "tools/tests/test_handout.py",  # the tests of both
     "tools/labs/ci.sh",             # grades every lab's reference
     "tools/labs/wrong",             # wrong solutions, as patches of the reference
+    "tools/labs/wrong.py",          # and the tool that grades them
 ]
 
 # A note replaces each passage; {lab} is the lab's name.
@@ -38,14 +42,16 @@ _MODEL_MD_MACHINERY = ("docs/model.md",
                        "### 2. The kernel's access sequences on ARMv8",
                        "## The barrier table and its links")
 
-# In every handout: what docs/labs/README.md says of the reference, which
-# is not in a student repository.
+# In every handout: what the docs say of the reference and of the
+# instructor's files, which a student repository does not hold.
 EVERY_LAB = [
-    ("docs/labs/README.md", "## When you are done", "## For teachers",
+    ("docs/labs/README.md", "## When you are done", None,
      "A student repository (`make handout`) holds no reference to compare "
-     "your code with: your instructor has it.  `make grade` says what your "
-     "code does; the handout's \"going further\" questions ask about the "
-     "choices."),
+     "your code with, and no instructor's guide: your instructor has them.  "
+     "`make grade` says what your code does; the handout's \"going further\" "
+     "questions ask about the choices."),
+    ("README.md", "`make clean`, and the labs:", "Everything works with `ARCH=aarch64` too.",
+     "`make clean`, and this repository's lab: `make grade` (`docs/labs/{lab}.md`)."),
 ]
 
 PASSAGES = {
