@@ -38,11 +38,16 @@ unsigned long cpu_hotplug_count(void);
 
 /*
  * For tests: if set, called on the CPU going down in its last moments,
- * after its last context switch, with interrupts off for good, before it
- * reports its quiescent state (tests/hotplug_rcu.c starts a grace period
- * there, which only that report can end).
+ * after its last context switch, with interrupts off for good, still
+ * online: cpu_dying_hook before it takes a cross-CPU call addressed to it
+ * (tests/hotplug_rcu_window.c holds readers there, and in such a call),
+ * cpu_dying_late_hook after, when a call addressed to it is left to its
+ * caller to take back (tests/hotplug.c).  Both run before it reports its
+ * quiescent state (tests/hotplug_rcu.c starts a grace period there, which
+ * only that report can end).
  */
 extern void (*cpu_dying_hook)(int cpu);
+extern void (*cpu_dying_late_hook)(int cpu);
 
 /*
  * For tests: if set, called on the CPU coming up in its first moments,

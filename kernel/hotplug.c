@@ -5,13 +5,16 @@
  *   1. remove_cpu() marks the CPU dying and wakes its idle loop
  *      (sched_cpu_set_dying());
  *   2. on that CPU, each task that yields or blocks there moves to another
- *      CPU, per-CPU threads (rcuc/N) run until they block and then park;
- *      when its run queue is empty the idle task marks it offline
+ *      CPU, per-CPU threads (rcuc/N) run until they block; when its run
+ *      queue is empty the idle task turns interrupts off for good
  *      (sched_cpu_dying()): that context switch was its last;
- *   3. with interrupts off for good, it runs a cross-CPU call addressed to
- *      it, reports its quiescent state and clears its online bit under
- *      rcu_state.lock (rcu_report_dead()), and stops: its timer off, then
- *      x86-64 a halt loop, AArch64 PSCI CPU_OFF (arch_cpu_die());
+ *   3. it runs the test hook and a cross-CPU call addressed to it (either
+ *      may hold RCU readers), reports its quiescent state and clears its
+ *      online bit under rcu_state.lock (rcu_report_dead()); only then does
+ *      its run queue go offline, sending on what was queued meanwhile (a
+ *      tour's hop) and parking per-CPU threads (sched_cpu_offline()); it
+ *      stops: its timer off, then x86-64 a halt loop, AArch64 PSCI
+ *      CPU_OFF (arch_cpu_die());
  *   4. remove_cpu(), on a CPU that stays, waits until the arch says the CPU
  *      is stopped (arch_cpu_is_dead()), then moves its RCU callbacks here,
  *      in order, still waiting for their grace periods
@@ -35,9 +38,11 @@
  * (rcu_barrier() and synchronize_rcu_expedited() run side by side);
  * remove_cpu() and add_cpu() take it as the writer, alone.  First come,
  * first served: a reader that arrives while a writer waits queues behind
- * it, so a stream of readers cannot keep hotplug out for ever.  (So a
- * reader must not take it twice: a writer queued in between would wait
- * for the first hold and the second for the writer.)
+ * it, so a stream of readers cannot keep hotplug out for ever.  A task
+ * that holds it for reading may take it again (rcu_barrier() inside
+ * cpus_read_lock(), say): it does not queue, or a writer queued in
+ * between would wait for its first hold while its second waited for the
+ * writer.  Taking it for writing while holding it for reading is refused.
  */
 struct hotplug_waiter {
 	struct list_head node;
@@ -82,6 +87,13 @@ static void hotplug_lock(bool write)
 	unsigned long flags;
 
 	might_sleep_check(write ? "cpus_write_lock" : "cpus_read_lock");
+	if (current->cpus_read_depth) {
+		if (write)
+			panic("BUG: cpus_write_lock() (remove_cpu(), add_cpu()) by %s, which "
+			      "holds cpus_read_lock(): it would wait for itself", current->comm);
+		current->cpus_read_depth++;	/* nested: no writer can be inside */
+		return;
+	}
 	spin_lock_irqsave(&cpu_hotplug_lock.lock, flags);
 	list_add_tail(&w.node, &cpu_hotplug_lock.waiters);
 	hotplug_lock_grant();
@@ -93,20 +105,28 @@ static void hotplug_lock(bool write)
 		spin_lock_irqsave(&cpu_hotplug_lock.lock, flags);
 	}
 	spin_unlock_irqrestore(&cpu_hotplug_lock.lock, flags);
+	if (!write)
+		current->cpus_read_depth = 1;
 }
 
 static void hotplug_unlock(bool write)
 {
 	unsigned long flags;
 
+	if (!write && current->cpus_read_depth > 1) {
+		current->cpus_read_depth--;	/* an inner hold */
+		return;
+	}
 	spin_lock_irqsave(&cpu_hotplug_lock.lock, flags);
-	if (write ? !cpu_hotplug_lock.writer : cpu_hotplug_lock.readers <= 0)
+	if (write ? !cpu_hotplug_lock.writer : current->cpus_read_depth != 1)
 		panic("BUG: %s by %s, which does not hold cpu_hotplug_lock",
 		      write ? "cpus_write_unlock" : "cpus_read_unlock", current->comm);
-	if (write)
+	if (write) {
 		cpu_hotplug_lock.writer = false;
-	else
+	} else {
 		cpu_hotplug_lock.readers--;
+		current->cpus_read_depth = 0;
+	}
 	hotplug_lock_grant();
 	spin_unlock_irqrestore(&cpu_hotplug_lock.lock, flags);
 }
@@ -137,19 +157,33 @@ unsigned long cpu_hotplug_count(void)
 }
 
 void (*cpu_dying_hook)(int cpu);
+void (*cpu_dying_late_hook)(int cpu);
 void (*cpu_starting_hook)(int cpu);
 
-/* Step 3, on the CPU going down, from its idle task once no task is left here. */
+/*
+ * Step 3, on the CPU going down, from its idle task once no task is left
+ * here (sched_cpu_dying()), interrupts off since that last switch.  The
+ * hook and a cross-CPU call may still hold RCU readers: until
+ * rcu_report_dead() the CPU stays online and its run queue takes tasks, so
+ * a synchronize_rcu() tour that hops here waits in that queue, and only
+ * sched_cpu_offline() sends it on.
+ */
 void cpu_die(void)
 {
 	int cpu = smp_processor_id();
 	void (*hook)(int) = READ_ONCE(cpu_dying_hook);
+	void (*late_hook)(int) = READ_ONCE(cpu_dying_late_hook);
 
-	local_irq_disable();
-	smp_handle_call_ipi();	/* a call addressed to us while we were up */
+	if (!arch_irqs_disabled())
+		panic("BUG: CPU%d going down with interrupts on: a handler could hold a "
+		      "reader after its run queue went offline", cpu);
 	if (hook)
 		hook(cpu);
+	smp_handle_call_ipi();	/* a call addressed to us while we were up */
+	if (late_hook)
+		late_hook(cpu);
 	rcu_report_dead(cpu);
+	sched_cpu_offline(cpu);
 	arch_cpu_die(cpu);
 }
 

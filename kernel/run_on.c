@@ -43,9 +43,10 @@ int run_on(int cpu)
 	current->run_on_hop = true;	/* until it runs again (__schedule()): for stall reports */
 	__schedule();
 	/*
-	 * cpu went down while we were queued there (or ran there): its idle
-	 * task sent us on after that CPU's last context switch
-	 * (sched_cpu_dying()), so no reader it ran before is still running.
+	 * cpu went down while we were queued there (or ran there): it sent
+	 * us on only after rcu_report_dead() (sched_cpu_offline()), so no
+	 * reader it ran, in a task, a handler or its last moments, is still
+	 * running.
 	 */
 	if (smp_processor_id() != cpu)
 		return -ENODEV;

@@ -346,7 +346,7 @@ void cpu_idle_loop(void)
 		local_irq_disable();
 		if (READ_ONCE(rq->dying)) {
 			local_irq_enable();
-			sched_cpu_dying(rq);
+			sched_cpu_dying(rq);	/* returns with interrupts off */
 			cpu_die();	/* kernel/hotplug.c: does not return */
 		}
 		if (READ_ONCE(rq->nr_queued)) {

@@ -54,6 +54,7 @@ struct task_struct {
 	int srcu_nesting;		/* checking build: entries in srcu_held */
 	struct srcu_held srcu_held[SRCU_MAX_NESTING];
 	u64 switches;			/* times it was switched in */
+	int cpus_read_depth;		/* cpus_read_lock() held, nested this deep */
 
 	/* Kernel threads. */
 	int (*threadfn)(void *data);
@@ -124,6 +125,7 @@ bool sched_oldest_waiter(int cpu, struct sched_waiter *w);
 void sched_tick(void);
 /* CPU hotplug (kernel/hotplug.c). */
 void sched_cpu_set_dying(int cpu);
+void sched_cpu_offline(int cpu);
 bool sched_cpu_dying_now(int cpu);
 void sched_cpu_unpark(int cpu);
 

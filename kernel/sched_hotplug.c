@@ -20,29 +20,40 @@ int fallback_cpu(int from)
 	return 0;
 }
 
+/* Sends each task of `leaving` (off every run queue) to a CPU that stays. */
+static void send_on(struct list_head *leaving)
+{
+	struct task_struct *t, *n;
+
+	list_for_each_entry_safe(t, n, leaving, run_node) {
+		list_del(&t->run_node);
+		enqueue_on(t, fallback_cpu(smp_processor_id()));
+	}
+}
+
 /*
  * remove_cpu() marked this CPU dying; its idle task takes it down.  From
  * then on a task that yields here moves to another CPU (__schedule()), and
  * only per-CPU threads are picked to run (pick_next()): we let them run
  * until they block, and send every other queued task on to a CPU that
- * stays (a run_on() to this CPU returns -ENODEV).  When the queue is
- * empty we mark it offline under its lock: from then on a task queued or
- * woken here goes to another CPU (enqueue_on(), wake_up_process()), and a
- * per-CPU thread parks.  The idle task runs only once the task before it
- * switched away, so every task we send on leaves after this CPU's last
- * context switch with a reader in it: a synchronize_rcu() tour sent on
- * has nothing more to wait for here.
+ * stays.  We return once the queue is empty, with interrupts off: they
+ * stay off until the CPU stops, so from this last context switch on the
+ * CPU runs only cpu_die()'s code, whose readers RCU still waits for.
+ *
+ * The run queue stays online meanwhile: a task queued or woken here now
+ * (a synchronize_rcu() tour's hop among them) waits in the queue until
+ * sched_cpu_offline(), after rcu_report_dead().
  */
 void sched_cpu_dying(struct rq *rq)
 {
 	struct task_struct *t, *n;
-	unsigned long flags;
 	bool done;
 
-	do {
+	for (;;) {
 		LIST_HEAD(leaving);
 
-		spin_lock_irqsave(&rq->lock, flags);
+		local_irq_disable();
+		spin_lock(&rq->lock);
 		list_for_each_entry_safe(t, n, &rq->queue, run_node) {
 			if (!t->per_cpu) {
 				list_move_tail(&t->run_node, &leaving);
@@ -50,16 +61,49 @@ void sched_cpu_dying(struct rq *rq)
 			}
 		}
 		done = !rq->nr_queued;
+		if (done && rcu_injected(RCU_INJECT_OFFLINE_WINDOW))
+			rq->offline = true;	/* fault injection: before rcu_report_dead() */
+		spin_unlock(&rq->lock);
+		send_on(&leaving);
 		if (done)
-			rq->offline = true;
-		spin_unlock_irqrestore(&rq->lock, flags);
-		list_for_each_entry_safe(t, n, &leaving, run_node) {
-			list_del(&t->run_node);
-			enqueue_on(t, fallback_cpu(smp_processor_id()));
+			return;		/* interrupts off, for good */
+		local_irq_enable();
+		schedule();	/* a per-CPU thread runs until it blocks */
+	}
+}
+
+/*
+ * The dying CPU's very last step before it stops (cpu_die()), interrupts
+ * off, after rcu_report_dead(): its run queue goes offline.  From then on
+ * a task queued or woken here goes to another CPU (enqueue_on(),
+ * wake_up_process()) and a per-CPU thread parks.  What was queued since
+ * sched_cpu_dying() goes on now: a tour's hop sent on here returns from
+ * run_on() with -ENODEV only after every reader this CPU ran has ended
+ * ([cpu_offline_mb] before our lock hand-over to the CPU it goes to).
+ */
+void sched_cpu_offline(int cpu)
+{
+	struct rq *rq = &runqueues[cpu];
+	struct task_struct *t, *n;
+	LIST_HEAD(leaving);
+
+	if (rcu_injected(RCU_INJECT_OFFLINE_WINDOW))
+		return;		/* fault injection: sched_cpu_dying() did it, too early */
+	spin_lock(&rq->lock);
+	rq->offline = true;
+	list_for_each_entry_safe(t, n, &rq->queue, run_node) {
+		list_del(&t->run_node);
+		rq->nr_queued--;
+		if (t->per_cpu) {
+			/* Parked with its CPU: sched_cpu_unpark() wakes it. */
+			t->state = TASK_BLOCKED;
+			t->park_wakeup = true;
+		} else {
+			list_add_tail(&t->run_node, &leaving);
 		}
-		if (!done)
-			schedule();	/* a per-CPU thread runs until it blocks */
-	} while (!done);
+	}
+	spin_unlock(&rq->lock);
+	send_on(&leaving);
 }
 
 /* remove_cpu(): the idle loop of cpu takes it down once it sees this. */

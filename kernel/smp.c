@@ -245,6 +245,12 @@ void smp_handle_call_ipi(void)
 		atomic_dec_return(&call_pending);
 }
 
+/* Is a call addressed to cpu waiting for it to take it?  (For tests of the dying CPU.) */
+bool smp_call_pending(int cpu)
+{
+	return READ_ONCE(call_for_cpu[cpu]);
+}
+
 /*
  * A target that went offline after we addressed it takes no IPI any more.
  * It ran the calls addressed to it before it went (cpu_die()), so if its

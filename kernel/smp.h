@@ -109,5 +109,6 @@ bool smp_start_cpu(int cpu);
 /* CPUs that arrived after the boot CPU had given up on them (they stay halted). */
 extern atomic_t cpus_left_out;
 void smp_handle_call_ipi(void);
+bool smp_call_pending(int cpu);
 
 #endif

@@ -45,6 +45,7 @@ void spin_lock(spinlock_t *lock)
 			break;
 		cpu_relax();
 	}
+	lock->holder_irq_depth = this_cpu()->irq_depth;
 	WRITE_ONCE(lock->holder, smp_processor_id());
 	this_cpu()->locks_held++;
 }
@@ -75,6 +76,7 @@ bool spin_trylock(spinlock_t *lock)
 		preempt_enable();
 		return false;
 	}
+	lock->holder_irq_depth = this_cpu()->irq_depth;
 	WRITE_ONCE(lock->holder, smp_processor_id());
 	this_cpu()->locks_held++;
 	return true;
@@ -111,5 +113,6 @@ bool spin_is_contended(spinlock_t *lock)
 
 bool lockdep_is_held(const spinlock_t *lock)
 {
-	return READ_ONCE(lock->holder) == smp_processor_id();
+	return READ_ONCE(lock->holder) == smp_processor_id() &&
+	       READ_ONCE(lock->holder_irq_depth) == this_cpu()->irq_depth;
 }

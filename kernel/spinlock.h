@@ -13,11 +13,12 @@ typedef struct spinlock {
 	unsigned int next;	/* next ticket to hand out */
 	unsigned int owner;	/* ticket being served */
 	int holder;		/* CPU holding it, or -1: catches recursion */
+	int holder_irq_depth;	/* its interrupt nesting then: 0 in a task */
 	const char *name;
 } spinlock_t;
 
 #define __SPIN_LOCK_UNLOCKED(lockname) \
-	{ .next = 0, .owner = 0, .holder = -1, .name = #lockname }
+	{ .next = 0, .owner = 0, .holder = -1, .holder_irq_depth = 0, .name = #lockname }
 #define DEFINE_SPINLOCK(x)	spinlock_t x = __SPIN_LOCK_UNLOCKED(x)
 
 void spin_lock_init(spinlock_t *lock);
@@ -40,7 +41,11 @@ bool spin_is_contended(spinlock_t *lock);
 #define local_irq_enable()		arch_irq_enable()
 #define irqs_disabled()			arch_irqs_disabled()
 
-/* True when this CPU holds the lock (for rcu_dereference_check() conditions). */
+/*
+ * True when the code calling it holds the lock (for rcu_dereference_check()
+ * conditions): this CPU, at the same interrupt depth.  An interrupt handler
+ * does not hold the lock of the task it interrupted.
+ */
 bool lockdep_is_held(const spinlock_t *lock);
 
 #endif

@@ -406,7 +406,7 @@ KTEST(hotplug_offline_cpu_stays_down_after_an_nmi)
 
 /*
  * A cross-CPU call to a CPU that goes offline in the middle of it: the
- * leaving CPU (in the test's cpu_dying_hook, interrupts off for good, its
+ * leaving CPU (in the test's cpu_dying_late_hook, interrupts off for good, its
  * calls already flushed) waits until our on_each_cpu() has addressed it
  * and is running the function here, then goes.  on_each_cpu() must not
  * wait for it forever: it takes its request back once the CPU is offline.
@@ -442,13 +442,13 @@ KTEST(hotplug_cross_cpu_call_to_a_cpu_dying_mid_call_returns)
 	rm.cpu = cpu;
 	hp_hook_entered = hp_caller_inside = false;
 	atomic_set(&hp_calls, 0);
-	WRITE_ONCE(cpu_dying_hook, hp_wait_for_caller_hook);
+	WRITE_ONCE(cpu_dying_late_hook, hp_wait_for_caller_hook);
 	remover = kthread_run_on_cpu(hp_remove_fn, &rm, 0, "hp_remover");
 	KASSERT(remover != NULL);
 	KEXPECT(hp_wait_for(&hp_hook_entered));
 	on_each_cpu(hp_mark_inside, NULL, true);	/* cpu is still online: addressed */
 	KEXPECT(hp_wait_for(&rm.done));
-	WRITE_ONCE(cpu_dying_hook, NULL);
+	WRITE_ONCE(cpu_dying_late_hook, NULL);
 	KEXPECT_EQ(rm.ret, 0);
 	KEXPECT_EQ(atomic_read(&hp_calls), n - 1);	/* everywhere but on the CPU that left */
 	kthread_stop(remover);
@@ -544,4 +544,46 @@ KTEST(hotplug_lock_readers_share_and_a_writer_waits_for_both)
 	KEXPECT_EQ(w.ret, 0);
 	if (w.cpu > 0)
 		KEXPECT_EQ(add_cpu(cpu), 0);
+}
+
+/*
+ * A task that holds cpus_read_lock() takes it again while a writer waits:
+ * it must not queue behind the writer, which waits for its first hold
+ * (a deadlock, silent before).  rcu_barrier() inside the hold takes it a
+ * third time, as a caller of it may.
+ */
+static int nest_writer_ready;
+
+static int nest_writer(void *arg)
+{
+	int cpu = *(int *)arg, ret;
+
+	smp_store_release(&nest_writer_ready, 1);
+	ret = remove_cpu(cpu);	/* queues: the test holds the lock for reading */
+	if (!ret)
+		ret = add_cpu(cpu);
+	return ret;
+}
+
+KTEST(hotplug_lock_reader_takes_it_again_while_a_writer_waits)
+{
+	struct task_struct *w;
+	int cpu = last_cpu();
+
+	if (num_online_cpus() < 2)
+		KTEST_SKIP("needs two CPUs: the boot CPU never goes offline");
+	nest_writer_ready = 0;
+	cpus_read_lock();
+	w = kthread_run_on_cpu(nest_writer, &cpu, 0, "nest_writer");
+	KASSERT(w != NULL);
+	/* Queued once blocked after saying it is about to lock. */
+	while (!smp_load_acquire(&nest_writer_ready) || READ_ONCE(w->state) != TASK_BLOCKED)
+		msleep(1);
+	cpus_read_lock();
+	rcu_barrier();
+	cpus_read_unlock();
+	KEXPECT(cpu_online(cpu));	/* the writer is still waiting for us */
+	cpus_read_unlock();
+	KEXPECT_EQ(kthread_stop(w), 0);
+	KEXPECT(cpu_online(cpu));
 }

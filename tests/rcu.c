@@ -268,3 +268,66 @@ KTEST(rcu_read_lock_nests)
 	rcu_read_unlock();
 	KEXPECT(!rcu_read_lock_held());
 }
+
+/*
+ * rcu_dereference_sched(): for code whose reader is a region where nothing
+ * switches (interrupts off, a spinlock held, rcu_read_lock_sched()).  No
+ * warning there; plain task code is no such region.
+ */
+static int *sched_gp;
+
+KTEST(rcu_dereference_sched_where_nothing_switches)
+{
+	static DEFINE_SPINLOCK(l);
+	static char out[512];
+	static int x = 7;
+	unsigned long flags;
+	int sum = 0;
+
+	rcu_assign_pointer(sched_gp, &x);
+	console_capture(out, sizeof(out));
+	local_irq_save(flags);
+	sum += *rcu_dereference_sched(sched_gp);
+	local_irq_restore(flags);
+	spin_lock(&l);
+	sum += *rcu_dereference_sched(sched_gp);
+	spin_unlock(&l);
+	rcu_read_lock_sched();
+	sum += *rcu_dereference_sched(sched_gp);
+	rcu_read_unlock_sched();
+	console_capture(NULL, 0);
+	KEXPECT_EQ(sum, 21);
+	KEXPECT(strstr(out, "suspicious RCU usage") == NULL);
+	if (CONFIG_RCU_CHECKING)
+		KEXPECT(!rcu_read_lock_sched_held());	/* task code, nothing held */
+}
+
+/*
+ * A per-CPU thread may not leave its CPU, so it cannot tour: its
+ * synchronize_rcu() waits for an asynchronous grace period instead
+ * (sync.c), which must wait for the held reader just the same.
+ */
+static int per_cpu_synchronize(void *arg)
+{
+	*(int *)arg = READ_ONCE(held.left) ? -1 : 0;	/* -1: the reader left too early */
+	synchronize_rcu();
+	if (!*(int *)arg)
+		*(int *)arg = READ_ONCE(held.left) ? 1 : 2;	/* 2: returned while it held */
+	return 0;
+}
+
+KTEST(synchronize_rcu_from_a_per_cpu_thread_waits_for_a_held_reader)
+{
+	struct task_struct *t, *p;
+	int result = -2;
+
+	if (num_online_cpus() < 2)
+		KTEST_SKIP("needs two CPUs: on one, no reader can be running during synchronize_rcu()");
+	t = start_held_reader(200);
+	KASSERT(t != NULL);
+	p = kthread_run_percpu(per_cpu_synchronize, &result, 0, "pcpu_sync");
+	KASSERT(p != NULL);
+	kthread_stop(p);
+	kthread_stop(t);
+	KEXPECT_EQ(result, 1);
+}

@@ -112,6 +112,38 @@ KTEST(rcu_stall_warning_for_a_synchronize_rcu_tour)
 	rcu_set_stall_timeout(old);
 }
 
+/*
+ * The expedited grace period's IPI finds the spinner busy and leaves a
+ * note for its next switch, which does not come: the stall check names
+ * the CPU, the spinner and the caller of synchronize_rcu_expedited(), as
+ * Linux's expedited stall warning does (before, only the 120 s hung-task
+ * check spoke).
+ */
+KTEST(rcu_stall_warning_for_an_expedited_grace_period)
+{
+	struct task_struct *t;
+	char waiter[64];
+	int old;
+
+	if (num_online_cpus() < 2)
+		KTEST_SKIP("needs two CPUs");
+	old = rcu_set_stall_timeout(3);
+	t = start_spinner();
+	KASSERT(t != NULL);
+	snprintf(waiter, sizeof(waiter), "synchronize_rcu_expedited() in task %s pid %d waits",
+		 current->comm, current->pid);
+	console_capture(report, sizeof(report));
+	synchronize_rcu_expedited();		/* returns once the spinner yields */
+	console_capture(NULL, 0);
+	KEXPECT(stall_reports() > reports_before);
+	KEXPECT(strstr(report, "detected expedited stalls on CPUs/tasks") != NULL);
+	KEXPECT(strstr(report, "(task stall_spinner pid") != NULL);
+	KEXPECT(strstr(report, waiter) != NULL);
+	KEXPECT_EQ(READ_ONCE(spinning), 0);
+	kthread_stop(t);
+	rcu_set_stall_timeout(old);
+}
+
 static struct completion never_completed;
 
 static int hung_waiter(void *arg)

@@ -1,5 +1,6 @@
 /* Spinlocks: mutual exclusion with every CPU hammering one counter. */
 #include "ktest.h"
+#include "irq.h"	/* irq_work: code in an interrupt handler */
 
 /*
  * 4000 lock rounds in all, shared by the CPUs: a contended ticket lock is
@@ -147,4 +148,34 @@ KTEST(spinlock_excludes_a_waiting_cpu)
 		workers_stop(&w);
 		KEXPECT_EQ(atomic_read(&worker_inside), 1);
 	}
+}
+
+/*
+ * lockdep_is_held() answers for the code that asks: an interrupt handler
+ * on the CPU whose task holds the lock does not hold it (it would pass an
+ * rcu_dereference_check() it should fail).
+ */
+static DEFINE_SPINLOCK(held_by_task);
+static int handler_saw_held = -1;
+
+static void ask_in_handler(struct irq_work *work)
+{
+	(void)work;
+	WRITE_ONCE(handler_saw_held, lockdep_is_held(&held_by_task));
+}
+
+KTEST(spinlock_lockdep_is_held_is_per_context)
+{
+	static struct irq_work w = { .func = ask_in_handler, .lazy = true };
+	u64 end = ktime_get_ns() + ktest_budget_ns(10, 1);
+
+	handler_saw_held = -1;
+	spin_lock(&held_by_task);	/* interrupts stay on: the tick comes */
+	KEXPECT(lockdep_is_held(&held_by_task));
+	KASSERT(irq_work_queue_on(&w, smp_processor_id()));
+	while (READ_ONCE(handler_saw_held) < 0 && ktime_get_ns() < end)
+		cpu_relax();
+	spin_unlock(&held_by_task);
+	KEXPECT_EQ(READ_ONCE(handler_saw_held), 0);
+	KEXPECT(!lockdep_is_held(&held_by_task));
 }

@@ -70,12 +70,18 @@ static void advance_callbacks(struct rcu_data *rdp)
 	}
 }
 
-static void wake_cb_thread(int cpu)
+/*
+ * Tells cpu's rcuc there is work, and wakes it.  The flag is set even
+ * when rcuc does not exist yet (callbacks queued before
+ * rcu_init_cpu_threads(), or on a CPU first brought up by add_cpu()):
+ * the thread looks at it before it first sleeps, so the work waits only
+ * until the thread starts, not for some later grace period.
+ */
+void wake_cb_thread(int cpu)
 {
 	struct rcu_data *rdp = &rcu_data[cpu];
+	struct task_struct *t;
 
-	if (!rdp->cb_thread)
-		return;
 	/*
 	 * [cb_work_release] pairs [cb_work_acquire]: the flag says "there is
 	 * work" and gp_seq says what the work is; without the release, rcuc
@@ -85,7 +91,9 @@ static void wake_cb_thread(int cpu)
 	 * only; TCG on an x86-64 host cannot show it, so no test fails here.)
 	 */
 	smp_store_release(&rdp->cb_work, true);
-	wake_up_process(rdp->cb_thread);
+	t = READ_ONCE(rdp->cb_thread);
+	if (t)
+		wake_up_process(t);
 }
 
 /* After a grace period ended (gp.c): every CPU with callbacks may have work. */
@@ -139,7 +147,7 @@ void call_rcu(struct rcu_head *head, rcu_callback_t func)
 	unsigned long flags, snap;
 	bool need_gp, ready;
 
-	rcu_debug_queue(head);
+	rcu_debug_queue(head, "call_rcu");
 	trace_record(TR_CB_QUEUE, 0, (uintptr_t)head);
 	head->func = func;
 	head->next = NULL;
@@ -230,12 +238,15 @@ static int rcu_cb_thread(void *arg)
 		local_irq_restore(flags);
 
 		for (struct rcu_head *h = batch.head, *next; h; h = next) {
+			rcu_callback_t func = h->func;	/* h may be freed by it */
+
 			next = h->next;
 			invoke_callback(h);
 			n++;
-			if (current->rcu_read_lock_nesting)
-				panic("BUG: RCU callback %p returned inside rcu_read_lock()",
-				      (void *)h->func);
+			if (current->rcu_read_lock_nesting || current->srcu_nesting)
+				panic("BUG: RCU callback %p returned inside %s()", (void *)func,
+				      current->rcu_read_lock_nesting ? "rcu_read_lock" :
+				      "srcu_read_lock");
 			if (n % RCU_CB_BATCH == 0)
 				cond_resched();
 		}

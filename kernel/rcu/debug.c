@@ -47,12 +47,17 @@ void rcu_callback_might_sleep(const char *what)
 	const char *name = ksym_lookup((uintptr_t)current->rcu_callback, &off, &size);
 	const char *why = "callbacks must not sleep: the callbacks queued behind it wait";
 
-	if (!strcmp(what, "rcu_barrier"))
+	const char *kind = srcu_gp_thread_is(current) ? "SRCU" : "RCU";
+
+	if (srcu_gp_thread_is(current))
+		why = "SRCU callbacks must not sleep: srcu_gp runs every domain's grace "
+		      "periods and callbacks, and all of them would wait";
+	else if (!strcmp(what, "rcu_barrier"))
 		why = "rcu_barrier() waits for every queued callback, this one included: "
 		      "it would wait for itself";
 	else if (!strcmp(what, "run_on"))
 		why = "it would move rcuc off the CPU whose callback lists it works on";
-	panic("BUG: %s() called from RCU callback %s (%p) in %s: %s", what,
+	panic("BUG: %s() called from %s callback %s (%p) in %s: %s", what, kind,
 	      name ? name : "?", current->rcu_callback, current->comm, why);
 }
 
@@ -65,8 +70,10 @@ void rcu_read_unlock_underflow(void)
 
 /*
  * The queued rcu_heads: an open-addressing hash set of addresses, with
- * backward-shift deletion; if it ever fills up, the check is switched off
- * (and says so).  It is cut into shards, each with its own lock, by the
+ * backward-shift deletion.  A head that finds its shard half full is not
+ * recorded (its own double queueing goes unseen; the boot says so once),
+ * while every head recorded is still checked: one crowded shard does not
+ * blind the check for the rest of the boot.  It is cut into shards, each with its own lock, by the
  * high bits of the hash: a head always lands in the same shard, so a
  * double call_rcu() is still seen, while the rcuc threads of many CPUs
  * rarely wait for each other (one lock for all of them, at 32 vCPUs on
@@ -82,7 +89,7 @@ static struct queued_shard {
 	long used;
 	const void *slots[SHARD_SLOTS];
 } shards[SHARDS] = { [0 ... SHARDS - 1] = { .lock = __SPIN_LOCK_UNLOCKED(queued_lock) } };
-static bool disabled;
+static bool crowded_said;		/* "a shard is half full" printed once */
 
 static unsigned int slot_of(const void *p)
 {
@@ -104,32 +111,37 @@ static unsigned int next_slot(unsigned int i)
 	return (i + 1) & (SHARD_SLOTS - 1);
 }
 
-void rcu_debug_queue(const struct rcu_head *head)
+/* Records head as queued by `caller` (call_rcu, call_srcu); panics if it is already. */
+void rcu_debug_queue(const struct rcu_head *head, const char *caller)
 {
 	struct queued_shard *sh = shard_of(head);
 	unsigned long flags;
 	unsigned int i;
+	bool full;
 
-	if (!CONFIG_RCU_CHECKING || READ_ONCE(disabled))
+	if (!CONFIG_RCU_CHECKING)
 		return;
 	spin_lock_irqsave(&sh->lock, flags);
-	if (sh->used >= SHARD_SLOTS / 2) {
-		WRITE_ONCE(disabled, true);
-		spin_unlock_irqrestore(&sh->lock, flags);
-		printk("rcu: more than %d callbacks in flight in one of %d shards: "
-		       "double call_rcu() detection off\n", SHARD_SLOTS / 2, SHARDS);
-		return;
-	}
 	for (i = slot_of(head) % SHARD_SLOTS; sh->slots[i]; i = next_slot(i)) {
 		if (sh->slots[i] == head) {
 			spin_unlock_irqrestore(&sh->lock, flags);
-			panic("BUG: call_rcu() on rcu_head %p, which is already queued "
-			      "(its callback %p has not run yet)", (void *)head, (void *)head->func);
+			panic("BUG: %s() on rcu_head %p, which is already queued "
+			      "(its callback %p has not run yet)", caller, (void *)head,
+			      (void *)head->func);
 		}
 	}
-	sh->slots[i] = head;
-	sh->used++;
+	full = sh->used >= SHARD_SLOTS / 2;	/* keep probe chains short */
+	if (!full) {
+		sh->slots[i] = head;
+		sh->used++;
+	}
 	spin_unlock_irqrestore(&sh->lock, flags);
+	if (full && !READ_ONCE(crowded_said)) {	/* (two CPUs may both say it: harmless) */
+		WRITE_ONCE(crowded_said, true);
+		printk("rcu: more than %d callbacks in flight in one of %d shards: heads "
+		       "queued there meanwhile are not checked for a double %s()\n",
+		       SHARD_SLOTS / 2, SHARDS, caller);
+	}
 }
 
 void rcu_debug_dequeue(const struct rcu_head *head)
@@ -138,9 +150,10 @@ void rcu_debug_dequeue(const struct rcu_head *head)
 	unsigned long flags;
 	unsigned int i, j, k;
 
-	if (!CONFIG_RCU_CHECKING || READ_ONCE(disabled))
+	if (!CONFIG_RCU_CHECKING)
 		return;
 	spin_lock_irqsave(&sh->lock, flags);
+	/* (not found: it was queued while its shard was crowded) */
 	for (i = slot_of(head) % SHARD_SLOTS; sh->slots[i] && sh->slots[i] != head; i = next_slot(i))
 		;
 	if (sh->slots[i] == head) {

@@ -22,6 +22,7 @@ static atomic_t exp_remaining;		/* how many: the last report completes */
 static DECLARE_COMPLETION(exp_done);
 static struct cpumask exp_noted;	/* the IPI found a task: report at its switch */
 static unsigned long exp_started, exp_completed;	/* for rcu_get_stats() */
+static struct sched_waiter exp_waiter;	/* who waits, since when: for stall reports */
 
 /* cpu's quiescent state, once; the last one wakes the caller. */
 static void rcu_exp_report(int cpu)
@@ -75,6 +76,27 @@ void rcu_exp_note_qs(void)
 	rcu_exp_report(cpu);
 }
 
+/* Who waits from now on, for the stall check (rcu_exp_waits_for()). */
+static void note_waiter(void)
+{
+	snprintf(exp_waiter.comm, sizeof(exp_waiter.comm), "%s", current->comm);
+	exp_waiter.pid = current->pid;
+	WRITE_ONCE(exp_waiter.since_ns, ktime_get_ns());
+}
+
+/*
+ * For the stall check (stall.c), racy: does the expedited grace period in
+ * progress still wait for cpu?  Then *w says who waits and since when.
+ */
+bool rcu_exp_waits_for(int cpu, struct sched_waiter *w)
+{
+	if (READ_ONCE(exp_started) == READ_ONCE(exp_completed) ||
+	    !cpumask_test_cpu(cpu, &exp_mask))
+		return false;
+	*w = exp_waiter;
+	return true;
+}
+
 /*
  * Wait for every RCU read-side critical section that began before this
  * call to end, by asking every CPU at once.
@@ -102,6 +124,7 @@ void synchronize_rcu_expedited(void)
 	atomic_set(&exp_remaining, cpumask_weight(&exp_mask));
 	reinit_completion(&exp_done);
 	WRITE_ONCE(exp_started, exp_started + 1);
+	note_waiter();
 	/*
 	 * [exp_start_mb] pairs [idle_enter_mb_after], [idle_exit_mb]: as
 	 * [gp_start_mb] for an asynchronous grace period.  The caller's

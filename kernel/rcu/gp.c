@@ -351,13 +351,16 @@ void rcu_report_dead(int cpu)
 	bool ended = false;
 
 	/*
-	 * [cpu_offline_mb] pairs [schedule_mb], [gp_end_release], [migrate_mb]: every
-	 * reader this CPU ran (in a task before its last switch, or in an
-	 * interrupt handler since) is complete before our offline bit and our
-	 * report are visible.  A tour that sees us offline and skips us, or a
-	 * grace period that ends on our report, is followed by a full barrier
-	 * (the tour's next hop) or orders its end after our report: the
-	 * updater's kfree() comes after our readers.
+	 * [cpu_offline_mb] pairs [tour_end_mb], [schedule_mb], [gp_end_release],
+	 * [migrate_mb]: every reader this CPU ran (in a task before its last
+	 * switch, in an interrupt handler before it turned interrupts off for
+	 * good, in the dying hook or a cross-CPU call since) is complete
+	 * before our offline bit, our report and the hand-over of a tour's
+	 * hop queued here (sched_cpu_offline()) are visible.  A tour that
+	 * sees us offline, or is sent on by us, ends with [tour_end_mb] (or
+	 * switches through [schedule_mb]); a grace period that ends on our
+	 * report orders its end after it: the updater's kfree() comes after
+	 * our readers.
 	 */
 	smp_mb();
 	spin_lock_irqsave(&rcu_state.lock, flags);

@@ -83,6 +83,7 @@ extern struct rcu_data rcu_data[NR_CPUS];
 /* callbacks.c */
 void rcu_init_callbacks(void);
 void wake_cb_threads(void);
+void wake_cb_thread(int cpu);
 
 void rcu_request_gp(void);
 unsigned long rcu_wait_begin(void);
@@ -92,7 +93,7 @@ extern unsigned long rcu_stall_reports;
 /* For the stall check: callbacks on cpu waiting for a grace period nobody asked for. */
 long rcu_cbs_wait_unrequested(int cpu, unsigned long *gp);
 /* Checking build: catch call_rcu() on an rcu_head already queued. */
-void rcu_debug_queue(const struct rcu_head *head);
+void rcu_debug_queue(const struct rcu_head *head, const char *caller);
 void rcu_debug_dequeue(const struct rcu_head *head);
 /* Checking build: marks the task as running callback func (it must not sleep). */
 void *rcu_debug_callback_enter(rcu_callback_t func);
@@ -100,6 +101,7 @@ void rcu_debug_callback_exit(void *outer);
 /* synchronize_rcu_expedited() (expedited.c): this CPU passed a quiescent state. */
 void rcu_exp_note_qs(void);
 void rcu_exp_get_stats(struct rcu_stats *s);
+bool rcu_exp_waits_for(int cpu, struct sched_waiter *w);
 /* Prints a line for each fault injection that is on (inject.c). */
 void rcu_inject_announce(void);
 

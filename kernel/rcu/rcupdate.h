@@ -138,6 +138,31 @@ static inline bool rcu_read_lock_held(void) { return true; }
 			 "rcu_dereference() outside rcu_read_lock()");	\
 	rcu_dereference_raw(p);						\
 })
+/*
+ * RCU-sched, Linux's name for readers that are regions where nothing can
+ * switch: preemption or interrupts off, an interrupt handler, a spinlock
+ * held.  A context switch is the only quiescent state, so such a region
+ * is a reader for every grace period here (as in Linux since its RCU
+ * flavours were consolidated).  Code that relies on such a region says so
+ * with rcu_dereference_sched(); plain rcu_dereference() there warns, as in
+ * Linux.  In the default and production builds preempt_disable() leaves
+ * no trace to check: rcu_read_lock_sched() is rcu_read_lock(), which the
+ * checking build counts.
+ */
+static inline bool rcu_read_lock_sched_held(void)
+{
+	return rcu_read_lock_held() || arch_irqs_disabled() || in_interrupt() ||
+	       preempt_count() || this_cpu()->locks_held;
+}
+#define rcu_read_lock_sched()		rcu_read_lock()
+#define rcu_read_unlock_sched()		rcu_read_unlock()
+#define rcu_dereference_sched(p)					\
+({									\
+	RCU_LOCKDEP_WARN(!rcu_read_lock_sched_held(),			\
+			 "rcu_dereference_sched() where a switch may happen"); \
+	rcu_dereference_raw(p);						\
+})
+
 /* Update side, with the lock that keeps p from changing (say so in c). */
 #define rcu_dereference_protected(p, c)					\
 ({									\
@@ -159,8 +184,10 @@ static inline bool rcu_read_lock_held(void) { return true; }
 	RCU_LOCKDEP_WARN(!(cond) && !rcu_read_lock_held(),		\
 			 "RCU-list traversed outside a reader and without its lock")
 
-/* Waiting for readers. */
+/* Waiting for readers (from a per-CPU thread: through synchronize_rcu_by_callback()). */
 void synchronize_rcu(void);
+/* The same wait through an asynchronous grace period: call_rcu() and a completion. */
+void synchronize_rcu_by_callback(void);
 /* The same wait, asking every CPU at once (kernel/rcu/expedited.c). */
 void synchronize_rcu_expedited(void);
 void call_rcu(struct rcu_head *head, rcu_callback_t func);
@@ -278,6 +305,8 @@ bool rcu_cpu_owes_qs(int cpu);
 	  "a CPU going offline leaves its callbacks behind")		\
 	X(RCU_INJECT_OFFLINE_CBS_READY, "offline_cbs_ready",		\
 	  "the callbacks of a CPU going offline run without waiting for their grace period") \
+	X(RCU_INJECT_OFFLINE_WINDOW, "offline_window",			\
+	  "a CPU going offline sends a tour's hop on before its last readers end") \
 	X(RCU_INJECT_ONLINE_STARTS_IDLE, "online_starts_idle",		\
 	  "a CPU coming online keeps the idle flag it went down with (grace periods report for it)") \
 	X(RCU_INJECT_EXP_IPI_REPORTS_BUSY, "exp_ipi_reports_busy",	\

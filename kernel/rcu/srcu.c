@@ -25,8 +25,9 @@
  * So the flips are for progress, and that is why there are two.  A rank
  * that new readers keep entering might never be seen empty; once flipped
  * away it receives only the stragglers above (at most one per CPU, and
- * one per interrupt nested there: with a non-preemptive scheduler nothing
- * switches between reading the index and counting), and it empties.  A
+ * one per interrupt nested there: nothing switches between reading the
+ * index and counting, not even under PREEMPT=1, where srcu_read_lock()
+ * keeps preemption off for those two steps), and it empties.  A
  * reader may hold either rank when the grace period starts (one that
  * entered during the previous grace period's first wait holds r^1), so
  * each rank is flipped away and waited for once.  No classic RCU grace
@@ -232,12 +233,18 @@ static void srcu_gp_end(struct srcu_struct *ssp)
 	spin_unlock_irqrestore(&ssp->lock, flags);
 
 	for (n = 0; h; h = next) {
+		rcu_callback_t func = h->func;	/* h may be freed by it */
+		void *outer;
+
 		next = h->next;
 		rcu_debug_dequeue(h);
-		h->func(h);
+		/* Checking build: a callback that would sleep stalls every domain's grace periods. */
+		outer = rcu_debug_callback_enter(func);
+		func(h);
+		rcu_debug_callback_exit(outer);
 		if (current->rcu_read_lock_nesting || current->srcu_nesting)
 			panic("BUG: SRCU callback %p of &%s returned inside a read-side "
-			      "critical section", (void *)h->func, ssp->name);
+			      "critical section", (void *)func, ssp->name);
 		if (++n % 16 == 0)
 			cond_resched();
 	}
@@ -339,6 +346,12 @@ static int srcu_gp_kthread(void *arg)
 	return 0;
 }
 
+/* Is t the thread that runs SRCU's grace periods and callbacks?  (For misuse reports.) */
+bool srcu_gp_thread_is(const struct task_struct *t)
+{
+	return t && t == READ_ONCE(gp_thread);
+}
+
 static void srcu_wake_gp_thread(void)
 {
 	struct task_struct *t = READ_ONCE(gp_thread);
@@ -371,7 +384,7 @@ void call_srcu(struct srcu_struct *ssp, struct rcu_head *head, rcu_callback_t fu
 	unsigned long flags;
 
 	srcu_check_magic(ssp, "call_srcu");
-	rcu_debug_queue(head);
+	rcu_debug_queue(head, "call_srcu");
 	head->func = func;
 	head->next = NULL;
 	/*

@@ -90,12 +90,17 @@ void srcu_check_lock(struct srcu_struct *ssp, int idx);
 void srcu_check_unlock(struct srcu_struct *ssp, int idx);
 bool srcu_read_lock_held(const struct srcu_struct *ssp);
 void srcu_check_task_exit(struct task_struct *t);
+/* Is t srcu_gp, which runs every domain's grace periods and callbacks? */
+bool srcu_gp_thread_is(const struct task_struct *t);
 
 /*
  * Adds one to a counter of this CPU.  Only this CPU writes it (others
- * only read it), but an interrupt handler here may take an SRCU read lock
- * in the middle of our read-modify-write: the add is atomic for that, and
- * relaxed, since the barrier that orders it comes next.
+ * only read it; the callers keep preemption off from reading the index to
+ * counting, so under PREEMPT=1 too no task is switched out, or moved off
+ * a CPU going down, in between), but an interrupt handler here may take
+ * an SRCU read lock in the middle of our read-modify-write: the add is
+ * atomic for that, and relaxed, since the barrier that orders it comes
+ * next.
  */
 static __always_inline void srcu_count(unsigned long *counter)
 {
@@ -104,9 +109,17 @@ static __always_inline void srcu_count(unsigned long *counter)
 
 static __always_inline int srcu_read_lock(struct srcu_struct *ssp)
 {
-	int idx = READ_ONCE(ssp->completed) & 1;
+	int idx;
 
+	/*
+	 * PREEMPT=1: not preempted between reading the index and counting,
+	 * which bounds the stragglers of a flipped rank to one per CPU and
+	 * interrupt level (srcu.c).  Nothing to do in the other builds.
+	 */
+	preempt_disable();
+	idx = READ_ONCE(ssp->completed) & 1;
 	srcu_count(&ssp->sda[smp_processor_id()].lock_count[idx]);
+	preempt_enable();
 	/*
 	 * [srcu_lock_mb] pairs [srcu_check_mb], [call_srcu_mb]: the critical section's loads
 	 * come after our lock count is visible.  Store buffering with the
@@ -130,7 +143,9 @@ static __always_inline void srcu_read_unlock(struct srcu_struct *ssp, int idx)
 	 * still read, and counts our lock too.
 	 */
 	smp_mb();
+	preempt_disable();	/* PREEMPT=1: this CPU's counter, counted on this CPU */
 	srcu_count(&ssp->sda[smp_processor_id()].unlock_count[idx & 1]);
+	preempt_enable();
 }
 
 #if !CONFIG_RCU_CHECKING

@@ -1,8 +1,9 @@
 /*
  * RCU CPU stall warnings.  From the timer tick (any CPU; one checks at a
  * time): a CPU that has not passed a quiescent state for
- * rcu_cpu_stall_timeout seconds while a grace period, or a task queued on
- * its run queue, waits for it is reported with its task, the waiter and
+ * rcu_cpu_stall_timeout seconds while a grace period, an expedited grace
+ * period, or a task queued on its run queue waits for it is reported
+ * with its task, the waiter and
  * its backtrace.  A queued task is named, and called a run_on() hop when
  * run_on() queued it (a synchronize_rcu() tour is a series of them); any
  * other queued task waits for the CPU just the same.  Callbacks that wait
@@ -25,10 +26,14 @@ static u64 next_check_ns;
 unsigned long rcu_stall_reports;
 static u64 gp_reported_at[NR_CPUS];	/* when this CPU's stall was last reported */
 
-/* Who waits for a stalled CPU: a grace period, or the oldest task queued there. */
+/*
+ * Who waits for a stalled CPU: a grace period, an expedited grace period
+ * (its caller in task), or the oldest task queued there.
+ */
+enum stall_kind { STALL_GP, STALL_EXP, STALL_QUEUED };
 struct stall_waiter {
-	bool gp;
-	struct sched_waiter task;	/* when !gp */
+	enum stall_kind kind;
+	struct sched_waiter task;	/* STALL_EXP, STALL_QUEUED */
 };
 
 /* Room for "task <comm> pid <pid> in its run queue (a run_on() hop)". */
@@ -39,12 +44,16 @@ static void report_cpu(int cpu, u64 stalled_ns, const struct stall_waiter *sw)
 	struct task_struct *t = sched_curr(cpu);
 	char q[CPUMASK_FORMAT_LEN], waiter[STALL_WAITER_LEN];
 
-	if (sw->gp)
+	if (sw->kind == STALL_GP)
 		snprintf(waiter, sizeof(waiter), "a grace period (call_rcu)");
+	else if (sw->kind == STALL_EXP)
+		snprintf(waiter, sizeof(waiter), "synchronize_rcu_expedited() in task %s pid %d",
+			 sw->task.comm, sw->task.pid);
 	else
 		snprintf(waiter, sizeof(waiter), "task %s pid %d in its run queue%s",
 			 sw->task.comm, sw->task.pid, sw->task.run_on_hop ? " (a run_on() hop)" : "");
-	printk("rcu: INFO: rcu_sched detected stalls on CPUs/tasks:\n");
+	printk("rcu: INFO: rcu_sched detected %sstalls on CPUs/tasks:\n",
+	       sw->kind == STALL_EXP ? "expedited " : "");
 	printk("rcu: \t%d-...: (task %s pid %d) no quiescent state for %llu ms; %s waits\n",
 	       cpu, t ? t->comm : "?", t ? t->pid : -1,
 	       (unsigned long long)(stalled_ns / NSEC_PER_MSEC), waiter);
@@ -67,9 +76,17 @@ static u64 stalled_for(int cpu, u64 now, struct stall_waiter *sw)
 	u64 since = max(sched_last_switch_ns(cpu), READ_ONCE(rcu_state.gp_start_ns));
 	unsigned long gp = READ_ONCE(rcu_state.gp_seq);
 
-	sw->gp = (gp & 1) && cpumask_test_cpu(cpu, &rcu_state.qs_mask) && now > since;
-	if (sw->gp)
+	sw->kind = STALL_GP;
+	if ((gp & 1) && cpumask_test_cpu(cpu, &rcu_state.qs_mask) && now > since)
 		return now - since;
+	/* The expedited IPI found a task that has not switched since. */
+	sw->kind = STALL_EXP;
+	if (rcu_exp_waits_for(cpu, &sw->task)) {
+		since = max(sched_last_switch_ns(cpu), sw->task.since_ns);
+		if (now > since)
+			return now - since;
+	}
+	sw->kind = STALL_QUEUED;
 	if (sched_oldest_waiter(cpu, &sw->task) && now > sw->task.since_ns &&
 	    sched_curr(cpu) != NULL)
 		return now - sw->task.since_ns;

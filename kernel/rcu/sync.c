@@ -88,17 +88,22 @@ static inline bool tour_skips(int cpu, int home)
  * everything we do afterwards -- the kfree() included, wherever it runs
  * (each later hop passes through the same barrier on its CPU).
  *
- * CPU hotplug (kernel/hotplug.c) needs nothing more here: the loop stays
- * the article's, and the tour tolerates a CPU leaving or arriving.
- *  - A CPU goes offline only after its last context switch: its tasks
- *    left it as they switched away, and its idle task clears its online
- *    bit with interrupts off for good, after [cpu_offline_mb].  That last
- *    switch is its quiescent state.  If we find the CPU offline and skip
- *    it, every reader it ran ended before its bit changed, and our next
- *    hop's [schedule_mb] orders the kfree() after them.
- *  - If it leaves while we are queued there, its idle task sends us on
- *    only after that last switch (run_on() returns -ENODEV; we ignore it:
- *    the CPU owes us nothing more).
+ * CPU hotplug (kernel/hotplug.c): the loop stays the article's, and the
+ * tour tolerates a CPU leaving or arriving.
+ *  - A CPU going down stays online, and its run queue keeps taking tasks,
+ *    until every reader it may still run has ended: after its last
+ *    context switch it runs, interrupts off, the dying hook and a pending
+ *    cross-CPU call (either may read), then clears its online bit after
+ *    [cpu_offline_mb] (rcu_report_dead()), and only then sends on the
+ *    tasks queued meanwhile (sched_cpu_offline()).  So a hop that finds it
+ *    online waits in its queue for all that, and run_on() returns -ENODEV
+ *    on another CPU, after the hand-over's release and acquire; a hop
+ *    that finds it offline returns -ENODEV at once: every reader it ran
+ *    ended before its bit changed.  We ignore -ENODEV: that CPU owes us
+ *    nothing more.
+ *  - Either way no switch of ours need follow on this CPU (home may have
+ *    gone down too, and run_on(home) returns at once): [tour_end_mb]
+ *    orders the caller's kfree() after those readers.
  *  - A CPU that arrives after we passed its number starts with no reader:
  *    it sets its bit and then [cpu_up_mb] before its first reader, and we
  *    took our number ([wait_begin_mb]) after the caller's removal and
@@ -112,6 +117,10 @@ void synchronize_rcu(void)
 	might_sleep_check("synchronize_rcu");
 	if (rcu_injected(RCU_INJECT_NO_WAIT))
 		return;		/* fault injection: a grace period that waits for nothing */
+	if (current->per_cpu) {
+		synchronize_rcu_by_callback();	/* it may not leave its CPU: no tour */
+		return;
+	}
 	tour = tour_begin();
 
 	/* The article's synchronize_rcu(): run on every online CPU in turn. */
@@ -119,8 +128,41 @@ void synchronize_rcu(void)
 		if (!tour_skips(cpu, home))
 			run_on(cpu);
 	run_on(home);		/* and back to the CPU we started on */
-
+	/*
+	 * [tour_end_mb] pairs [cpu_offline_mb]: a CPU we found offline, or
+	 * that sent our hop on as it went, ran its last readers before its
+	 * full barrier and its offline bit or hand-over; this one orders them
+	 * before the caller's kfree() even when no switch of ours followed.
+	 */
+	smp_mb();
 	tour_end(tour);
+}
+
+/*
+ * synchronize_rcu() for a per-CPU thread (rcuc/N's kind), which must not
+ * leave its CPU and so cannot tour: it waits for an asynchronous grace
+ * period instead (gp.c).  A callback queued now runs only after a grace
+ * period that started after the call, which waited for every CPU's
+ * quiescent state: the same readers the tour waits for.  The callback's
+ * complete() and our wait order its end before the caller's kfree().
+ */
+struct rcu_synchronize {
+	struct rcu_head head;
+	struct completion done;
+};
+
+static void wakeme_after_rcu(struct rcu_head *head)
+{
+	complete(&container_of(head, struct rcu_synchronize, head)->done);
+}
+
+void synchronize_rcu_by_callback(void)
+{
+	struct rcu_synchronize rs;
+
+	init_completion(&rs.done);
+	call_rcu(&rs.head, wakeme_after_rcu);
+	wait_for_completion(&rs.done);
 }
 
 /*
@@ -197,6 +239,10 @@ void rcu_barrier(void)
 	int cpu, home = smp_processor_id();
 
 	might_sleep_check("rcu_barrier");
+	if (current->per_cpu)
+		panic("BUG: rcu_barrier() from per-CPU thread %s: it queues a marker on every "
+		      "CPU by moving there (run_on()), and %s may not leave CPU%d; call it "
+		      "from a thread that may move", current->comm, current->comm, home);
 	/*
 	 * No CPU comes or goes while we queue and wait: a CPU that went down
 	 * before we reached it would move its callbacks (some queued before

@@ -20,6 +20,10 @@ FUNCTIONS = [
 	might_sleep_check("synchronize_rcu");
 	if (rcu_injected(RCU_INJECT_NO_WAIT))
 		return;		/* fault injection: a grace period that waits for nothing */
+	if (current->per_cpu) {
+		synchronize_rcu_by_callback();	/* it may not leave its CPU: no tour */
+		return;
+	}
 	tour = tour_begin();
 
 	/* The article's synchronize_rcu(): yours to write (docs/labs/run_on.md). */
@@ -27,6 +31,13 @@ FUNCTIONS = [
 	(void)home;
 	panic("lab stub: synchronize_rcu (the tour)");
 
+	/*
+	 * [tour_end_mb] pairs [cpu_offline_mb]: a CPU we found offline, or
+	 * that sent our hop on as it went, ran its last readers before its
+	 * full barrier and its offline bit or hand-over; this one orders them
+	 * before the caller's kfree() even when no switch of ours followed.
+	 */
+	smp_mb();
 	tour_end(tour);
 """),
 ]
