@@ -15,6 +15,7 @@ sys.path.insert(0, os.path.join(TOOLS, "handout"))
 import handout  # noqa: E402
 import redact  # noqa: E402
 import slides  # noqa: E402
+import labs  # noqa: E402
 
 # A reference body, with a comment that becomes a barrier-table row.
 PRINTS = {
@@ -113,6 +114,40 @@ class Redaction(unittest.TestCase):
             text = f.read()
         self.assertIn("`kept_mb`", text)
         self.assertNotIn("`gone_mb`", text)
+
+
+class MakeLabOnALabBranch(unittest.TestCase):
+    """make lab where a lab was started (.lab) refuses and says how to
+    start from the lab's base, or, in a student repository, that the lab
+    comes in its own."""
+
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.saved = labs.ROOT
+        labs.ROOT = self.dir.name
+        for args in (["init", "-q"], ["commit", "-q", "--allow-empty", "-m", "first"]):
+            labs.git("-c", "user.name=t", "-c", "user.email=t@t", *args)
+        self.first = labs.git("rev-parse", "HEAD")
+
+    def tearDown(self):
+        labs.ROOT = self.saved
+        self.dir.cleanup()
+
+    def record(self, base):
+        with open(os.path.join(self.dir.name, labs.RECORD), "w") as f:
+            f.write(f"lab run_on\nbase {base}\n")
+
+    def test_on_a_lab_branch_it_names_the_base(self):
+        self.record("0123456789abcdef0123456789abcdef01234567")
+        with self.assertRaisesRegex(labs.Refused, r"not starting lab idle here.*\n"
+                                    r"  git switch --detach 0123456789ab && make lab LAB=idle"):
+            labs.cmd_start("idle")
+
+    def test_in_a_student_repository_it_says_the_lab_comes_apart(self):
+        self.record("root")
+        self.assertEqual(labs.read_record(), ("run_on", self.first))
+        with self.assertRaisesRegex(labs.Refused, "student repository of lab run_on"):
+            labs.cmd_start("idle")
 
 
 class Lecture(unittest.TestCase):
