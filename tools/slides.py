@@ -56,7 +56,7 @@ PAGE = """<!DOCTYPE html>
 .reveal ul, .reveal ol {{ display: block; margin-left: 1.2em; }}
 .reveal table {{ font-size: 0.85em; margin: 0.4em 0; }}
 .reveal code {{ font-size: 0.85em; }}
-.reveal pre {{ width: 100%; font-size: 0.8em; margin: 0.3em 0; box-shadow: none; }}
+.reveal pre {{ width: 100%; font-size: 1.0em; margin: 0.3em 0; box-shadow: none; }}
 .reveal pre code {{ max-height: none; padding: 0.3em 0.6em; background: #f4f4f4; }}
 .reveal img {{ max-height: 420px; margin: 0.2em auto; display: block; }}
 .reveal blockquote {{ width: 95%; font-size: 0.9em; }}
