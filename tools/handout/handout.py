@@ -302,26 +302,31 @@ def prune_barrier_table(out):
 
 def prune_models(out, name, lab_functions):
     """The Spin models that spell out the lab's functions, and their rows
-    in tools/model/barriers.tsv."""
+    in tools/model/barriers.tsv; then, until nothing changes, the models
+    that carry a barrier whose row went with them (make model's link
+    check wants a row for every barrier a model carries)."""
     tsv = "tools/model/barriers.tsv"
     lines = read(out, tsv).split("\n")
-    where = {}
+    rows = {}				# id -> (function, model)
     for l in lines:
         cols = l.split("\t")
         if len(cols) >= 4 and not l.startswith("#") and cols[0] != "id":
-            where[cols[0]] = cols[1]
-    gone = set(redact.PML.get(name, []))
-    armv8 = os.path.join(out, "tools", "model", "armv8")
-    for f in sorted(os.listdir(armv8)):
+            rows[cols[0]] = (cols[1], cols[3])
+    carries = {}
+    for f in sorted(os.listdir(os.path.join(out, "tools", "model", "armv8"))):
         rel = f"tools/model/armv8/{f}"
-        ids = re.findall(r"\[([a-z][a-z0-9_]*)\]", read(out, rel))
-        if any(where.get(i) in lab_functions for i in ids):
-            gone.add(rel)
+        carries[rel] = set(re.findall(r"\[([a-z][a-z0-9_]*)\]", read(out, rel)))
+    gone = set(redact.PML.get(name, []))
+    dropped = {i for i, (fn, _) in rows.items() if fn in lab_functions}
+    while True:
+        dropped |= {i for i, (_, model) in rows.items() if model in gone}
+        more = {m for m, ids in carries.items() if m not in gone and ids & dropped}
+        if not more:
+            break
+        gone |= more
     for rel in gone:
         remove(out, rel)
-    kept = [l for l in lines
-            if not (len(l.split("\t")) >= 4 and (l.split("\t")[3] in gone or
-                                                 l.split("\t")[1] in lab_functions))]
+    kept = [l for l in lines if l.split("\t")[0] not in dropped]
     write(out, tsv, "\n".join(kept))
     return sorted(gone)
 

@@ -116,6 +116,29 @@ class Redaction(unittest.TestCase):
         self.assertNotIn("`gone_mb`", text)
 
 
+class Models(unittest.TestCase):
+    def test_a_model_left_out_takes_its_rows_and_the_models_that_share_them(self):
+        with tempfile.TemporaryDirectory() as out:
+            arm = os.path.join(out, "tools", "model", "armv8")
+            os.makedirs(arm)
+            models = {"a.wmm": "mb [lab_mb]\nmb [given_mb]\n", "b.wmm": "mb [given_mb]\n",
+                      "c.wmm": "mb [other_mb]\n"}
+            for f, text in models.items():
+                with open(os.path.join(arm, f), "w") as fh:
+                    fh.write(text)
+            rows = ["# comment", "id\tfunction\tpartner\tmodel\tvariant",
+                    "lab_mb\tlab_fn\tgiven_mb\ttools/model/armv8/a.wmm\tno_lab_mb",
+                    "given_mb\tgiven_fn\tlab_mb\ttools/model/armv8/a.wmm\tno_given_mb",
+                    "other_mb\tother_fn\tother_mb\ttools/model/armv8/c.wmm\tno_other_mb"]
+            with open(os.path.join(out, "tools", "model", "barriers.tsv"), "w") as fh:
+                fh.write("\n".join(rows))
+            gone = handout.prune_models(out, "no_such_lab", {"lab_fn"})
+            self.assertEqual(gone, ["tools/model/armv8/a.wmm", "tools/model/armv8/b.wmm"])
+            self.assertEqual(sorted(os.listdir(arm)), ["c.wmm"])
+            with open(os.path.join(out, "tools", "model", "barriers.tsv")) as fh:
+                self.assertEqual(fh.read().split("\n"), rows[:2] + rows[4:])
+
+
 class MakeLabOnALabBranch(unittest.TestCase):
     """make lab where a lab was started (.lab) refuses and says how to
     start from the lab's base, or, in a student repository, that the lab
