@@ -331,7 +331,15 @@ def prune_models(out, name, lab_functions):
     return sorted(gone)
 
 
-def readme_note(lab, dropped_models):
+def barriers_missing(out):
+    """The barrier check's complaints in the handout: tags that the given
+    code names as partners, which were in the lab's functions."""
+    r = subprocess.run([sys.executable, "tools/barriers.py"], cwd=out, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True)
+    return sorted(set(re.findall(r"no tag \[([a-z0-9_]+)\] exists", r.stdout)))
+
+
+def readme_note(lab, dropped_rows, dropped_models, missing_tags):
     name = lab["NAME"]
     lines = [
         f"# Lab `{name}`: your repository",
@@ -349,15 +357,19 @@ def readme_note(lab, dropped_models):
         "or `tools/labs/`; change anything else.  The rest of the kernel, the other labs' "
         "functions included, is the reference as it was when this repository was made.",
         "",
-        "Left out, as the instructor's: the reference of this lab's functions, the passages "
-        "of the docs that narrate it, the rows of `docs/rcu.md`'s barrier table for "
-        "barriers inside them" +
+        "Left out, as the instructor's: the reference of this lab's functions" +
+        (", the passages of the docs that state it" if redact.PASSAGES.get(name) else "") +
+        (", the rows of `docs/rcu.md`'s barrier table for the barriers inside them"
+         if dropped_rows else "") +
         (", the Spin models that spell them out (" +
          ", ".join(f"`{m}`" for m in dropped_models) + ")" if dropped_models else "") +
         ", the wrong-solution patches, the instructor's guide and the lecture.  "
-        "`.ci/run` is the course's CI: it needs the reference, and fails here.  Until your functions carry the barrier tags that the given "
-        "code names as their partners, `python3 tools/barriers.py` says which are "
-        "missing.",
+        "`.ci/run` is the course's CI: it needs the reference, and fails here." +
+        (f"  The given code names {', '.join(f'`[{t}]`' for t in missing_tags)} as the "
+         "partner of its barriers: until your barriers carry these tags, "
+         "`python3 tools/barriers.py` says which are missing, and then "
+         "`python3 tools/barriers.py --write` adds their rows to `docs/rcu.md`'s table."
+         if missing_tags else ""),
         "",
         "---",
         "",
@@ -392,7 +404,8 @@ def cmd_build(name, out):
     functions = {f for _, f, _ in lab["FUNCTIONS"]}
     rows = prune_barrier_table(out)
     models = prune_models(out, name, functions)
-    write(out, "README.md", readme_note(lab, models) + read(out, "README.md"))
+    missing = barriers_missing(out)
+    write(out, "README.md", readme_note(lab, rows, models, missing) + read(out, "README.md"))
     write(out, labs.RECORD, f"lab {name}\nbase root\n")
     git(out, *IDENTITY, "init", "-q")
     git(out, "add", "-A")
