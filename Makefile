@@ -26,7 +26,9 @@
 # vCPUs runs about N times slower, and many tests do work on every CPU), CHECKING
 # (1: the checking build, the default; 0: production, read side compiled away),
 # PREEMPT (0: no preemption, the default; 1: the timer tick preempts tasks,
-# for lab preempt, docs/labs/preempt.md; its own build folder, *-preempt).
+# for lab preempt, docs/labs/preempt.md; its own build folder, *-preempt),
+# DTB (AArch64: a device tree file to boot with instead of QEMU virt's own;
+# tools/test_dtb.py boots hostile ones).
 
 ARCH    ?= x86_64
 SMP     ?= 4
@@ -34,7 +36,10 @@ MEM     ?= 128M
 ACCEL   ?= tcg
 TESTS   ?= *
 CMDLINE ?=
-TIMEOUT ?= $(shell echo $$((90 + 30 * $(SMP) + $(SMP) * $(SMP))))
+# (Only for a plausible SMP: a wrong one is refused below, without a shell
+# arithmetic error first.)
+TIMEOUT ?= $(shell case '$(SMP)' in ([1-9]|[1-9][0-9]|[1-9][0-9][0-9]) \
+	echo $$((90 + 30 * $(SMP) + $(SMP) * $(SMP)));; (*) echo 0;; esac)
 # The most CPUs the kernel supports: the default is kernel/param.h's, defined there only.
 NR_CPUS ?= $(shell sed -n 's/^\#define NR_CPUS[[:space:]]*\([0-9][0-9]*\).*/\1/p' kernel/param.h)
 # 1: the checking build (read-side nesting tracked, misuse reported); 0: production
@@ -47,6 +52,8 @@ PREEMPT ?= 0
 # make run: the demo to play (a name, list, none) and its pace (enter, 0, milliseconds)
 DEMO      ?=
 DEMO_PACE ?=
+# AArch64: boot with this device tree (QEMU -dtb; a dumped one is packed first)
+DTB ?=
 
 # Variables a person may get wrong are checked first, before anything is
 # built or booted, each refused with one line naming what is accepted.
@@ -98,7 +105,7 @@ SRCS := $(ARCH_SRCS) $(KERNEL_SRCS) $(DEMO_SRCS) $(TEST_SRCS)
 OBJS := $(patsubst %,$(B)/obj/%.o,$(SRCS))
 
 RUN := python3 tools/run.py --arch $(ARCH) --kernel $(ELF) --smp $(SMP) --mem $(MEM) \
-       --accel $(ACCEL) --timeout $(TIMEOUT)
+       --accel $(ACCEL) --timeout $(TIMEOUT) $(if $(DTB),--dtb '$(DTB)')
 
 .PHONY: all run test debug trace torture bench clean deps newlib lab grade handout slides FORCE
 all: $(ELF) $(BOOT_IMAGE)

@@ -35,13 +35,21 @@ bool arch_start_cpu(int cpu, void *stack_top);
  */
 void arch_cpu_die(int cpu) __attribute__((noreturn));
 bool arch_cpu_is_dead(int cpu);
+/*
+ * A CPU that arrived after the boot CPU gave up on it, before any set-up
+ * of its own (interrupts off, no timer, no interrupt controller): it stops
+ * so that arch_start_cpu() can start it again for add_cpu() (x86-64: halts
+ * until INIT; AArch64: PSCI CPU_OFF).
+ */
+void arch_cpu_left_out(int cpu) __attribute__((noreturn));
 /* Per-CPU set-up, run by every CPU (boot CPU included) on itself. */
 void arch_cpu_init(int cpu);
 /*
  * True when this CPU's control registers hold what the kernel loads
  * (x86-64 CR0 and CR3; AArch64 SCTLR_EL1 and TTBR0_EL1): caches and MMU
  * on, the kernel's page tables, nothing left over from firmware or a boot
- * map.  Otherwise false, with the difference described in why.
+ * map (x86-64: nor its local APIC set up through the boot map's write-back
+ * pages).  Otherwise false, with the difference described in why.
  */
 bool arch_cpu_control_ok(char *why, size_t size);
 

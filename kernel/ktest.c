@@ -20,6 +20,13 @@ KPARAM_STRING("ktest.filter", filter);
 /* Runs this one expect-panic/expect-warning test (tools/run.py boots it alone). */
 static char isolated[MAX_FILTER];
 KPARAM_STRING("ktest.isolated", isolated);
+/*
+ * ktest.cpus=N among an isolated test's words: tools/run.py boots it with
+ * N CPUs instead of 2.  The kernel only takes the word (the test checks
+ * num_online_cpus() itself).
+ */
+static int isolated_cpus = 2;
+KPARAM_INT("ktest.cpus", isolated_cpus, 1, NR_CPUS);
 /* bench.run=1: the benchmarks (tests/bench/) instead of the tests. */
 static bool bench_run;
 KPARAM_BOOL("bench.run", bench_run);

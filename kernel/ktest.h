@@ -60,9 +60,9 @@ struct ktest {
 /*
  * A test whose success is a specific panic (or warning, after which the
  * kernel goes on).  tools/run.py boots each in a kernel of its own, at
- * SMP=2, with the optional extra command-line words, and passes it only
- * when the console shows `msg` and QEMU ends with the panic code (the
- * pass code for a warning):
+ * SMP=2 (or N with the word ktest.cpus=N), with the optional extra
+ * command-line words, and passes it only when the console shows `msg`
+ * and QEMU ends with the panic code (the pass code for a warning):
  *
  *	KTEST_EXPECT_PANIC(sleep_in_reader, "BUG: Illegal context switch")
  *	{

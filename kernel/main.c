@@ -17,7 +17,8 @@ void kmain(void *boot_info)
 	printk("\nQuiescent %s: a classic-RCU teaching kernel\n", QUIESCENT_VERSION);
 	printk("Command line: %s\n", saved_command_line());
 	cmdline_parse(saved_command_line(), true);
-	page_alloc_init();
+	if (!page_alloc_init())
+		arch_qemu_exit(QEMU_EXIT_FAIL);	/* said why: the memory map cannot be right */
 	check_enough_memory();		/* say so and stop, rather than fail later */
 	kmalloc_init();
 	sched_init();

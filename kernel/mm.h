@@ -23,7 +23,13 @@ void *page_alloc(size_t npages);
 void page_free(void *addr, size_t npages);
 size_t page_free_count(void);
 size_t page_total_count(void);
-void page_alloc_init(void);
+/*
+ * Frees the RAM the memory map lists above the kernel's image; false,
+ * with a message, when the map leaves out part of the image itself.
+ */
+bool page_alloc_init(void);
+struct mem_region;
+bool mem_regions_cover(const struct mem_region *r, int n, uintptr_t start, uintptr_t end);
 
 /* Freed objects are filled with this, so a use after free shows. */
 #define POISON_FREE	0x6b

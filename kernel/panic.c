@@ -13,7 +13,8 @@
 #define MAX_FRAMES	32
 
 static int panic_cpu = -1;
-static atomic_t cpus_stopped;
+/* Set by each CPU a panic stopped; a flag per CPU, so none is counted twice. */
+static bool cpu_stopped[NR_CPUS];
 
 bool panic_in_progress(void)
 {
@@ -27,10 +28,40 @@ static const char *task_name(void)
 	return n ? n : "?";
 }
 
+/*
+ * Is the page of addr RAM the kernel maps?  Before the kernel's page
+ * tables exist (a fault early in the boot) the memory map says.
+ */
+static bool mapped_ram(uintptr_t addr)
+{
+	struct mem_region r[16];
+	int n;
+
+	switch (arch_mapping_of(addr)) {
+	case ARCH_MAP_RAM:
+		return true;
+	case ARCH_MAP_DEVICE:
+		return false;
+	case ARCH_MAP_NONE:
+		break;
+	}
+	if (arch_mapping_of((uintptr_t)&panic_cpu) != ARCH_MAP_NONE)
+		return false;	/* the tables exist and leave addr out: a guard page, a hole */
+	n = arch_mem_regions(r, ARRAY_SIZE(r));
+	return mem_regions_cover(r, n, ALIGN_DOWN(addr, PAGE_SIZE),
+				 ALIGN_DOWN(addr, PAGE_SIZE) + PAGE_SIZE);
+}
+
 static bool plausible_frame(uintptr_t fp, uintptr_t prev)
 {
-	/* Frames live in identity-mapped RAM, are aligned, and grow upwards. */
-	return fp >= 0x100000 && fp < (1ULL << 32) && !(fp & 7) && fp > prev;
+	/*
+	 * Frames are aligned, grow upwards, and live in RAM the kernel maps:
+	 * a corrupt frame pointer must make us read neither a device
+	 * register (AArch64 has its devices below RAM: a read may have side
+	 * effects, or abort) nor a guard page (a fault inside the report).
+	 */
+	return fp >= 0x100000 && fp < (1ULL << 32) && !(fp & 7) && fp > prev &&
+	       mapped_ram(fp) && mapped_ram(fp + 2 * sizeof(uintptr_t) - 1);
 }
 
 static void print_addr(uintptr_t pc)
@@ -68,15 +99,33 @@ void dump_stack(void)
 	dump_backtrace(0, arch_current_fp());
 }
 
+/* Of the CPUs we asked to stop, how many have not (one gone offline is dropped)? */
+static int cpus_still_running(bool *sent)
+{
+	int running = 0;
+
+	for (int cpu = 0; cpu < NR_CPUS; cpu++) {
+		if (sent[cpu] && !cpu_online(cpu))
+			sent[cpu] = false;	/* it went down: nothing to stop */
+		/* [panic_stopped_acquire] pairs [panic_stopped_release]: its output is done. */
+		if (sent[cpu] && !smp_load_acquire(&cpu_stopped[cpu]))
+			running++;
+	}
+	return running;
+}
+
 /*
- * Interrupts the other CPUs and waits (bounded) until they say they
+ * Interrupts the other CPUs and waits (bounded) until each says it
  * stopped.  Offline CPUs are skipped (they run nothing), and one that goes
- * offline meanwhile is no longer waited for: it stops on its own.
+ * offline meanwhile is no longer waited for: it stops on its own.  Each
+ * CPU's own flag counts it once: a CPU that lost the race to panic stops
+ * itself, and then our NMI enters its stop again (a shared count once
+ * counted it twice, and we went on while another CPU still printed).
  */
 static void stop_other_cpus(void)
 {
 	static bool sent[NR_CPUS];	/* (only the first CPU to panic gets here) */
-	int cpu, others = 0;
+	int cpu, others = 0, running;
 	u64 end;
 
 	for_each_online_cpu(cpu) {
@@ -86,18 +135,30 @@ static void stop_other_cpus(void)
 		}
 	}
 	end = ktime_get_ns() + STOP_WAIT_NS;
-	while (atomic_read(&cpus_stopped) < others && ktime_get_ns() < end) {
-		for (cpu = 0; cpu < NR_CPUS; cpu++) {
-			if (sent[cpu] && !cpu_online(cpu)) {
-				sent[cpu] = false;
-				others--;	/* it went down: nothing to stop */
-			}
-		}
+	while ((running = cpus_still_running(sent)) && ktime_get_ns() < end)
 		cpu_relax();
+	if (running) {
+		for (others = 0, cpu = 0; cpu < NR_CPUS; cpu++)
+			others += sent[cpu];	/* (less those gone offline) */
+		printk("panic: %d of %d other CPUs did not stop\n", running, others);
 	}
-	if (atomic_read(&cpus_stopped) < others)
-		printk("panic: %d of %d other CPUs did not stop\n",
-		       others - atomic_read(&cpus_stopped), others);
+}
+
+/*
+ * A panic inside this CPU's own report.  The message may fault too (a
+ * console at a bad address faults on every character): then we exit at
+ * once, before writing anything, rather than fault and recurse forever.
+ */
+static void __noreturn panic_recursive(void)
+{
+	static const char msg[] = "\nKernel panic while panicking: giving up\n";
+	static bool giving_up;	/* (only the owner of the panic gets here) */
+
+	if (giving_up)
+		arch_qemu_exit(QEMU_EXIT_PANIC);
+	giving_up = true;
+	console_write_unlocked(msg, sizeof(msg) - 1);
+	arch_qemu_exit(QEMU_EXIT_PANIC);
 }
 
 /* Returns only to the first CPU to panic; any other CPU stops here. */
@@ -118,11 +179,8 @@ static void panic_enter(void)
 	 */
 	if (!__atomic_compare_exchange_n(&panic_cpu, &owner, me, false,
 					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
-		if (owner == me) {
-			static const char msg[] = "\nKernel panic while panicking: giving up\n";
-			console_write_unlocked(msg, sizeof(msg) - 1);
-			arch_qemu_exit(QEMU_EXIT_PANIC);
-		}
+		if (owner == me)
+			panic_recursive();
 		irq_nmi(NULL);	/* another CPU panics first: stop like its NMI would */
 	}
 	stop_other_cpus();
@@ -201,18 +259,29 @@ bool trigger_cpu_backtrace(int cpu)
 	return !READ_ONCE(backtrace_wanted[cpu]);
 }
 
+void (*nmi_backtrace_hook)(void);
+
 /* The NMI: the stop request of a panic on another CPU, or a backtrace request. */
 void irq_nmi(const struct trap_frame *tf)
 {
 	int me = smp_processor_id();
 
 	if (panic_in_progress() && READ_ONCE(panic_cpu) != me) {
-		atomic_inc(&cpus_stopped);
+		/*
+		 * [panic_stopped_release] pairs [panic_stopped_acquire]: what
+		 * this CPU printed is out before the panicking CPU, seeing the
+		 * flag, starts its report.
+		 */
+		smp_store_release(&cpu_stopped[me], true);
 		for (;;)
 			arch_irq_disable(), arch_cpu_halt();
 	}
 	if (tf && READ_ONCE(backtrace_wanted[me])) {
+		void (*hook)(void) = READ_ONCE(nmi_backtrace_hook);
+
 		this_cpu()->in_nmi = true;
+		if (hook)
+			hook();		/* a test's, in NMI context */
 		printk("NMI backtrace for cpu %d (task %s)\n", me, task_name());
 		dump_backtrace(arch_frame_pc(tf), arch_frame_fp(tf));
 		this_cpu()->in_nmi = false;

@@ -27,6 +27,8 @@ bool panic_in_progress(void);
 
 /* Makes cpu print its backtrace (through an NMI where there is one); false if it did not answer. */
 bool trigger_cpu_backtrace(int cpu);
+/* For tests: called, if set, by the handler of a backtrace request (NMI context on x86-64). */
+extern void (*nmi_backtrace_hook)(void);
 
 #define BUG()	panic("kernel BUG at %s:%d!", __FILE__, __LINE__)
 #define BUG_ON(cond)	do { if (unlikely(cond)) panic("kernel BUG at %s:%d: %s", __FILE__, __LINE__, #cond); } while (0)

@@ -29,7 +29,7 @@
 
 /*
  * smp.start_timeout_ms=: how long another CPU may take to come up before
- * the kernel goes on without it (a CPU that arrives later stays halted).
+ * the kernel goes on without it (a CPU that arrives later stops, until add_cpu()).
  */
 #define CPU_START_TIMEOUT_MS	5000
 

@@ -7,10 +7,10 @@
  *
  * An NMI can still arrive inside printk (x86-64: a backtrace request for
  * a stall report), so NMI context has a buffer of its own, and never
- * waits for the console lock when its own CPU is inside printk -- it
- * would wait for the code it interrupted, forever.  Its message is then
- * held back and written by the interrupted printk right after its own
- * line, so both come out whole.
+ * waits for the console lock when its own CPU holds it (inside printk or
+ * console_capture()) -- it would wait for the code it interrupted,
+ * forever.  Its message is then held back and written by the interrupted
+ * code right after its own line, so both come out whole.
  */
 #include <stdio.h>
 #include <reent.h>
@@ -22,7 +22,7 @@
 static DEFINE_SPINLOCK(console_lock);
 static char printk_buf[NR_CPUS][PRINTK_BUF], nmi_buf[NR_CPUS][PRINTK_BUF];
 
-/* > 0 while this CPU writes to the console outside NMI context (console_output()). */
+/* > 0 while this CPU takes or holds the console lock outside NMI context (console_lock_cpu()). */
 static int in_printk[NR_CPUS];
 
 /* NMI messages held back while their CPU was inside printk. */
@@ -40,17 +40,32 @@ atomic_t printk_nmi_held;
  */
 static struct { char *buf; size_t size, len; } capture;
 
+void (*console_capture_hook)(void);
+
+static bool console_lock_cpu(int cpu);
+static void console_unlock_cpu(int cpu, bool locked);
+
+/*
+ * Takes the console lock as printk does, so an NMI arriving meanwhile
+ * (a stall report's backtrace request) holds its message back instead of
+ * waiting for the lock its own CPU holds.
+ */
 void console_capture(char *buf, size_t size)
 {
-	unsigned long flags;
+	unsigned long flags = arch_irq_save();
+	int cpu = smp_processor_id();
+	bool locked = console_lock_cpu(cpu);
+	void (*hook)(void) = READ_ONCE(console_capture_hook);
 
-	spin_lock_irqsave(&console_lock, flags);
 	capture.buf = buf;
 	capture.size = size;
 	capture.len = 0;
 	if (buf && size)
 		buf[0] = '\0';
-	spin_unlock_irqrestore(&console_lock, flags);
+	if (hook)
+		hook();		/* a test: an NMI sent to ourselves, with the lock held */
+	console_unlock_cpu(cpu, locked);
+	arch_irq_restore(flags);
 }
 
 /* Appends to the capture, if one is on; when it fills up it keeps the start. */
@@ -165,42 +180,52 @@ static int vprintk_nmi(int cpu, const char *fmt, va_list ap)
 	return n;
 }
 
-/* Emits s under the console lock, then what NMIs held back meanwhile. */
-static void emit_locked(int cpu, const char *s, size_t n)
-{
-	if (panic_in_progress()) {
-		/* The other CPUs are stopped and one may hold the lock forever. */
-		console_emit(s, n);
-		return;
-	}
-	spin_lock(&console_lock);
-	console_emit(s, n);
-	flush_nmi_held(cpu);
-	spin_unlock(&console_lock);
-}
-
 /*
- * Writes s to the console in one piece; interrupts are off.  Our NMI
- * reads in_printk between any two of our instructions: compiler barriers
- * keep the accesses where they are.
+ * The console lock as this CPU's own NMI must see it: in_printk is raised
+ * first, so an NMI that finds the lock taken by its own CPU holds its
+ * message back instead of waiting forever.  Our NMI reads in_printk
+ * between any two of our instructions: compiler barriers keep the
+ * accesses where they are.  Interrupts are off.  Returns false, without
+ * the lock, once a panic is in progress: the other CPUs are stopped and
+ * one may hold the lock forever.
  */
-static void console_output(int cpu, const char *s, size_t n)
+static bool console_lock_cpu(int cpu)
 {
 	WRITE_ONCE(in_printk[cpu], in_printk[cpu] + 1);
 	barrier();
-	emit_locked(cpu, s, n);
+	if (panic_in_progress())
+		return false;
+	spin_lock(&console_lock);
+	return true;
+}
+
+/* Writes what NMIs held back meanwhile, then lets the lock go. */
+static void console_release(int cpu, bool locked)
+{
+	if (locked) {
+		flush_nmi_held(cpu);
+		spin_unlock(&console_lock);
+	}
 	barrier();
 	WRITE_ONCE(in_printk[cpu], in_printk[cpu] - 1);
 	barrier();
+}
+
+static void console_unlock_cpu(int cpu, bool locked)
+{
+	console_release(cpu, locked);
 	/* An NMI between the flush and here held its message back: write it now. */
-	while (READ_ONCE(nmi_held[cpu].len) && !panic_in_progress()) {
-		WRITE_ONCE(in_printk[cpu], in_printk[cpu] + 1);
-		barrier();
-		emit_locked(cpu, "", 0);
-		barrier();
-		WRITE_ONCE(in_printk[cpu], in_printk[cpu] - 1);
-		barrier();
-	}
+	while (READ_ONCE(nmi_held[cpu].len) && !panic_in_progress())
+		console_release(cpu, console_lock_cpu(cpu));
+}
+
+/* Writes s to the console in one piece; interrupts are off. */
+static void console_output(int cpu, const char *s, size_t n)
+{
+	bool locked = console_lock_cpu(cpu);
+
+	console_emit(s, n);
+	console_unlock_cpu(cpu, locked);
 }
 
 int vprintk(const char *fmt, va_list ap)

@@ -23,6 +23,8 @@ int vprintk(const char *fmt, va_list ap);
  * for tests.  When buf fills up, it keeps the start.
  */
 void console_capture(char *buf, size_t size);
+/* For tests: console_capture() calls it, if set, while it holds the console lock. */
+extern void (*console_capture_hook)(void);
 /* NMI messages held back because their CPU was inside printk (for tests). */
 extern atomic_t printk_nmi_held;
 

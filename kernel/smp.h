@@ -106,6 +106,8 @@ void on_each_cpu_mask(const struct cpumask *mask, void (*func)(void *info), void
 
 void smp_boot_cpus(void);
 bool smp_start_cpu(int cpu);
+/* Where every other CPU arrives, from the arch's entry for it (never returns). */
+void ap_main(int cpu);
 /* CPUs that arrived after the boot CPU had given up on them (they stay halted). */
 extern atomic_t cpus_left_out;
 void smp_handle_call_ipi(void);

@@ -97,6 +97,25 @@ KTEST_EXPECT_PANIC(fault_stack_overflow_in_an_interrupt_handler, "BUG: kernel st
 	smp_call_function_single(num_online_cpus() - 1, overflow_in_handler, NULL, true);
 }
 
+/*
+ * The same in an NMI handler (a backtrace request, whose handler runs the
+ * test's hook): on x86-64 NMIs run on a stack of their own, which once
+ * had no guard page -- an overflow ran into the double-fault stack below
+ * it and the machine reset without a word.  On AArch64 the "NMI" is an
+ * interrupt on the exception stack, guarded as above.
+ */
+static void overflow_in_nmi(void)
+{
+	recurse(0);
+}
+
+KTEST_EXPECT_PANIC(fault_stack_overflow_in_an_nmi_handler, "BUG: kernel stack overflow")
+{
+	WRITE_ONCE(nmi_backtrace_hook, overflow_in_nmi);
+	trigger_cpu_backtrace(num_online_cpus() - 1);
+	msleep(5000);	/* the panic ends the run before this returns */
+}
+
 static int write_text(void *arg)
 {
 	(void)arg;
@@ -143,4 +162,18 @@ KTEST_EXPECT_PANIC(fault_before_arch_init_is_reported, "BUG: invalid instruction
 		   "ktest.early_fault=1")
 {
 	/* Never reached: the boot traps first. */
+}
+
+/*
+ * A fault on a CPU that is still arriving, before its own set-up, is
+ * reported too: smp.inject=arrival_fault traps in ap_main() on the first
+ * CPU the boot CPU starts.  (x86-64 once loaded an AP's IDT only in
+ * arch_cpu_init(): the fault triple-faulted and QEMU ended with no
+ * report.  The window before the AP's first C -- its real-mode and
+ * 32-bit trampoline -- cannot fault in a way a test can force.)
+ */
+KTEST_EXPECT_PANIC(fault_on_an_arriving_cpu_is_reported, "BUG: invalid instruction",
+		   "smp.inject=arrival_fault")
+{
+	/* Never reached: CPU1 traps while the boot CPU brings it up. */
 }

@@ -193,3 +193,39 @@ KTEST(printk_nmi_inside_printk_keeps_lines_whole)
 	if (ARCH_HAS_NMI)
 		KEXPECT(nmi_seen_inside_printk());
 }
+
+/*
+ * An NMI that lands while its CPU holds the console lock in
+ * console_capture() (a stall report's backtrace request while a test or a
+ * demo captures the console) must not wait for that lock: it would wait
+ * for the code it interrupted, forever.  Forced, not raced: with the lock
+ * held, this CPU sends the NMI to itself and waits for its answer.  (A
+ * console_capture() that did not tell the NMI hung here; before, a CPU
+ * looping on console_capture() hung once in about 16 requests.)
+ */
+static char self_capture[8192];
+static bool self_nmi_answered;
+static int self_cpu;
+
+static void backtrace_of_self(void)
+{
+	self_cpu = smp_processor_id();
+	self_nmi_answered = trigger_cpu_backtrace(self_cpu);
+}
+
+KTEST(printk_nmi_while_console_capture_holds_the_lock)
+{
+	char want[48];
+
+	if (!ARCH_HAS_NMI)
+		KTEST_SKIP("no NMI: interrupts off keep the request out while the lock is held");
+	self_nmi_answered = false;
+	WRITE_ONCE(console_capture_hook, backtrace_of_self);
+	console_capture(self_capture, sizeof(self_capture));
+	WRITE_ONCE(console_capture_hook, NULL);
+	console_capture(NULL, 0);
+	KEXPECT(self_nmi_answered);
+	snprintf(want, sizeof(want), "NMI backtrace for cpu %d", self_cpu);
+	/* Held back while the lock was ours, then written into the new capture. */
+	KEXPECT(strstr(self_capture, want) != NULL);
+}

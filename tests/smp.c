@@ -134,7 +134,9 @@ static void check_control(void *info)
  * kept what firmware or INIT left could run with its caches off (CR0.CD
  * and NW are set at power-on and after INIT; TCG ignores them, hardware
  * does not).  And on the kernel's page tables (CR3, TTBR0_EL1), not on a
- * boot map.
+ * boot map; on x86-64 with its local APIC set up through them, uncached
+ * (the boot CPU once programmed it through the boot map's write-back
+ * pages, before mmu_init()).
  */
 KTEST(smp_every_cpu_runs_with_the_kernels_control_register)
 {
@@ -157,14 +159,31 @@ KTEST(smp_every_cpu_runs_with_the_kernels_control_register)
  * and rcu_barrier() hung.)  Waits until the late CPU has arrived and
  * found itself left out, then checks it is not online.
  */
+static void ran_on_cpu1(void *arg)
+{
+	WRITE_ONCE(*(int *)arg, smp_processor_id());
+}
+
 static void check_left_out_cpu(void)
 {
 	u64 end = ktime_get_ns() + 30 * NSEC_PER_SEC;
+	int ran_on = -1;
 
 	while (!atomic_read(&cpus_left_out) && num_online_cpus() < 2 && ktime_get_ns() < end)
 		msleep(10);
 	KASSERT_EQ(num_online_cpus(), 1);
 	KEXPECT_EQ(atomic_read(&cpus_left_out), 1);
+	synchronize_rcu();
+	rcu_barrier();
+	/*
+	 * add_cpu() brings it back (the injection was the boot's): on
+	 * AArch64 the CPU left out must have powered off (PSCI CPU_OFF), or
+	 * CPU_ON fails with ALREADY_ON.
+	 */
+	KASSERT_EQ(add_cpu(1), 0);
+	KEXPECT(cpu_online(1));
+	KEXPECT_EQ(smp_call_function_single(1, ran_on_cpu1, &ran_on, true), 0);
+	KEXPECT_EQ(ran_on, 1);
 	synchronize_rcu();
 	rcu_barrier();
 }

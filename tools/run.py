@@ -3,7 +3,7 @@
 
     tools/run.py --arch {x86_64,aarch64} --kernel ELF [--smp 4] [--mem 128M]
                  [--accel tcg|tcg-single|kvm] [--cmdline "words"] [--timeout SECONDS]
-                 [--log FILE] [--mode test|run] [--debug]
+                 [--log FILE] [--mode test|run] [--debug] [--dtb FILE]
 
 Kernel exit codes (QEMU's exit status): 33 all passed / clean end,
 35 some test failed, 37 kernel panic.  x86-64 reaches them through
@@ -23,11 +23,13 @@ import os
 import shlex
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import threading
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+import dtb  # noqa: E402
 from ktap import KtapParser, summary_line  # noqa: E402
 
 TOOLS = os.path.dirname(os.path.abspath(__file__))
@@ -58,6 +60,10 @@ def parse_args(argv=None):
                    help="QEMU's deterministic mode, -icount shift=SHIFT,sleep=off: each "
                         "instruction takes 2^SHIFT ns of virtual time and one vCPU runs "
                         "at a time (TCG only; make bench ICOUNT=1, docs/benchmarks.md)")
+    p.add_argument("--dtb", metavar="FILE",
+                   help="AArch64: boot with this device tree instead of QEMU virt's own "
+                        "(QEMU still writes /chosen and the memory node); a tree dumped "
+                        "with -machine dumpdtb is packed first (make DTB=FILE)")
     p.add_argument("--no-isolated", action="store_true",
                    help="skip the tests that need a boot of their own (expect a panic "
                         "or a warning): each is reported as skipped")
@@ -70,6 +76,30 @@ def iso_path(args):
     if args.log:
         return os.path.splitext(args.log)[0] + ".iso"
     return os.path.join(os.path.dirname(os.path.abspath(args.kernel)), "run.iso")
+
+
+def dtb_path(args):
+    """The runner's packed copy of --dtb: beside the log, else beside the kernel."""
+    if args.log:
+        return os.path.splitext(args.log)[0] + ".dtb"
+    return os.path.join(os.path.dirname(os.path.abspath(args.kernel)), "run.dtb")
+
+
+def pack_dtb(args):
+    """Writes the packed copy of --dtb (QEMU finds no room below our ELF
+    kernel for a tree padded to 1 MiB); returns None or what is wrong."""
+    try:
+        with open(args.dtb, "rb") as f:
+            blob = dtb.packed(f.read())
+    except OSError as e:
+        return f"run: cannot read the device tree {args.dtb}: {e.strerror}"
+    except (ValueError, struct.error):
+        return f"run: {args.dtb} is not a flattened device tree (no 0xd00dfeed header)"
+    args.dtb_packed = dtb_path(args)
+    os.makedirs(os.path.dirname(args.dtb_packed) or ".", exist_ok=True)
+    with open(args.dtb_packed, "wb") as f:
+        f.write(blob)
+    return None
 
 
 def tcg_accel(args):
@@ -93,6 +123,8 @@ def qemu_command(args, serial_interactive, iso=None):
                "-display", "none", "-no-reboot", "-kernel", args.kernel]
         if args.cmdline:
             cmd += ["-append", args.cmdline]
+        if getattr(args, "dtb_packed", None):
+            cmd += ["-dtb", args.dtb_packed]
         cmd += ["-semihosting-config", "enable=on,target=native",
                 "-smp", str(args.smp), "-m", args.mem, "-accel", tcg_accel(args)]
     if args.icount is not None:
@@ -250,8 +282,17 @@ def build_iso(kernel, iso, words):
 ISOLATED_TIMEOUT = 120
 
 
+def isolated_cpus(words):
+    """An isolated test's CPU count: 2, or N from its word ktest.cpus=N."""
+    for w in words.split():
+        if w.startswith("ktest.cpus=") and w[len("ktest.cpus="):].isdigit():
+            return int(w[len("ktest.cpus="):])
+    return 2
+
+
 def run_isolated(args, tests, console, first_num, counts):
-    """Boots each expect-panic/warning test in a kernel of its own, at SMP=2.
+    """Boots each expect-panic/warning test in a kernel of its own, at SMP=2
+    (or the count its word ktest.cpus=N gives).
 
     A test passes when the console shows its message and QEMU ends with the
     panic code (a panic test) or the pass code (a warning test)."""
@@ -260,10 +301,10 @@ def run_isolated(args, tests, console, first_num, counts):
         num = first_num + i
         words = base + [f"ktest.isolated={t.name}"] + t.cmdline.split()
         sub = argparse.Namespace(**vars(args))
-        sub.smp = 2
+        sub.smp = isolated_cpus(t.cmdline)
         sub.cmdline = " ".join(words)
         console.line(f"# ktest: isolated boot {i + 1}/{len(tests)}: {t.name} "
-                     f"(expects the {t.kind} \"{t.message}\"; SMP=2 {' '.join(words)})")
+                     f"(expects the {t.kind} \"{t.message}\"; SMP={sub.smp} {' '.join(words)})")
         iso = None
         if args.arch == "x86_64":
             iso = os.path.splitext(iso_path(args))[0] + "-isolated.iso"
@@ -336,6 +377,13 @@ def _main(args):
                       "tests; use a shorter TESTS glob")
     if not os.path.isfile(args.kernel):
         return _early_failure(args, f"run: kernel {args.kernel} not found (build it first)")
+    if args.dtb:
+        if args.arch != "aarch64":
+            return _early_failure(args, "run: --dtb (make DTB=) is for aarch64: x86-64 boots "
+                                        "through GRUB, with ACPI tables, not a device tree")
+        why = pack_dtb(args)
+        if why:
+            return _early_failure(args, why)
     if args.accel == "kvm":
         if args.arch == "aarch64":
             return _early_failure(

@@ -44,11 +44,25 @@ static inline u64 mpidr_affinity(u64 mpidr)
 	return mpidr & MPIDR_AFF_MASK;
 }
 
+/*
+ * The device window: what the kernel maps as devices (boot/aarch64/entry.S,
+ * mmu.c), 2 MiB to 1 GiB, where QEMU virt has its devices (RAM starts at
+ * 1 GiB).  A device register elsewhere would fault on its first access.
+ */
+#define DEVICE_WINDOW_START	0x200000UL
+#define DEVICE_WINDOW_END	0x40000000UL
+
+/* The register frames the kernel uses: PL011, GICv3 distributor, one redistributor. */
+#define UART_SIZE		0x1000
+#define GICD_SIZE		0x10000
+#define GICR_FRAME_SIZE		0x20000		/* RD_base + SGI_base, 64 KiB each */
+
 /* Machine description from the device tree (fdt.c), with QEMU virt's defaults. */
 struct dt_info {
 	u64 ram_start, ram_size;
 	u64 uart_base;
 	u64 gicd_base, gicr_base;
+	u64 gicr_size;		/* the first redistributor region: one frame per CPU */
 	bool psci_smc;		/* PSCI conduit: smc, else hvc */
 	bool psci_found;
 	int ncpus;		/* CPUs listed, up to NR_CPUS */

@@ -38,12 +38,18 @@ struct fdt_header {
 };
 
 /* QEMU virt's layout, for anything the tree does not say. */
+#define VIRT_UART	0x09000000
+#define VIRT_GICD	0x08000000
+#define VIRT_GICR	0x080a0000
+#define VIRT_GICR_SIZE	0xf60000	/* 123 CPUs' frames; virt puts more in a second region */
+
 struct dt_info dt = {
 	.ram_start = 0x40000000,
 	.ram_size = 128 << 20,
-	.uart_base = 0x09000000,
-	.gicd_base = 0x08000000,
-	.gicr_base = 0x080a0000,
+	.uart_base = VIRT_UART,
+	.gicd_base = VIRT_GICD,
+	.gicr_base = VIRT_GICR,
+	.gicr_size = VIRT_GICR_SIZE,
 };
 
 struct node {
@@ -204,6 +210,7 @@ static void end_node(struct fdt_walk *w, const struct node *n, const struct node
 	} else if (n->gic && n->reg_len >= 2 * entry) {
 		w->dt->gicd_base = read_cells(n->reg, ac);
 		w->dt->gicr_base = read_cells(n->reg + entry, ac);
+		w->dt->gicr_size = sc ? read_cells(n->reg + entry + 4 * ac, sc) : 0;
 	} else if (n->pl011 && (!strcmp(n->path, w->stdout_path) ||
 				(!w->uart_found && !w->stdout_path[0]))) {
 		w->dt->uart_base = read_cells(n->reg, ac);
@@ -332,6 +339,63 @@ static const char *check_header(const struct fdt_header *h)
 	return NULL;
 }
 
+/* Is [base, base + size) inside the device window?  (size 0 is not a device.) */
+static bool in_device_window(u64 base, u64 size)
+{
+	return size && base >= DEVICE_WINDOW_START && base < DEVICE_WINDOW_END &&
+	       size <= DEVICE_WINDOW_END - base;
+}
+
+/*
+ * A device the tree puts outside the device window is refused: the
+ * kernel's first access would fault, and with the UART there even the
+ * panic report would fault, again and again, with no output.  QEMU
+ * virt's address is kept instead, and the kernel says so on it.
+ */
+/* why: NULL for "outside the device window". */
+static void refuse_device(const char *what, u64 *base, u64 size, u64 virt_base,
+			  const char *why)
+{
+	char window[80];
+
+	snprintf(window, sizeof(window), "is outside the device window the kernel maps "
+		 "(%#lx to %#lx)", DEVICE_WINDOW_START, DEVICE_WINDOW_END);
+	printk("fdt: the %s at %#llx (%#llx bytes) %s: refused, using QEMU virt's at %#llx\n",
+	       what, (unsigned long long)*base, (unsigned long long)size, why ? why : window,
+	       (unsigned long long)virt_base);
+	*base = virt_base;
+}
+
+/*
+ * The devices, then the CPUs the first redistributor region has frames
+ * for: QEMU virt puts the redistributors of CPUs beyond 123 in a second
+ * region above 4 GiB, which the kernel does not map.
+ */
+static void check_devices(struct dt_info *dt)
+{
+	u64 frames;
+
+	if (!in_device_window(dt->uart_base, UART_SIZE))
+		refuse_device("UART", &dt->uart_base, UART_SIZE, VIRT_UART, NULL);
+	if (!in_device_window(dt->gicd_base, GICD_SIZE))
+		refuse_device("GIC distributor", &dt->gicd_base, GICD_SIZE, VIRT_GICD,
+			      NULL);
+	if (!in_device_window(dt->gicr_base, dt->gicr_size) || dt->gicr_size < GICR_FRAME_SIZE) {
+		refuse_device("GIC redistributor region", &dt->gicr_base, dt->gicr_size, VIRT_GICR,
+			      dt->gicr_size < GICR_FRAME_SIZE ? "holds no redistributor frame" :
+			      NULL);
+		dt->gicr_size = VIRT_GICR_SIZE;
+	}
+	frames = dt->gicr_size / GICR_FRAME_SIZE;
+	if ((u64)dt->ncpus > frames) {
+		printk("fdt: the GIC's first redistributor region has frames for %llu CPUs; the "
+		       "other %llu need its second region, which this kernel does not map: "
+		       "bringing up the first %llu\n", (unsigned long long)frames,
+		       (unsigned long long)(dt->ncpus - frames), (unsigned long long)frames);
+		dt->ncpus = frames;
+	}
+}
+
 void fdt_parse(struct dt_info *dt, const void *blob)
 {
 	const struct fdt_header *h = blob;
@@ -363,4 +427,5 @@ void fdt_parse(struct dt_info *dt, const void *blob)
 	if (w.cpu_duplicates)
 		printk("fdt: %d CPU nodes repeat an MPIDR already listed: each CPU counted once\n",
 		       w.cpu_duplicates);
+	check_devices(dt);
 }

@@ -13,7 +13,6 @@
 #define GICD_CTLR_GRP1A		(1U << 1)
 #define GICD_CTLR_GRP1		(1U << 0)	/* group 1 (NS view) or 0 (DS=1) */
 
-#define GICR_FRAME_SIZE		0x20000		/* RD_base + SGI_base, 64 KiB each */
 #define GICR_VLPI_FRAME_SIZE	0x40000		/* GICv4: two more frames */
 #define GICR_TYPER		0x0008
 #define GICR_TYPER_VLPIS	(1ULL << 1)
@@ -46,16 +45,17 @@ static void gicd_wait_rwp(void)
 /*
  * This CPU's redistributor: the frames of the first redistributor region
  * (the device tree's second reg entry; virt adds a second region only
- * beyond 123 CPUs) are walked until one's affinity matches.
+ * beyond 123 CPUs, and fdt.c brings up no more CPUs than it has frames
+ * for) are walked until one's affinity matches, never past its end.
  */
 static uintptr_t find_redistributor(u64 aff)
 {
-	uintptr_t rd = dt.gicr_base;
+	uintptr_t rd = dt.gicr_base, end = dt.gicr_base + dt.gicr_size;
 
 	/* GICR_TYPER[63:32] is Aff3.Aff2.Aff1.Aff0; MPIDR has Aff3 at [39:32]. */
 	u64 want = ((aff >> 32) << 24) | (aff & 0xffffff);
 
-	for (int i = 0; i < 1024; i++) {
+	while (rd < end && end - rd >= GICR_FRAME_SIZE) {
 		u64 typer = mmio_read64(rd + GICR_TYPER);
 
 		if ((typer >> 32) == want)

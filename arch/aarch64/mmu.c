@@ -45,7 +45,6 @@
 #define SZ_2M		(2UL << 20)
 #define SZ_1G		(1UL << 30)
 #define MAP_LIMIT	(1ULL << 32)
-#define DEVICE_END	0x40000000UL	/* virt: devices below 1 GiB, RAM above */
 
 extern char __kernel_start[], __text_end[], __data_start[], __kernel_end[];
 static u64 *kernel_l1;
@@ -108,7 +107,7 @@ extern u64 boot_l1[4], boot_l2[3][512];
 static u64 boot_l3_tail[512] __aligned(PAGE_SIZE);
 
 #define BLOCK_NORMAL	(PTE_VALID | PTE_ATTR_NORMAL | PTE_INNER_SH | PTE_AF)
-#define RAM_BASE	DEVICE_END
+#define RAM_BASE	DEVICE_WINDOW_END
 
 /*
  * Adds the rest of RAM to the boot map once the device tree has said
@@ -178,7 +177,7 @@ void mmu_init(void)
 	for (int i = 1; i < 512; i++)	/* dev[0] stays invalid: page 0 */
 		dev[i] = ((uintptr_t)i * SZ_2M) | BLOCK_DEVICE;
 
-	for (uintptr_t base = max(ram_start, DEVICE_END); base < ram_end; base += SZ_2M) {
+	for (uintptr_t base = max(ram_start, DEVICE_WINDOW_END); base < ram_end; base += SZ_2M) {
 		u64 *l2 = next_table(kernel_l1[base >> 30]);
 		u64 *l3 = zeroed_page();
 

@@ -71,6 +71,10 @@ bool arch_start_cpu(int cpu, void *stack_top)
 	 * starts the CPU.
 	 */
 	dcache_clean_poc(&secondary_boot[cpu], sizeof(secondary_boot[cpu]));
+	/* One left out at boot may still be on its way to CPU_OFF (arch_cpu_left_out()). */
+	for (u64 end = ktime_get_ns() + NSEC_PER_SEC; !arch_cpu_is_dead(cpu) &&
+	     ktime_get_ns() < end; )
+		cpu_relax();
 	ret = psci_call(PSCI_CPU_ON, dt.cpu_mpidr[cpu], (uintptr_t)secondary_entry, cpu);
 	if (ret != PSCI_SUCCESS) {
 		printk("smp: PSCI CPU_ON for CPU%d (MPIDR %#llx) failed: %ld%s\n", cpu,
@@ -104,7 +108,25 @@ void arch_cpu_die(int cpu)
 }
 
 /*
- * [hw_cpu_off] pairs [cpu_off_dsb]: the hardware side.  The firmware says
+ * Left out at boot: nothing of ours to turn off (no timer, no GIC set-up
+ * yet), so straight to PSCI CPU_OFF.  A CPU left in wfi instead stayed
+ * "on" for PSCI, and CPU_ON from add_cpu() failed with ALREADY_ON.
+ */
+void arch_cpu_left_out(int cpu)
+{
+	long ret;
+
+	/*
+	 * [left_out_dsb] pairs [hw_cpu_off]: its count in cpus_left_out is
+	 * complete before the firmware powers it off, as in arch_cpu_die().
+	 */
+	__asm__ __volatile__("dsb ish" ::: "memory");
+	ret = psci_call(PSCI_CPU_OFF, 0, 0, 0);
+	panic("smp: PSCI CPU_OFF on CPU%d returned %ld", cpu, ret);
+}
+
+/*
+ * [hw_cpu_off] pairs [cpu_off_dsb], [left_out_dsb]: the hardware side.  The firmware says
  * "off" only once the CPU executes nothing, so all it wrote before its dsb
  * is complete; the full barrier after our answer is rcu_migrate_callbacks()'s.
  */

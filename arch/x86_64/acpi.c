@@ -45,7 +45,7 @@ struct acpi_rsdp {
 
 u32 cpu_apic_id[NR_CPUS];
 int acpi_ncpus;
-u64 lapic_base_phys = 0xfee00000;
+u64 lapic_base_phys = LAPIC_DEFAULT_BASE;
 
 static bool checksum_ok(const void *p, size_t n)
 {
@@ -166,6 +166,31 @@ static void parse_madt(struct acpi_cpus *out, const u8 *madt, u32 len)
 	}
 }
 
+/*
+ * The MADT's local APIC address is believed only where registers can be:
+ * page-aligned, above the legacy first MiB and outside RAM.  (At 0x100000
+ * the kernel once read its own text as the boot CPU's APIC ID.)
+ */
+static void check_lapic_base(struct acpi_cpus *out, const struct acpi_mem *mem)
+{
+	u64 a = out->lapic_base;
+	const char *why = NULL;
+
+	if (a % PAGE_SIZE)
+		why = "is not page-aligned";
+	else if (a < LEGACY_AREA_END)
+		why = "is in the first MiB (BIOS, video memory, the kernel's trampoline)";
+	for (int i = 0; !why && i < mem->nram; i++)
+		if (a < mem->ram[i].end && a + PAGE_SIZE > mem->ram[i].start)
+			why = "is RAM in the memory map";
+	if (!why)
+		return;
+	printk("acpi: the MADT's local APIC address %#llx %s: using the architectural %#llx\n",
+	       (unsigned long long)a, why, LAPIC_DEFAULT_BASE);
+	out->lapic_base = LAPIC_DEFAULT_BASE;
+	out->lapic_refused = true;
+}
+
 /* What the walk found that the kernel will not use, one line each. */
 static void report(const struct acpi_cpus *out)
 {
@@ -217,7 +242,7 @@ void acpi_parse(struct acpi_cpus *out, const struct acpi_mem *mem,
 	u32 root_len, madt_len;
 
 	memset(out, 0, sizeof(*out));
-	out->lapic_base = 0xfee00000;	/* the architectural default */
+	out->lapic_base = LAPIC_DEFAULT_BASE;
 	if (!rsdp || rsdp_len < RSDP_V1_SIZE || memcmp(rsdp->signature, "RSD PTR ", 8) ||
 	    !checksum_ok(rsdp, RSDP_V1_SIZE)) {
 		printk("acpi: no valid RSDP from the boot loader: using the boot CPU only\n");
@@ -234,6 +259,8 @@ void acpi_parse(struct acpi_cpus *out, const struct acpi_mem *mem,
 		return;
 	}
 	parse_madt(out, madt, madt_len);
+	if (out->madt_found)
+		check_lapic_base(out, mem);
 	report(out);
 	if (out->madt_found && !out->ncpus)
 		printk("acpi: the MADT lists no enabled CPU we can use: using the boot CPU only\n");
@@ -255,8 +282,11 @@ static const void *map_identity(void *ctx, u64 phys, size_t len)
 
 void acpi_init(u64 rsdp_phys, size_t rsdp_len)
 {
+	static struct mem_region ram[64];
 	struct acpi_cpus found;
-	const struct acpi_mem identity = { .map = map_identity };
+	const struct acpi_mem identity = {
+		.map = map_identity, .ram = ram, .nram = arch_mem_regions(ram, ARRAY_SIZE(ram)),
+	};
 
 	acpi_parse(&found, &identity, (const void *)(uintptr_t)rsdp_phys, rsdp_len);
 	memcpy(cpu_apic_id, found.apic_id, sizeof(cpu_apic_id));

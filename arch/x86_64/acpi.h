@@ -9,13 +9,21 @@
 
 #include "types.h"
 #include "param.h"	/* NR_CPUS (the host fuzzer passes its own) */
+#include "arch.h"	/* struct mem_region */
 
-/* How the walk reads physical memory. */
+/* How the walk reads physical memory, and which of it is RAM. */
 struct acpi_mem {
 	/* len bytes at phys, or NULL when they are not all readable */
 	const void *(*map)(void *ctx, u64 phys, size_t len);
 	void *ctx;
+	const struct mem_region *ram;	/* the memory map's RAM, nram regions */
+	int nram;
 };
+
+/* Where the local APIC is unless the MADT says otherwise (and it is believed). */
+#define LAPIC_DEFAULT_BASE	0xfee00000ULL
+/* Below this: BIOS, video memory, the kernel's trampoline; never the APIC. */
+#define LEGACY_AREA_END		0x100000ULL
 
 /* The largest table believed: QEMU's are a few KiB, real firmware's tens. */
 #define ACPI_TABLE_MAX		(256U * 1024)
@@ -30,7 +38,8 @@ struct acpi_cpus {
 	u32 first_unreachable;
 	int duplicates;		/* entries repeating an APIC ID already listed */
 	int short_entries;	/* CPU entries too short for their fields */
-	u64 lapic_base;		/* the MADT's local APIC address */
+	u64 lapic_base;		/* the MADT's local APIC address, once believed */
+	bool lapic_refused;	/* the MADT's was not: LAPIC_DEFAULT_BASE instead */
 	bool madt_found;
 	u32 seen[(XAPIC_ID_LIMIT + 31) / 32];	/* APIC IDs listed so far */
 };

@@ -2,7 +2,10 @@
  * Per-CPU descriptor tables: a GDT with a TSS whose interrupt stacks give
  * the double fault and the NMI stacks of their own (a kernel stack
  * overflow faults again on the overflowed stack otherwise, and the CPU
- * resets), and the shared IDT pointing at the stubs in vectors.S.
+ * resets), and the shared IDT pointing at the stubs in vectors.S.  Each
+ * of those stacks has an unmapped guard page below it (mmu.c): an NMI
+ * handler that overflows faults, and the double fault reports it, instead
+ * of writing over the double-fault stack beneath.
  */
 #include "x86.h"
 
@@ -32,11 +35,18 @@ struct idt_gate {
 struct x86_cpu {
 	u64 gdt[5];		/* null, code, data, TSS (two slots) */
 	struct tss tss;
-	u8 df_stack[IST_STACK_SIZE] __aligned(16);
-	u8 nmi_stack[IST_STACK_SIZE] __aligned(16);
+};
+
+/* The interrupt stacks, each above its guard page. */
+struct ist_stacks {
+	u8 df_guard[PAGE_SIZE];
+	u8 df_stack[IST_STACK_SIZE];
+	u8 nmi_guard[PAGE_SIZE];
+	u8 nmi_stack[IST_STACK_SIZE];
 };
 
 static struct x86_cpu x86_cpus[NR_CPUS] __aligned(16);
+static struct ist_stacks ist_stacks[NR_CPUS] __aligned(PAGE_SIZE);
 static struct idt_gate idt[256] __aligned(16);
 extern const u8 trap_stubs[];
 
@@ -71,8 +81,8 @@ void x86_cpu_tables_init(int cpu)
 	struct desc_ptr gdtr = { sizeof(x->gdt) - 1, (uintptr_t)x->gdt };
 	struct desc_ptr idtr = { sizeof(idt) - 1, (uintptr_t)idt };
 
-	x->tss.ist[IST_DOUBLE_FAULT - 1] = (uintptr_t)(x->df_stack + IST_STACK_SIZE);
-	x->tss.ist[IST_NMI - 1] = (uintptr_t)(x->nmi_stack + IST_STACK_SIZE);
+	x->tss.ist[IST_DOUBLE_FAULT - 1] = (uintptr_t)(ist_stacks[cpu].df_stack + IST_STACK_SIZE);
+	x->tss.ist[IST_NMI - 1] = (uintptr_t)(ist_stacks[cpu].nmi_stack + IST_STACK_SIZE);
 	x->tss.iomap_base = sizeof(x->tss);
 	x->gdt[0] = 0;
 	x->gdt[1] = 0x00af9a000000ffffULL;	/* 64-bit code */
@@ -98,14 +108,23 @@ void x86_cpu_tables_init(int cpu)
 	cpus[cpu].arch = x;
 }
 
-/* The stacks a fault may be running on, for the backtrace's sanity checks. */
-bool x86_on_ist_stack(uintptr_t sp)
+/*
+ * Which interrupt stack's guard page holds addr: "double-fault" or "NMI",
+ * with its CPU in *cpu; NULL when none does.  (mmu.c leaves these pages
+ * unmapped; the double-fault handler names the overflow.)
+ */
+const char *x86_ist_guard(uintptr_t addr, int *cpu)
 {
-	for (int i = 0; i < NR_CPUS; i++) {
-		uintptr_t lo = (uintptr_t)&x86_cpus[i].df_stack;
+	uintptr_t base = (uintptr_t)ist_stacks, page = ALIGN_DOWN(addr, PAGE_SIZE);
+	int i;
 
-		if (sp >= lo && sp < lo + 2 * IST_STACK_SIZE)
-			return true;
-	}
-	return false;
+	if (addr < base || addr >= (uintptr_t)(ist_stacks + NR_CPUS))
+		return NULL;
+	i = (addr - base) / sizeof(ist_stacks[0]);
+	*cpu = i;
+	if (page == (uintptr_t)ist_stacks[i].df_guard)
+		return "double-fault";
+	if (page == (uintptr_t)ist_stacks[i].nmi_guard)
+		return "NMI";
+	return NULL;
 }

@@ -2,8 +2,14 @@
  * The local APIC (xAPIC, memory-mapped): per-CPU timer, IPIs, NMIs and the
  * INIT/startup IPIs that wake the other CPUs.  The legacy 8259 PICs are
  * remapped out of the way and masked: nothing here uses them.
+ *
+ * Its registers are touched only once the kernel's page tables are loaded,
+ * which map them uncached (mmu.c): the boot map's write-back pages would
+ * let the CPU cache device registers.  Each CPU takes its APIC over in
+ * xAPIC mode whatever mode firmware left it in (apic_mode.h).
  */
 #include "x86.h"
+#include "apic_mode.h"
 
 #define LAPIC_ID	0x020
 #define LAPIC_TPR	0x080
@@ -45,6 +51,15 @@ u32 lapic_id(void)
 	return lapic_read(LAPIC_ID) >> 24;
 }
 
+/* The APIC ID the CPU was given at reset, with no register read (CPUID). */
+u32 cpu_initial_apic_id(void)
+{
+	u32 a, b, c, d;
+
+	cpuid(1, &a, &b, &c, &d);
+	return b >> 24;
+}
+
 void lapic_eoi(void)
 {
 	lapic_write(LAPIC_EOI, 0);
@@ -77,9 +92,14 @@ static void lapic_timer_calibrate(void)
 
 void lapic_init(void)
 {
-	u64 base = rdmsr(MSR_APIC_BASE);
+	u64 base = rdmsr(MSR_APIC_BASE) & APIC_BASE_ADDR;
 
-	lapic_base_phys = base & ~0xfffULL;
+	/* Where the CPU answers, whatever the MADT said (acpi.c checked that). */
+	if (base != lapic_base_phys)
+		printk("lapic: the MADT puts the local APIC at %#llx, the CPU at %#llx "
+		       "(IA32_APIC_BASE): using the CPU's\n",
+		       (unsigned long long)lapic_base_phys, (unsigned long long)base);
+	lapic_base_phys = base;
 	pic_disable();
 	lapic_cpu_init();
 	lapic_timer_calibrate();
@@ -103,9 +123,58 @@ void lapic_timer_stop(void)
 	lapic_write(LAPIC_TIMER_ICR, 0);
 }
 
+#define CPUID7_EDX_ARCH_CAPABILITIES	(1U << 29)
+#define MSR_ARCH_CAPABILITIES		0x10a
+#define ARCH_CAP_XAPIC_DISABLE		(1ULL << 21)
+#define MSR_XAPIC_DISABLE_STATUS	0xbd
+#define LEGACY_XAPIC_DISABLED		(1ULL << 0)
+
+/* Has firmware locked this CPU's APIC in x2APIC mode (no way back to xAPIC)? */
+static bool x2apic_locked(void)
+{
+	u32 a, b, c, d;
+
+	cpuid(0, &a, &b, &c, &d);
+	if (a < 7)
+		return false;
+	cpuid(7, &a, &b, &c, &d);
+	return (d & CPUID7_EDX_ARCH_CAPABILITIES) &&
+	       (rdmsr(MSR_ARCH_CAPABILITIES) & ARCH_CAP_XAPIC_DISABLE) &&
+	       (rdmsr(MSR_XAPIC_DISABLE_STATUS) & LEGACY_XAPIC_DISABLED);
+}
+
+/* This CPU's APIC in xAPIC mode, enabled, whatever firmware or INIT left. */
+static void lapic_take_over(void)
+{
+	u64 msr = rdmsr(MSR_APIC_BASE), writes[2];
+	int n = apic_to_xapic(msr, writes);
+
+	if (msr & APIC_BASE_EXTD) {
+		if (x2apic_locked())
+			panic("lapic: firmware locked CPU%d's local APIC in x2APIC mode "
+			      "(IA32_XAPIC_DISABLE_STATUS): this kernel drives the xAPIC only",
+			      smp_processor_id());
+		printk("lapic: CPU%d: firmware handed the local APIC over in x2APIC mode: "
+		       "switching it to xAPIC mode, which this kernel drives\n",
+		       smp_processor_id());
+	}
+	for (int i = 0; i < n; i++)
+		wrmsr(MSR_APIC_BASE, writes[i]);
+}
+
+/* Was each CPU's APIC set up through an uncached mapping?  (arch_cpu_control_ok()) */
+static bool set_up_uncached[NR_CPUS];
+
+bool lapic_set_up_uncached(int cpu)
+{
+	return set_up_uncached[cpu];
+}
+
 /* Per CPU: enable, mask the legacy lines, start the periodic tick. */
 void lapic_cpu_init(void)
 {
+	lapic_take_over();
+	set_up_uncached[smp_processor_id()] = mmu_uncached(lapic_base_phys);
 	lapic_write(LAPIC_SVR, SVR_ENABLE | VEC_SPURIOUS);
 	lapic_write(LAPIC_TPR, 0);
 	lapic_write(LAPIC_LVT_LINT0, LVT_MASKED);

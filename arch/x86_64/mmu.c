@@ -8,7 +8,8 @@
  *	kernel text		read-only, executable (CR0.WP: even for the kernel)
  *	rodata, .ksyms		read-only, not executable
  *	data, bss, free RAM	writable, not executable (EFER.NXE)
- *	stack guard pages	not present: a stack overflow faults
+ *	stack guard pages	not present: a stack overflow faults (the
+ *				double-fault and NMI stacks' too: cpu_tables.c)
  *
  * Everything else below 4 GiB -- the legacy hole below 1 MiB (VGA, BIOS),
  * firmware tables, the PCI hole under 4 GiB with the local APIC -- is
@@ -73,7 +74,9 @@ static u64 page_flags(uintptr_t a)
 {
 	if (a == 0)
 		return 0;
-	if (a == (uintptr_t)boot_stack_guard)
+	int cpu;
+
+	if (a == (uintptr_t)boot_stack_guard || x86_ist_guard(a, &cpu))
 		return 0;
 	if (a >= (uintptr_t)__kernel_start && a < (uintptr_t)__text_end)
 		return PTE_P;
@@ -174,16 +177,85 @@ enum arch_mapping arch_mapping_of(uintptr_t addr)
 	return (e & (PTE_PCD | PTE_PWT)) ? ARCH_MAP_DEVICE : ARCH_MAP_RAM;
 }
 
-static void flush_tlb(void *info)
+/*
+ * Does the page table this CPU runs on (CR3) map addr uncached?  Read,
+ * not assumed: the boot tables map everything write-back.
+ */
+bool mmu_uncached(uintptr_t addr)
 {
-	(void)info;
+	u64 *t = (u64 *)(uintptr_t)(read_cr3() & PTE_ADDR), e;
+
+	if (addr >= MAP_LIMIT)
+		return false;
+	t = (u64 *)(uintptr_t)(t[0] & PTE_ADDR);		/* PDPT */
+	e = t[addr >> 30];
+	if (!(e & PTE_P))
+		return false;
+	e = ((u64 *)(uintptr_t)(e & PTE_ADDR))[(addr >> 21) & 511];	/* PDE */
+	if ((e & PTE_P) && !(e & PTE_PS))
+		e = ((u64 *)(uintptr_t)(e & PTE_ADDR))[(addr >> 12) & 511];
+	return (e & PTE_P) && (e & PTE_PCD);
+}
+
+/*
+ * TLB shootdown by NMI.  A guard page must be absent from every CPU's
+ * TLB, and arch_stack_guard() may run with interrupts off, where an IPI
+ * (on_each_cpu()) could wait for a CPU that waits for us: an NMI reaches
+ * a CPU whatever it masks.  Each shootdown takes a generation; a CPU
+ * flushes in its NMI handler when it has not flushed for the latest yet.
+ */
+static int tlb_gen;			/* shootdowns asked for */
+static int tlb_flushed[NR_CPUS];	/* the generation each CPU last flushed for */
+
+/* From the NMI handler (trap.c), whatever the NMI was sent for. */
+void mmu_nmi_tlb_flush(void)
+{
+	int me = smp_processor_id();
+	/*
+	 * [tlb_gen_acquire] pairs [tlb_gen_inc]: the flush below comes after
+	 * the page-table write that this generation announces: or we could
+	 * flush too early and keep the old entry.
+	 */
+	int gen = __atomic_load_n(&tlb_gen, __ATOMIC_ACQUIRE);
+
+	if (gen == READ_ONCE(tlb_flushed[me]))
+		return;
 	__asm__ __volatile__("mov %%cr3, %%rax; mov %%rax, %%cr3" ::: "rax", "memory");
+	/* [tlb_flushed_release] pairs [tlb_flushed_acquire]: our TLB is clean before we say so. */
+	smp_store_release(&tlb_flushed[me], gen);
+}
+
+static void tlb_shootdown(void)
+{
+	int me = smp_processor_id(), cpu;
+	/*
+	 * [tlb_gen_inc] pairs [tlb_gen_acquire]: fully ordered after our
+	 * page-table write: a CPU that sees this generation flushes after it.
+	 */
+	int gen = __atomic_add_fetch(&tlb_gen, 1, __ATOMIC_SEQ_CST);
+
+	for_each_online_cpu(cpu)
+		if (cpu != me)
+			arch_send_nmi(cpu);
+	for_each_online_cpu(cpu) {
+		/*
+		 * [tlb_flushed_acquire] pairs [tlb_flushed_release]: once it
+		 * says it flushed, it did.  A CPU going offline (it halts and
+		 * comes back through INIT, with an empty TLB) or stopped by a
+		 * panic is not waited for.
+		 */
+		while (cpu != me && (int)((unsigned)smp_load_acquire(&tlb_flushed[cpu]) - gen) < 0 &&
+		       cpu_online(cpu) && !panic_in_progress())
+			cpu_relax();
+	}
 }
 
 /*
  * Makes a page a guard page (not present) or ordinary memory again.  Other
- * CPUs may hold the old translation in their TLBs: flush theirs too when
- * we may (a guard page they could still write through would not guard).
+ * CPUs may hold the old translation in their TLBs: a guard page they could
+ * still write through would not guard, so they flush theirs too, with
+ * interrupts on or off.  (Making it memory again needs no shootdown: a
+ * stale "not present" only faults into a fresh walk.)
  */
 void arch_stack_guard(void *page, bool guard)
 {
@@ -193,6 +265,6 @@ void arch_stack_guard(void *page, bool guard)
 		return;
 	WRITE_ONCE(*pte, guard ? 0 : ((uintptr_t)page | PTE_P | PTE_W | nx_bit));
 	__asm__ __volatile__("invlpg (%0)" : : "r"(page) : "memory");
-	if (guard && !arch_irqs_disabled() && !in_interrupt() && num_online_cpus() > 1)
-		on_each_cpu(flush_tlb, NULL, true);
+	if (guard && num_online_cpus() > 1)
+		tlb_shootdown();
 }

@@ -10,10 +10,14 @@ static void set_cpu_self(int cpu)
 	wrmsr(MSR_GS_BASE, (uintptr_t)&cpus[cpu]);
 }
 
-/* Puts the boot CPU first in the CPU list, whatever order ACPI used. */
+/*
+ * Puts the boot CPU first in the CPU list, whatever order ACPI used.  Its
+ * APIC ID comes from CPUID: the APIC's registers are not mapped uncached
+ * yet, and in x2APIC mode not there at all.
+ */
 static void boot_cpu_first(void)
 {
-	u32 me = lapic_id();
+	u32 me = cpu_initial_apic_id();
 
 	for (int i = 0; i < acpi_ncpus; i++) {
 		if (cpu_apic_id[i] == me) {
@@ -48,16 +52,32 @@ void arch_early_init(void *boot_info)
 
 void arch_init(void)
 {
+	mmu_init();	/* first: the local APIC's registers are then mapped uncached */
 	clock_init();
 	lapic_init();
-	mmu_init();
 }
 
-void arch_cpu_init(int cpu)
+/*
+ * An AP's first C, called by its first 64-bit code (ap_entry64 in
+ * boot/x86_64/trampoline.S): this_cpu(), then the GDT, the TSS with the
+ * double-fault and NMI stacks, and the IDT, before anything can fault or
+ * take an NMI (without an IDT a fault resets the machine), then the
+ * kernel's path for an arriving CPU.
+ */
+void __noreturn x86_ap_entry(int cpu)
 {
 	set_cpu_self(cpu);
-	mmu_cpu_init();
 	x86_cpu_tables_init(cpu);
+	ap_main(cpu);
+	for (;;)
+		arch_cpu_halt();
+}
+
+/* The rest of an AP's set-up, once it has claimed its place (ap_main()). */
+void arch_cpu_init(int cpu)
+{
+	(void)cpu;	/* this_cpu() is set already */
+	mmu_cpu_init();
 	lapic_cpu_init();
 }
 
@@ -79,6 +99,11 @@ bool arch_cpu_control_ok(char *why, size_t size)
 	if (read_cr3() != mmu_kernel_tables()) {
 		snprintf(why, size, "CR3 is %#llx, not the kernel's tables at %#lx",
 			 (unsigned long long)read_cr3(), (unsigned long)mmu_kernel_tables());
+		return false;
+	}
+	if (!lapic_set_up_uncached(smp_processor_id())) {
+		snprintf(why, size, "local APIC at %#llx set up through the boot map (write-back)",
+			 (unsigned long long)lapic_base_phys);
 		return false;
 	}
 	return true;

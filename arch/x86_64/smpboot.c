@@ -69,6 +69,14 @@ void arch_cpu_die(int cpu)
 		__asm__ __volatile__("cli; hlt" ::: "memory");
 }
 
+/* Left out at boot: halt; only INIT (add_cpu()'s INIT-SIPI-SIPI) gets us out. */
+void arch_cpu_left_out(int cpu)
+{
+	(void)cpu;
+	for (;;)
+		__asm__ __volatile__("cli; hlt" ::: "memory");
+}
+
 bool arch_cpu_is_dead(int cpu)
 {
 	/* [cpu_dead_acquire] pairs [cpu_dead_release]: or we might see "dead" and not its last stores. */

@@ -72,6 +72,20 @@ static void __noreturn page_fault(struct trap_frame *tf)
 		   access);
 }
 
+/* A double fault because an NMI (or the double fault's) stack ran into its guard page? */
+static void ist_overflow(struct trap_frame *tf)
+{
+	int cpu;
+	const char *which = x86_ist_guard(tf->rsp, &cpu);
+
+	if (!which)
+		which = x86_ist_guard(read_cr2(), &cpu);
+	if (which)
+		panic_trap(tf, "BUG: kernel stack overflow: CPU%d's %s stack ran into its guard "
+			   "page (double fault, rsp %#llx)", cpu, which,
+			   (unsigned long long)tf->rsp);
+}
+
 static void __noreturn exception(struct trap_frame *tf)
 {
 	const char *name = exception_names[tf->vector];
@@ -81,6 +95,7 @@ static void __noreturn exception(struct trap_frame *tf)
 		page_fault(tf);
 	case 8:
 		/* On its own stack (IST): the usual cause is an overflowed kernel stack. */
+		ist_overflow(tf);
 		if (stack_guard_hit(tf->rsp) || stack_guard_hit(read_cr2()))
 			panic_trap(tf, "BUG: kernel stack overflow: %s ran past its stack "
 				   "(double fault, rsp %#llx)", current ? current->comm : "?",
@@ -100,6 +115,7 @@ void trap_dispatch(struct trap_frame *tf)
 	int vec = (int)tf->vector;
 
 	if (vec == NMI_VECTOR) {
+		mmu_nmi_tlb_flush();	/* a TLB shootdown's, maybe (mmu.c) */
 		irq_nmi(tf);
 		return;
 	}

@@ -57,12 +57,17 @@ struct trap_frame {
 };
 
 void x86_cpu_tables_init(int cpu);
+const char *x86_ist_guard(uintptr_t addr, int *cpu);
 void idt_init(void);
 void lapic_init(void);
 void lapic_cpu_init(void);
 void lapic_timer_stop(void);
 void lapic_eoi(void);
 u32 lapic_id(void);
+u32 cpu_initial_apic_id(void);
+bool lapic_set_up_uncached(int cpu);
+bool mmu_uncached(uintptr_t addr);
+void mmu_nmi_tlb_flush(void);
 void lapic_send(u32 apic_id, u32 icr_low);
 void clock_init(void);
 void mmu_init(void);

@@ -220,7 +220,8 @@ inval_dcache_range:
  * from the start of RAM (the device tree is there) to the end of the
  * image: memory QEMU's loader put there, so RAM.  (The last block, rounded
  * up, is RAM too unless RAM is smaller than the image rounded up to 2 MiB,
- * far below what the kernel runs with: make refuses MEM below 6M.)  The
+ * far below what the kernel runs with: make refuses MEM below 10M,
+ * arch/aarch64/arch.mk's MIN_MEM_MB.)  The
  * rest of RAM is added by boot_map_ram() (mmu.c) once the device tree has
  * said where it ends.  Written with the MMU off, so straight to memory.
  * Uses x0-x13.

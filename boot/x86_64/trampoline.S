@@ -69,14 +69,18 @@ trampoline_cpu:
 tramp_tmp_stack_top:
 trampoline_end:
 
-/* Long mode, kernel addresses: SSE on, frame chain ended, then C. */
+/*
+ * Long mode, kernel addresses: SSE on, frame chain ended, then C, whose
+ * first act is to load this CPU's descriptor tables, the IDT among them
+ * (x86_ap_entry(), arch/x86_64/setup.c).
+ */
 	.globl	ap_entry64
 ap_entry64:
 	pushq	%rdi
 	call	enable_sse
 	popq	%rdi
 	xorl	%ebp, %ebp
-	call	ap_main
+	call	x86_ap_entry
 1:	cli
 	hlt
 	jmp	1b

@@ -32,6 +32,8 @@ import tempfile
 FUZZ = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(FUZZ))
 CORPUS = os.path.join(FUZZ, "corpus")
+sys.path.insert(0, os.path.join(ROOT, "tools", "lib"))
+import dtb  # noqa: E402
 
 IMAGE_BASE = 0x1000	# fuzz_acpi.c's
 HEADER_SIZE = 36	# an ACPI table's header
@@ -133,16 +135,6 @@ def extract(lines, name):
     write(os.path.join(CORPUS, "acpi", name + "-xsdt"), acpi_seed(rsdp, unique, xsdt=True))
 
 
-def packed_dtb(blob):
-    """QEMU's 1 MiB blob cut to the end of its last block."""
-    (magic, total, off_struct, off_strings, off_rsv, version, last, boot,
-     size_strings, size_struct) = struct.unpack(">10I", blob[:40])
-    end = max(off_strings + size_strings, off_struct + size_struct)
-    out = bytearray(blob[:end])
-    struct.pack_into(">I", out, 4, end)
-    return bytes(out)
-
-
 def dtb_seeds():
     kernel = os.path.join(ROOT, "build", "aarch64", "kernel.elf")
     for n in (1, 4, 16):
@@ -153,7 +145,7 @@ def dtb_seeds():
                             "-kernel", kernel, "-append", "rcu_cpu_stall_timeout=30 demo=none"],
                            check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             with open(path, "rb") as f:
-                write(os.path.join(CORPUS, "fdt", f"qemu-virt-smp{n}.dtb"), packed_dtb(f.read()))
+                write(os.path.join(CORPUS, "fdt", f"qemu-virt-smp{n}.dtb"), dtb.packed(f.read()))
 
 
 def x86_seeds():

@@ -35,15 +35,29 @@ FUZZ = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(FUZZ))
 BUILD = os.environ.get("FUZZ_BUILD") or os.path.join(ROOT, "build", "fuzz")
 
+
+def kernel_nr_cpus():
+    """NR_CPUS as the kernel is built by default (kernel/param.h, as the
+    Makefile reads it): the harnesses' per-CPU arrays and limits are the
+    kernel's."""
+    with open(os.path.join(ROOT, "kernel", "param.h")) as f:
+        m = re.search(r"^#define NR_CPUS\s+(\d+)", f.read(), re.M)
+    return int(m.group(1))
+
+
+NR_CPUS = kernel_nr_cpus()
+
 # name -> (kernel sources, include directory of the arch it belongs to, extra link flags)
 TARGETS = {
     "cmdline": (["kernel/cmdline.c"], "arch/x86_64", []),
     "monitor": (["kernel/monitor_parse.c"], "arch/x86_64", []),
     # The page allocator's region handling sees the regions the parser found;
-    # the host's __kernel_end (where free memory may begin) is 1 MiB.
+    # the host's kernel image is [1 MiB, 1.5 MiB) (the map must cover it;
+    # free memory begins at its end).
     # (multiboot.c and acpi.c call each other for the boot word bootdata.dump.)
     "multiboot": (["arch/x86_64/multiboot.c", "arch/x86_64/acpi.c", "kernel/page_alloc.c"],
-                  "arch/x86_64", ["-no-pie", "-Wl,--defsym=__kernel_end=0x100000"]),
+                  "arch/x86_64", ["-no-pie", "-Wl,--defsym=__kernel_start=0x100000",
+                                   "-Wl,--defsym=__kernel_end=0x180000"]),
     "acpi": (["arch/x86_64/acpi.c", "arch/x86_64/multiboot.c"], "arch/x86_64", []),
     "fdt": (["arch/aarch64/fdt.c"], "arch/aarch64", []),
 }
@@ -53,7 +67,7 @@ MAX_LEN = {"cmdline": 8192, "monitor": 4096, "multiboot": 8192, "acpi": 4096, "f
 
 SANITIZE = ["-fsanitize=fuzzer,address,undefined", "-fno-sanitize-recover=all"]
 CFLAGS = ["-g", "-O1", "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-fno-omit-frame-pointer",
-          "-DNR_CPUS=16", "-DCONFIG_RCU_CHECKING=1",
+          f"-DNR_CPUS={NR_CPUS}", "-DCONFIG_RCU_CHECKING=1",
           # Host ELF linkers mark the bounds of a section named like a C identifier.
           '-DKPARAM_SECTION="kparam"', "-D__kparam_start=__start_kparam",
           "-D__kparam_end=__stop_kparam"]
@@ -81,7 +95,7 @@ def build(names, quiet=False):
         files = [os.path.join(FUZZ, f"fuzz_{name}.c"), os.path.join(FUZZ, "shim", "shim.c")]
         files += [os.path.join(ROOT, s) for s in srcs]
         out = binary(name)
-        deps = files + [os.path.join(FUZZ, "fuzz.py")]
+        deps = files + [os.path.join(FUZZ, "fuzz.py"), os.path.join(ROOT, "kernel", "param.h")]
         for d in ("kernel", "lib", arch, os.path.join(FUZZ, "shim"), "tests"):
             d = os.path.join(ROOT, d)
             deps += [os.path.join(dp, f) for dp, _, fs in os.walk(d) for f in fs

@@ -13,6 +13,9 @@
  *     (below 255), none twice;
  *   - each thing refused is reported: more CPUs than NR_CPUS, x2APIC IDs
  *     out of reach, repeated IDs, short entries, and no usable CPU list;
+ *   - the local APIC address kept is page-aligned, above the first MiB
+ *     and outside RAM (QEMU's memory map with 128 MiB: 0 to 0x9fc00 and
+ *     1 MiB to 0x7fe0000); the MADT's, when refused, is reported;
  *   - nothing is read or written out of bounds (ASan, UBSan).
  */
 #include <stdint.h>
@@ -118,6 +121,9 @@ static void fix_checksums(struct image *im, u8 *rsdp, size_t rsdp_len)
 		fix_sum(rsdp, RSDP_SIZE, 32);
 }
 
+/* The memory map the walk is told about: QEMU pc's with 128 MiB. */
+static const struct mem_region qemu_ram[] = { { 0, 0x9fc00 }, { 0x100000, 0x7fe0000 } };
+
 static void check(const struct acpi_cpus *c)
 {
 	CHECK(c->ncpus >= 0 && c->ncpus <= NR_CPUS, "%d CPUs kept", c->ncpus);
@@ -134,6 +140,13 @@ static void check(const struct acpi_cpus *c)
 	CHECK(!c->duplicates || shim_count_lines("acpi: ") > 0, "repeated IDs not reported");
 	CHECK(!c->short_entries || shim_count_lines("acpi: ") > 0, "short entries not reported");
 	CHECK(c->ncpus || shim_count_lines("acpi: ") > 0, "no CPU found, and nothing said");
+	CHECK(c->lapic_base % 4096 == 0 && c->lapic_base >= LEGACY_AREA_END &&
+	      c->lapic_base < (1ULL << 32), "local APIC at %#llx", (unsigned long long)c->lapic_base);
+	for (size_t i = 0; i < sizeof(qemu_ram) / sizeof(qemu_ram[0]); i++)
+		CHECK(c->lapic_base >= qemu_ram[i].end || c->lapic_base + 4096 <= qemu_ram[i].start,
+		      "local APIC at %#llx, in RAM", (unsigned long long)c->lapic_base);
+	CHECK(!c->lapic_refused || shim_count_lines("acpi: the MADT's local APIC address "),
+	      "the MADT's local APIC address refused without a word");
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -142,7 +155,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	u8 rsdp_buf[RSDP_SIZE];
 	size_t rsdp_len = size <= HEADER ? 0 : size - HEADER < RSDP_SIZE ? size - HEADER : RSDP_SIZE;
 	size_t skip = HEADER + RSDP_SIZE;
-	struct acpi_mem mem = { .map = map_image, .ctx = &im };
+	struct acpi_mem mem = { .map = map_image, .ctx = &im, .ram = qemu_ram, .nram = 2 };
 	struct acpi_cpus cpus;
 	u8 *rsdp;
 

@@ -11,6 +11,11 @@
  * Properties:
  *   - at most NR_CPUS CPUs kept, none twice, no more than were found;
  *   - the memory range taken is non-empty and does not wrap;
+ *   - the UART, the GIC distributor and its redistributor region lie in
+ *     the device window the kernel maps, whatever the tree says; a device
+ *     refused is reported and replaced by QEMU virt's; no more CPUs are
+ *     kept than the redistributor region has frames for, and a cut below
+ *     what the tree lists (and NR_CPUS allows) is reported;
  *   - the command line is a terminated string, marked truncated only when
  *     it fills its buffer;
  *   - nothing is read or written out of bounds (ASan, UBSan).
@@ -23,6 +28,12 @@
 
 #define HEADER_WORDS	8	/* magic and totalsize are read first */
 
+static bool in_window(u64 base, u64 size)
+{
+	return base >= DEVICE_WINDOW_START && base < DEVICE_WINDOW_END &&
+	       size <= DEVICE_WINDOW_END - base;
+}
+
 static void check(const struct dt_info *d)
 {
 	CHECK(d->ncpus >= 0 && d->ncpus <= NR_CPUS && d->ncpus <= d->cpus_found,
@@ -34,6 +45,24 @@ static void check(const struct dt_info *d)
 	CHECK(d->ram_size && d->ram_start + d->ram_size > d->ram_start,
 	      "memory %#llx + %#llx", (unsigned long long)d->ram_start,
 	      (unsigned long long)d->ram_size);
+	CHECK(in_window(d->uart_base, UART_SIZE), "UART at %#llx", (unsigned long long)d->uart_base);
+	CHECK(in_window(d->gicd_base, GICD_SIZE), "GICD at %#llx", (unsigned long long)d->gicd_base);
+	CHECK(in_window(d->gicr_base, d->gicr_size) && d->gicr_size >= GICR_FRAME_SIZE,
+	      "GICR region at %#llx, %#llx bytes", (unsigned long long)d->gicr_base,
+	      (unsigned long long)d->gicr_size);
+	CHECK((u64)d->ncpus <= d->gicr_size / GICR_FRAME_SIZE,
+	      "%d CPUs kept, the redistributor region has frames for %llu", d->ncpus,
+	      (unsigned long long)(d->gicr_size / GICR_FRAME_SIZE));
+	CHECK(!shim_count_lines("fdt: the UART at ") || d->uart_base == dt.uart_base,
+	      "a UART refused, yet not QEMU virt's");
+	CHECK(!shim_count_lines("fdt: the GIC distributor at ") || d->gicd_base == dt.gicd_base,
+	      "a GIC distributor refused, yet not QEMU virt's");
+	CHECK(!shim_count_lines("fdt: the GIC redistributor region at ") ||
+	      (d->gicr_base == dt.gicr_base && d->gicr_size == dt.gicr_size),
+	      "a redistributor region refused, yet not QEMU virt's");
+	CHECK(d->ncpus == (d->cpus_found < NR_CPUS ? d->cpus_found : NR_CPUS) ||
+	      shim_count_lines("fdt: the GIC's first redistributor region has frames for "),
+	      "%d CPUs kept of %d found, and no word of a cut", d->ncpus, d->cpus_found);
 	CHECK(memchr(d->bootargs, '\0', sizeof(d->bootargs)), "bootargs not terminated");
 	CHECK(!d->bootargs_truncated || strlen(d->bootargs) == sizeof(d->bootargs) - 1,
 	      "short bootargs marked truncated");

@@ -13,6 +13,10 @@ properties (tools/fuzz/fuzz_TARGET.c) are checked too.
 
 import os
 import struct
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fuzz import NR_CPUS  # noqa: E402  (the kernel's, kernel/param.h)
 
 FUZZ = os.path.dirname(os.path.abspath(__file__))
 REGRESS = os.path.join(FUZZ, "regress")
@@ -62,12 +66,24 @@ case("multiboot", "more-than-32-regions",
      info(mmap([(0x100000 * (i + 1), 0x80000, 1) for i in range(40)])),
      "multiboot: 8 available memory regions beyond the first 32", "harness: 32 regions (8 dropped)")
 case("multiboot", "overlapping-regions-counted-once",
-     info(mmap([(0x100000, 0x100000, 1), (0x180000, 0x100000, 1), (0x100000, 0x40000, 1)])),
+     info(mmap([(0x100000, 0x80000, 1), (0x180000, 0x100000, 1), (0x200000, 0x100000, 1),
+                (0x180000, 0x40000, 1)])),
      "mm: 1 MiB free for the kernel (384 pages)",
      "mm: the memory map lists 192 pages more than once: each counted once")
 case("multiboot", "region-wraps-around",
-     info(mmap([(0xfffffffffffff000, 0x2000, 1), (0x100000, 0x100000, 1)])),
+     info(mmap([(0xfffffffffffff000, 0x2000, 1), (0x100000, 0x180000, 1)])),
      "wraps around: clipped", "mm: 1 MiB free for the kernel (256 pages)")
+# The harness's kernel image is [1 MiB, 1.5 MiB) (tools/fuzz/fuzz.py).
+case("multiboot", "memory-map-leaves-out-the-kernel",
+     info(mmap([(0, 0x9fc00, 1), (0x140000, 0x7ec0000, 1)])),
+     "mm: the memory map leaves out part of the kernel image (0x100000-0x180000)")
+case("multiboot", "memory-map-split-around-the-kernel",
+     info(mmap([(0x100000, 0x40000, 1), (0x140000, 0x100000, 1)])),
+     "mm: 0 MiB free for the kernel (192 pages)")
+case("multiboot", "a-map-of-4-gib-is-checked-whole",
+     info(mmap([(0x100000, 0xfff00000, 1), (0x80000000, 0x1000, 1)])),
+     "mm: 4094 MiB free for the kernel (1048192 pages)",
+     "mm: the memory map lists 1 pages more than once")
 case("multiboot", "acpi-tag-too-small-for-an-rsdp", info(tag(15, b"RSD PTR \0" + bytes(11))),
      "multiboot: ACPI tag of 28 bytes cannot hold an RSDP of 36: ignored", "RSDP none")
 
@@ -93,8 +109,8 @@ def x2apic(apic_id, enabled=True):
     return struct.pack("<BBHIII", 9, 16, 0, apic_id, 1 if enabled else 0, apic_id)
 
 
-def madt(entries, **kw):
-    return sdt(b"APIC", struct.pack("<II", 0xfee00000, 1) + b"".join(entries), **kw)
+def madt(entries, lapic_base=0xfee00000, **kw):
+    return sdt(b"APIC", struct.pack("<II", lapic_base, 1) + b"".join(entries), **kw)
 
 
 def rsdp(rsdt=0, xsdt=None):
@@ -141,9 +157,9 @@ case("acpi", "x2apic-cpus-reachable-and-not",
      "harness: 3 CPUs kept of 3 found")
 case("acpi", "x2apic-only-firmware", acpi([madt([x2apic(i) for i in range(4)])]),
      "harness: 4 CPUs kept of 4 found")
-case("acpi", "more-cpus-than-nr-cpus", acpi([madt([lapic(i) for i in range(20)])]),
-     "smp: firmware lists 20 CPUs, this kernel supports NR_CPUS=16",
-     "harness: 16 CPUs kept of 20 found")
+case("acpi", "more-cpus-than-nr-cpus", acpi([madt([lapic(i) for i in range(NR_CPUS + 4)])]),
+     f"smp: firmware lists {NR_CPUS + 4} CPUs, this kernel supports NR_CPUS={NR_CPUS}",
+     f"harness: {NR_CPUS} CPUs kept of {NR_CPUS + 4} found")
 case("acpi", "apic-id-listed-twice", acpi([madt([lapic(0), lapic(1), lapic(1), x2apic(0)])]),
      "acpi: 2 MADT CPU entries repeat an APIC ID already listed",
      "harness: 2 CPUs kept of 2 found")
@@ -160,6 +176,17 @@ case("acpi", "table-address-outside-memory",
      bytes(4) + rsdp(rsdt=0x7fe0000), "acpi: no valid RSDT or XSDT")
 case("acpi", "acpi2-rsdp-cut-to-20-bytes", bytes(4) + rsdp(xsdt=IMAGE_BASE)[:20],
      "acpi: ACPI 2.0 RSDP without a valid XSDT part: using the RSDT")
+# The harness's memory map is QEMU's with 128 MiB: 0 to 0x9fc00, 1 MiB to 0x7fe0000.
+case("acpi", "madt-lapic-address-in-the-kernel-image", acpi([madt(QEMU_CPUS, lapic_base=0x100000)]),
+     "acpi: the MADT's local APIC address 0x100000 is RAM in the memory map: using the "
+     "architectural 0xfee00000", "local APIC at 0xfee00000")
+case("acpi", "madt-lapic-address-not-page-aligned",
+     acpi([madt(QEMU_CPUS, lapic_base=0xfee00010)]),
+     "acpi: the MADT's local APIC address 0xfee00010 is not page-aligned")
+case("acpi", "madt-lapic-address-0", acpi([madt(QEMU_CPUS, lapic_base=0)]),
+     "acpi: the MADT's local APIC address 0 is in the first MiB")
+case("acpi", "madt-lapic-address-elsewhere-outside-ram",
+     acpi([madt(QEMU_CPUS, lapic_base=0xfec01000)]), "local APIC at 0xfec01000")
 case("acpi", "no-enabled-cpu", acpi([madt([lapic(0, enabled=False)])]),
      "acpi: the MADT lists no enabled CPU we can use")
 
@@ -286,7 +313,8 @@ case("fdt", "property-name-outside-strings", virt(extra=bad_nameoff).blob(),
 case("fdt", "node-name-without-its-nul",
      fdt(struct.pack(">I", 1) + b"abcdefgh", b"x\0"), "fdt: a node name runs past the end")
 case("fdt", "nodes-nested-too-deep", virt(extra=deep).blob(), "fdt: nodes nested too deep")
-case("fdt", "more-cpus-than-nr-cpus", virt(20).blob(), "harness: 16 CPUs kept of 20 found")
+case("fdt", "more-cpus-than-nr-cpus", virt(NR_CPUS + 4).blob(),
+     f"harness: {NR_CPUS} CPUs kept of {NR_CPUS + 4} found")
 case("fdt", "cpu-listed-twice", virt(cpu_regs=[0, 1, 1, 2]).blob(),
      "fdt: 1 CPU nodes repeat an MPIDR", "harness: 3 CPUs kept of 3 found")
 case("fdt", "memory-of-size-0", virt(mem=(0x40000000, 0)).blob(),
@@ -295,6 +323,51 @@ case("fdt", "memory-wraps-around", virt(mem=(0xffffffff00000000, 0x200000000)).b
      "is not a memory range: ignored")
 case("fdt", "strings-without-nul-at-the-end", virt(extra=unterminated_strings).blob(),
      "harness: 2 CPUs kept of 2 found")
+def devices(uart=0x9000000, gicd=0x8000000, gicr=(0x80a0000, 0xf60000)):
+    """QEMU virt's UART and GICv3 nodes, at the addresses given."""
+    def add(t):
+        t.begin(f"pl011@{uart:x}")
+        t.prop("compatible", b"arm,pl011\0arm,primecell\0")
+        t.u32("reg", uart >> 32, uart & 0xffffffff, 0, 0x1000)
+        t.end()
+        t.begin(f"intc@{gicd:x}")
+        t.prop("compatible", b"arm,gic-v3\0")
+        t.u32("reg", gicd >> 32, gicd & 0xffffffff, 0, 0x10000,
+              gicr[0] >> 32, gicr[0] & 0xffffffff, gicr[1] >> 32, gicr[1] & 0xffffffff)
+        t.end()
+    return add
+
+
+case("fdt", "devices-where-qemu-virt-has-them", virt(4, extra=devices()).blob(),
+     "harness: 4 CPUs kept of 4 found", "UART 0x9000000, GIC 0x8000000 0x80a0000")
+case("fdt", "uart-outside-the-device-window", virt(extra=devices(uart=0x50000000)).blob(),
+     "fdt: the UART at 0x50000000 (0x1000 bytes) is outside the device window the kernel "
+     "maps (0x200000 to 0x40000000): refused, using QEMU virt's at 0x9000000",
+     "UART 0x9000000")
+case("fdt", "uart-in-page-0", virt(extra=devices(uart=0x1000)).blob(),
+     "fdt: the UART at 0x1000 (0x1000 bytes) is outside the device window")
+case("fdt", "uart-across-the-window-end", virt(extra=devices(uart=0x3ffff800)).blob(),
+     "fdt: the UART at 0x3ffff800 (0x1000 bytes) is outside the device window")
+case("fdt", "gic-distributor-above-4-gib", virt(extra=devices(gicd=0x100000000)).blob(),
+     "fdt: the GIC distributor at 0x100000000 (0x10000 bytes) is outside the device window",
+     "GIC 0x8000000 0x80a0000")
+case("fdt", "redistributor-region-past-the-window",
+     virt(extra=devices(gicr=(0x3ff00000, 0x200000))).blob(),
+     "fdt: the GIC redistributor region at 0x3ff00000 (0x200000 bytes) is outside the device "
+     "window", "GIC 0x8000000 0x80a0000")
+case("fdt", "redistributor-region-without-a-frame",
+     virt(extra=devices(gicr=(0x80a0000, 0x10000))).blob(),
+     "fdt: the GIC redistributor region at 0x80a0000 (0x10000 bytes) holds no redistributor "
+     "frame: refused")
+# The 124-CPU case of QEMU virt (123 frames in the first region) in small:
+# the kernel's NR_CPUS keeps it from listing 124 CPUs here.
+case("fdt", "more-cpus-than-redistributor-frames",
+     virt(4, extra=devices(gicr=(0x80a0000, 0x40000))).blob(),
+     "fdt: the GIC's first redistributor region has frames for 2 CPUs; the other 2 need its "
+     "second region, which this kernel does not map: bringing up the first 2",
+     "harness: 2 CPUs kept of 4 found")
+
+
 def value_at_the_very_end():
     """A device_type value without its NUL as the blob's last bytes (the
     strings block comes first): a strcmp() on it reads past the blob."""

@@ -8,6 +8,7 @@ import contextlib
 import io
 import os
 import stat
+import struct
 import sys
 import tempfile
 import textwrap
@@ -206,6 +207,34 @@ class QemuCommandTests(unittest.TestCase):
         a = run.parse_args(["--arch", "x86_64", "--kernel", "build/x86_64/quiescent.elf",
                             "--log", "build/x86_64/run.log"])
         self.assertEqual(run.iso_path(a), "build/x86_64/run.iso")
+
+    def test_isolated_cpus_from_the_tests_words(self):
+        self.assertEqual(run.isolated_cpus(""), 2)
+        self.assertEqual(run.isolated_cpus("x=1 ktest.cpus=3"), 3)
+        self.assertEqual(run.isolated_cpus("ktest.cpus=abc"), 2)
+
+    def test_dtb_packed_beside_the_log_and_passed_to_qemu(self):
+        with tempfile.TemporaryDirectory() as d:
+            padded = bytearray(1 << 16)
+            padded[:40] = struct.pack(">10I", 0xd00dfeed, 1 << 16, 56, 72, 40, 17, 16, 0, 4, 16)
+            padded[56:72] = struct.pack(">4I", 1, 0, 2, 9)
+            src = os.path.join(d, "virt.dtb")
+            with open(src, "wb") as f:
+                f.write(padded)
+            a = run.parse_args(["--arch", "aarch64", "--kernel", "k", "--dtb", src,
+                                "--log", os.path.join(d, "run.log")])
+            self.assertIsNone(run.pack_dtb(a))
+            self.assertEqual(a.dtb_packed, os.path.join(d, "run.dtb"))
+            with open(a.dtb_packed, "rb") as f:
+                packed = f.read()
+            self.assertEqual(len(packed), 76)	# strings end at 72 + 4
+            self.assertEqual(struct.unpack(">I", packed[4:8])[0], 76)
+            cmd = run.qemu_command(a, False)
+            self.assertEqual(cmd[cmd.index("-dtb") + 1], a.dtb_packed)
+            a.dtb = os.path.join(d, "run.log")
+            with open(a.dtb, "w") as f:
+                f.write("not a tree")
+            self.assertIn("not a flattened device tree", run.pack_dtb(a))
 
 
 class EndToEndTests(unittest.TestCase):
