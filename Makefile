@@ -16,6 +16,9 @@
 #                   them; docs/labs/README.md)
 #   make grade      grade the lab of this branch (or LAB=NAME; PART=ID: one part):
 #                   Score: N/M, and build/grade/results.json for autograders
+#   make handout    LAB=NAME: the student repository of that lab, without its
+#                   solution, in build/handout/NAME (docs/labs/INSTRUCTOR.md)
+#   make slides     the RCU lecture (docs/lecture/) as HTML and PDF in build/slides
 #   make clean      remove everything under $(BUILD) but the prebuilt newlib
 #
 # Variables: ARCH (x86_64), SMP (4), MEM (128M), ACCEL (tcg | tcg-single | kvm), TESTS (a
@@ -105,7 +108,7 @@ OBJS := $(patsubst %,$(B)/obj/%.o,$(SRCS))
 RUN := python3 tools/run.py --arch $(ARCH) --kernel $(ELF) --smp $(SMP) --mem $(MEM) \
        --accel $(ACCEL) --timeout $(TIMEOUT) $(if $(DTB),--dtb '$(DTB)')
 
-.PHONY: all run test debug trace torture bench clean deps newlib lab grade FORCE
+.PHONY: all run test debug trace torture bench clean deps newlib lab grade handout slides FORCE
 all: $(ELF) $(BOOT_IMAGE)
 
 deps:
@@ -197,6 +200,23 @@ lab:
 grade:
 	@python3 tools/labs/labs.py grade --arch $(ARCH) $(if $(LAB),--lab $(LAB)) \
 	    $(if $(PART),--part $(PART)) $(if $(GRADE_JSON),--json $(GRADE_JSON)) $(GRADE_FLAGS)
+
+# make handout LAB=NAME: the student repository of lab NAME (a git repository
+# of one commit, the lab's functions as starters, no trace of their
+# reference: tools/handout/handout.py checks) in HANDOUT_DIR.
+HANDOUT_DIR ?= $(BUILD)/handout/$(LAB)
+handout:
+	@[ -f tools/handout/handout.py ] || { echo "make handout: this is a student repository;" \
+	    "make handout runs in the course's repository"; exit 2; }
+	@python3 tools/handout/handout.py build $(if $(LAB),$(LAB) --out $(HANDOUT_DIR),list)
+
+# make slides: the RCU lecture (docs/lecture/slides.md) rendered by reveal.js
+# (npm) in headless Chromium into $(BUILD)/slides (index.html, lecture.pdf),
+# then checked page by page (tools/slides.py).
+slides:
+	@[ -f tools/slides.py ] || { echo "make slides: the lecture is not in a student repository"; exit 2; }
+	@bash tools/deps.sh slides
+	@python3 tools/slides.py --out $(BUILD)/slides
 
 # make torture DURATION=600: rcutorture at each CPU count in TORTURE_SMP
 # (not in CI), its histograms per CPU count (tools/torture.sh).

@@ -117,6 +117,9 @@ def cmd_list():
 
 
 def cmd_start(name):
+    rec = read_record()
+    if rec:
+        raise Refused(on_a_lab_branch(name, *rec))
     lab = load_def(name)
     if git("status", "--porcelain"):
         raise Refused("lab: the tree has uncommitted changes; commit or stash them first "
@@ -143,6 +146,20 @@ def cmd_start(name):
     return 0
 
 
+def on_a_lab_branch(name, lab, base):
+    """Why make lab does not start a lab where one was started already
+    (.lab): the new lab would keep that lab's stubs, or your answer."""
+    head = f"lab: not starting lab {name} here: this tree is lab {lab}'s (.lab)"
+    if "base root" in open(os.path.join(ROOT, RECORD)).read().splitlines():
+        return (f"{head}, the student repository of lab {lab} (make handout), which holds "
+                f"no other lab.  Lab {name} comes in a repository of its own: ask your "
+                f"instructor (make handout LAB={name}, in the course's repository).")
+    return (f"{head}: lab {name} would start on top of lab {lab}'s stubs, or your answer "
+            f"to it.  Start it from the reference, the commit lab {lab} started from:\n"
+            f"  git switch --detach {base[:12]} && make lab LAB={name}\n"
+            f"(or: git switch main && make lab LAB={name}, while main has not moved)")
+
+
 # --------------------------------------------------------------------------
 # make grade
 # --------------------------------------------------------------------------
@@ -152,7 +169,10 @@ def read_record():
     if not os.path.exists(path):
         return None
     rec = dict(line.split(None, 1) for line in open(path).read().splitlines() if line.strip())
-    return rec.get("lab"), rec.get("base")
+    base = rec.get("base")
+    if base == "root":	# a student repository (make handout): its first commit
+        base = git("rev-list", "--max-parents=0", "HEAD").split()[-1]
+    return rec.get("lab"), base
 
 
 def protected_changes(base):
