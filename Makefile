@@ -15,7 +15,11 @@
 #   make bench      the benchmarks on the production kernel (docs/benchmarks.md)
 #   make lab        LAB=NAME: start a lab on branch lab/NAME (LAB=list lists
 #                   them; docs/labs/README.md)
-#   make grade      grade the lab of this branch (or LAB=NAME): Score: N/M
+#   make grade      grade the lab of this branch (or LAB=NAME; PART=ID: one part):
+#                   Score: N/M, and build/grade/results.json for autograders
+#   make handout    LAB=NAME: the student repository of that lab, without its
+#                   solution, in build/handout/NAME (docs/labs/INSTRUCTOR.md)
+#   make slides     the RCU lecture (docs/lecture/) as HTML and PDF in build/slides
 #   make clean      remove everything under $(BUILD) but the prebuilt newlib
 #
 # Variables: ARCH (x86_64), SMP (4), MEM (128M), ACCEL (tcg | tcg-single | kvm), TESTS (a
@@ -78,7 +82,7 @@ OBJDUMP  := $(CROSS_COMPILE)objdump
 
 # Flags newlib is built with too (a change rebuilds it).  __DYNAMIC_REENT__:
 # newlib asks __getreent() for the current reentrancy structure instead of
-# using one global one (lib/newlib_glue.c gives each CPU's contexts their own).
+# using one global one (kernel/newlib_glue.c gives each CPU's contexts their own).
 BASE_CFLAGS := -O2 -g -ffreestanding -fno-pic -fno-pie -fno-stack-protector \
                -fno-omit-frame-pointer -fno-optimize-sibling-calls -D__DYNAMIC_REENT__ \
                $(ARCH_CFLAGS)
@@ -105,7 +109,7 @@ OBJS := $(patsubst %,$(B)/obj/%.o,$(SRCS))
 RUN := python3 tools/run.py --arch $(ARCH) --kernel $(ELF) --smp $(SMP) --mem $(MEM) \
        --accel $(ACCEL) --timeout $(TIMEOUT) $(if $(DTB),--dtb '$(DTB)')
 
-.PHONY: all run test debug trace torture bench clean deps newlib lab grade FORCE
+.PHONY: all run test debug trace torture bench clean deps newlib lab grade handout slides FORCE
 all: $(ELF) $(BOOT_IMAGE)
 
 deps:
@@ -187,11 +191,33 @@ trace: deps all
 # make lab LAB=NAME: this clone becomes the lab's starting point, on a new
 # branch lab/NAME (LAB=list lists the labs); make grade scores it, or the
 # lab LAB=NAME on any branch (tools/labs/labs.py, docs/labs/README.md).
+# PART=ID grades one part; GRADE_JSON=PATH writes the results for an
+# autograder there (default build/grade/results.json).
 LAB ?=
+PART ?=
+GRADE_JSON ?=
 lab:
 	@python3 tools/labs/labs.py start $(if $(LAB),$(LAB),list)
 grade:
-	@python3 tools/labs/labs.py grade --arch $(ARCH) $(if $(LAB),--lab $(LAB)) $(GRADE_FLAGS)
+	@python3 tools/labs/labs.py grade --arch $(ARCH) $(if $(LAB),--lab $(LAB)) \
+	    $(if $(PART),--part $(PART)) $(if $(GRADE_JSON),--json $(GRADE_JSON)) $(GRADE_FLAGS)
+
+# make handout LAB=NAME: the student repository of lab NAME (a git repository
+# of one commit, the lab's functions as starters, no trace of their
+# reference: tools/handout/handout.py checks) in HANDOUT_DIR.
+HANDOUT_DIR ?= $(BUILD)/handout/$(LAB)
+handout:
+	@[ -f tools/handout/handout.py ] || { echo "make handout: this is a student repository;" \
+	    "make handout runs in the course's repository"; exit 2; }
+	@python3 tools/handout/handout.py build $(if $(LAB),$(LAB) --out $(HANDOUT_DIR),list)
+
+# make slides: the RCU lecture (docs/lecture/slides.md) rendered by reveal.js
+# (npm) in headless Chromium into $(BUILD)/slides (index.html, lecture.pdf),
+# then checked page by page (tools/slides.py).
+slides:
+	@[ -f tools/slides.py ] || { echo "make slides: the lecture is not in a student repository"; exit 2; }
+	@bash tools/deps.sh slides
+	@python3 tools/slides.py --out $(BUILD)/slides
 
 # make torture DURATION=600: rcutorture at each CPU count in TORTURE_SMP
 # (not in CI), its histograms per CPU count (tools/torture.sh).
