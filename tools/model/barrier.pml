@@ -36,6 +36,7 @@
  * @hashbits 20
  * @variant base: verify
  * @variant skip_cpu -DSKIP_CPU1: reject safety "rcu.inject=barrier_skip_cpu: no marker on CPU1"
+ * @variant skips_ready -DSKIPS_READY: reject safety "rcu.inject=barrier_skips_ready: no marker on a CPU where no callback waits for a grace period, though its ready callbacks, or the batch its rcuc runs, have not run yet"
  * @variant no_own_count -DNO_OWN_COUNT: reject safety "barrier_pending starts at 0, without rcu_barrier()'s own count: the first marker to run may bring it to zero while the second is not queued yet"
  * @variant marker_from_home -DMARKER_FROM_HOME: reject safety "call_rcu() of every marker from the caller's CPU, without run_on(): a marker on CPU0 does not wait behind CPU1's callbacks"
  * @variant lists_empty -DLISTS_EMPTY: reject safety "rcu_barrier() waits until every CPU's lists are empty instead of queueing markers: a batch rcuc has taken off its list may still be running"
@@ -184,7 +185,13 @@ proctype barrier_caller()
 #ifdef SKIP_CPU1
 		:: cpu == 1 -> skip
 #endif
+#ifdef SKIPS_READY
+		:: atomic { online[cpu] && ready[cpu] == qn[cpu] ->	/* nothing waits for a grace period there */
+			printf("@@ CPU%d caller rcu_barrier(): (barrier_skips_ready) no callback of CPU%d waits: no marker\n", caller_cpu, cpu) }
+		:: atomic { online[cpu] && ready[cpu] < qn[cpu] -> skip };
+#else
 		:: atomic { online[cpu] -> skip };	/* for_each_online_cpu() */
+#endif
 #ifndef MARKER_FROM_HOME
 			run_on(cpu);
 #endif

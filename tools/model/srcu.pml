@@ -31,7 +31,7 @@
  * task's reading of the index and its count: a straggler of its own).
  * Steps that touch only one process's own state are merged with the next
  * (a removal and its call_srcu(), a read and the unlock after it, the
- * callbacks of one srcu_gp_end()): what another process could do between
+ * invocation of one srcu_gp_end()'s callbacks): what another process could do between
  * them it can do before the first, where the same checks catch it.
  *
  * Left out: the grace-period thread's list of domains (one domain here),
@@ -52,6 +52,7 @@
  * @variant locks_first -DLOCKS_FIRST: reject safety "srcu_readers_gone() sums the locks before the unlocks: a reader that locks and unlocks between the two sums balances one that is still inside"
  * @variant single_flip -DSINGLE_FLIP: reject safety "one flip per grace period: a reader that read the index before the previous grace period's flip and counted after its check holds the other rank, which this grace period does not wait for"
  * @variant skip_offline -DSKIP_OFFLINE: reject safety "srcu_readers_gone() sums only the online CPUs: a reader that locked on a CPU that went down is not counted"
+ * @variant barrier_skips_idle -DBARRIER_SKIPS_IDLE: reject safety "srcu.inject=barrier_skips_idle: srcu_barrier() returns at once when no callback is pending, though srcu_gp_end() may have taken one off the list and not run it yet"
  * @variant no_flip -DNO_FLIP: reject safety "srcu.inject=no_flip: grace periods wait for the rank no reader uses"
  */
 
@@ -70,6 +71,7 @@ mtype = { updater, reader_A, reader_B, reader_irq, srcu_gp, hotplug };
 #define CB_NEXT		1
 #define CB_WAIT		2
 #define CB_DONE		3
+#define CB_RUN		4	/* taken off the lists, not yet invoked */
 
 /* the domain */
 byte completed = 0;
@@ -132,14 +134,34 @@ inline srcu_flip()
 #endif
 }
 
-/* srcu_gp_end(): the `wait` callbacks, in the order they were queued. */
-inline srcu_gp_end()
+/*
+ * srcu_gp_end(): under the domain's lock the `wait` callbacks are taken
+ * off (ncbs counts them no more), then invoked in the order they were
+ * queued, outside it.
+ */
+inline srcu_gp_uncount()
+{
+	k = 0;
+	do
+	:: k < NCB ->
+		if
+		:: cb[k] == CB_WAIT -> cb[k] = CB_RUN
+		:: else -> skip
+		fi;
+		k++
+	:: else -> break
+	od;
+	k = 0;
+	printf("@@ srcu_gp srcu_gp_end(): the callbacks taken off the list, ncbs lowered\n")
+}
+
+inline srcu_gp_run()
 {
 	k = 0;
 	do
 	:: k < NCB ->
 			if
-			:: cb[k] == CB_WAIT ->
+			:: cb[k] == CB_RUN ->
 				if
 				:: k < 2 ->
 					if
@@ -196,7 +218,8 @@ end_sleep:
 		if
 		:: gone -> gone = 0;
 #ifdef SINGLE_FLIP
-			atomic { gp_state = IDLE_ST; srcu_gp_end() }
+			atomic { gp_state = IDLE_ST; srcu_gp_uncount() };
+			atomic { srcu_gp_run() }
 #else
 			srcu_flip(); gp_state = SECOND
 #endif
@@ -205,7 +228,8 @@ end_sleep:
 	:: gp_state == SECOND ->
 		readers_gone((completed & 1) ^ 1);
 		if
-		:: gone -> atomic { gone = 0; gp_state = IDLE_ST; srcu_gp_end() }
+		:: gone -> atomic { gone = 0; gp_state = IDLE_ST; srcu_gp_uncount() };
+			atomic { srcu_gp_run() }
 		:: else -> skip
 		fi
 	od
@@ -226,9 +250,24 @@ proctype updater_task()
 		call_srcu(0) }
 	atomic { published[1] = 0; printf("@@ updater list_del_rcu(element 1)\n");
 		call_srcu(1) }
-	atomic { call_srcu(2) }	/* srcu_barrier(): the marker */
-	atomic { cb[2] == CB_DONE ->
-		printf("@@ updater srcu_barrier(): returns\n");
+	/* srcu_barrier(): the marker, behind everything queued so far */
+#ifdef BARRIER_SKIPS_IDLE
+	if
+	:: atomic { cb[0] != CB_NEXT && cb[0] != CB_WAIT && cb[1] != CB_NEXT && cb[1] != CB_WAIT ->
+		printf("@@ updater srcu_barrier(): (srcu.inject=barrier_skips_idle) ncbs is 0: returns at once\n") }
+		goto barrier_done
+	:: else -> skip
+	fi;
+#endif
+	atomic { call_srcu(2) }
+	atomic { cb[2] == CB_DONE -> printf("@@ updater srcu_barrier(): returns\n") }
+barrier_done:
+	atomic {
+		if
+		:: cb[0] != CB_DONE || cb[1] != CB_DONE ->
+			printf("@@ updater BUG: srcu_barrier() returned before every callback queued before it had run\n")
+		:: else -> skip
+		fi;
 		assert(cb[0] == CB_DONE && cb[1] == CB_DONE) }
 }
 

@@ -65,6 +65,8 @@
  * @variant old_window_irq_only -DOLD_OFFLINE_WINDOW -DNO_DYING_READERS: reject safety "the same with no reader in the dying hook and no cross-CPU call: the interrupt handler's reader alone is enough"
  * @variant offline_before_report -DOFFLINE_BEFORE_REPORT: reject safety "sched_cpu_offline() before the pending call, the hook and rcu_report_dead(): a hop sent on before the CPU's last readers ended"
  * @variant hop_left_on_dead_cpu -DHOP_LEFT_ON_DEAD_CPU: reject safety "sched_cpu_offline() marks the queue offline but does not send on what was queued meanwhile: the tour's hop stays on a dead CPU (a deadlock)"
+ * @variant dying_redirects -DDYING_REDIRECTS: reject safety "rcu.inject=dying_redirects: enqueue_on() treats a dying CPU as gone: the hop leaves before the CPU's running task, which may be reading, has switched"
+ * @variant dying_sends_queue_on -DDYING_SENDS_QUEUE_ON: reject safety "rcu.inject=dying_sends_queue_on: sched_cpu_set_dying() sends the queued tasks on at once: the tour's hop leaves before the running task switched"
  * @variant no_kick -DNO_KICK: reject safety "enqueue_locked() sends no IPI to a CPU running its idle task: the hop waits on a halted CPU for ever"
  * @variant reader_before_online -DREADER_BEFORE_ONLINE: reject safety "an arriving CPU runs a reader before rcu_cpu_starting() sets its online bit: a tour that finds it offline skips it"
  * @variant inject_no_wait -DINJECT_NO_WAIT: reject safety "rcu.inject=no_wait: synchronize_rcu() returns at once"
@@ -142,7 +144,11 @@ inline enqueue_on(t, cpu, from)
 {
 	dst = cpu;
 	do
+#ifdef DYING_REDIRECTS
+	:: rq_offline[dst] || dying[dst] ->	/* (bug) a dying CPU counts as gone */
+#else
 	:: rq_offline[dst] ->
+#endif
 		fallback_cpu(dst, dst);
 	:: else -> break
 	od;
@@ -539,8 +545,22 @@ active proctype hotplug_ops()
 {
 	mtype who = hotplug;
 
+#ifdef DYING_SENDS_QUEUE_ON
+	/* (bug) the queued tasks leave before CPU1's current task switched */
+	atomic { dying[1] = 1; ipi_resched[1] = 1;
+		printf("@@ CPU0 %e remove_cpu(1): sched_cpu_set_dying(1): (bug) sends on what is queued (%d)\n", who, queued[1]);
+		if
+		:: queued[1] & TB(U) -> queued[1] = queued[1] & ~TB(U); queued[0] = queued[0] | TB(U); cpu_of[U] = 0;
+			if
+			:: cur[0] == IDLE(0) -> ipi_resched[0] = 1
+			:: else -> skip
+			fi
+		:: else -> skip
+		fi };
+#else
 	atomic { dying[1] = 1; ipi_resched[1] = 1;
 		printf("@@ CPU0 %e remove_cpu(1): sched_cpu_set_dying(1), kick_cpu(1)\n", who) };
+#endif
 	atomic { !online[1] -> printf("@@ CPU0 %e remove_cpu(1): CPU1 is offline\n", who) };
 	atomic { stopped[1] -> printf("@@ CPU0 %e remove_cpu(1): arch_cpu_is_dead(1)\n", who) };
 	if
