@@ -313,6 +313,10 @@ def pml_header(path):
             h["checks"].append(rest)
         elif key == "cflags":
             h["cflags"] = rest.split()
+            if any(f.startswith(("-DBITSTATE", "-DHC")) for f in h["cflags"]):
+                raise ValueError(f"{path}:{n}: @cflags {rest}: make model runs only full "
+                                 f"state-space searches (no bitstate or hash-compact search: "
+                                 f"it could miss states and still say verified)")
         elif key == "hashbits":
             h["hashbits"] = int(rest)
         elif key == "full-hashbits":

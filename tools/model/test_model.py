@@ -135,6 +135,17 @@ class BadInput(unittest.TestCase):
                               ("armv8/sb                 base", "rejected")):
             self.assertRegex(out, name + r"\s+outcome\s+" + verdict)
 
+    def test_a_partial_search_is_refused(self):
+        self.write("partial.pml", """\
+            /* @check safety
+             * @cflags -DBITSTATE
+             * @variant base: verify */
+            active proctype p() { skip }
+            """)
+        rc, out = run_model(self.dir)
+        self.assertEqual(rc, 1, out)
+        self.assertIn("only full state-space searches", out)
+
     def test_full_compiles_with_its_larger_bound(self):
         self.write("bound.pml", """\
             /* @check safety
