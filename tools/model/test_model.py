@@ -37,6 +37,13 @@ class BadInput(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.dir)
 
+    def fails(self, says, *args):
+        """make model over self.dir must fail, saying this; returns its output."""
+        rc, out = run_model(self.dir, *args)
+        self.assertEqual(rc, 1, out)
+        self.assertIn(says, out)
+        return out
+
     def write(self, name, text):
         path = os.path.join(self.dir, name)
         os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -50,9 +57,7 @@ class BadInput(unittest.TestCase):
              * @variant base: verify */
             active proctype p() { byte x; x = ; }
             """)
-        rc, out = run_model(self.dir)
-        self.assertEqual(rc, 1, out)
-        self.assertIn("spin cannot read the model", out)
+        out = self.fails("spin cannot read the model")
         self.assertIn("syntax error", out)
         self.assertIn("FAILED", out)
 
@@ -63,9 +68,7 @@ class BadInput(unittest.TestCase):
                 r1 = lod x
             outcome: P0:r1 == 1
             """)
-        rc, out = run_model(self.dir)
-        self.assertEqual(rc, 1, out)
-        self.assertIn("bad.wmm:3: cannot read instruction", out)
+        out = self.fails("bad.wmm:3: cannot read instruction")
 
     def test_missing_spin_is_a_clear_failure(self):
         bindir = tempfile.mkdtemp()
@@ -84,9 +87,7 @@ class BadInput(unittest.TestCase):
             byte x;
             active proctype p() { x = 1; assert(x == 1) }
             """)
-        rc, out = run_model(self.dir)
-        self.assertEqual(rc, 1, out)
-        self.assertIn("VERIFIED (expected reject)", out)
+        out = self.fails("VERIFIED (expected reject)")
 
     def test_correct_model_that_fails_prints_its_trail(self):
         self.write("wrong.pml", """\
@@ -95,9 +96,7 @@ class BadInput(unittest.TestCase):
             byte x;
             active proctype p() { x = 1; printf("@@ CPU0 p(): write x = 1\\n"); assert(x == 0) }
             """)
-        rc, out = run_model(self.dir)
-        self.assertEqual(rc, 1, out)
-        self.assertIn("REJECTED (expected verify)", out)
+        out = self.fails("REJECTED (expected verify)")
         self.assertIn("   1. CPU0 p(): write x = 1", out)
 
     def test_batch_gives_each_file_and_outcome_its_verdict(self):
@@ -142,9 +141,7 @@ class BadInput(unittest.TestCase):
              * @variant base: verify */
             active proctype p() { skip }
             """)
-        rc, out = run_model(self.dir)
-        self.assertEqual(rc, 1, out)
-        self.assertIn("only full state-space searches", out)
+        out = self.fails("only full state-space searches")
 
     def test_full_compiles_with_its_larger_bound(self):
         self.write("bound.pml", """\
@@ -159,14 +156,10 @@ class BadInput(unittest.TestCase):
             """)
         rc, out = run_model(self.dir)
         self.assertEqual(rc, 0, out)
-        rc, out = run_model(self.dir, "--full")
-        self.assertEqual(rc, 1, out)
-        self.assertIn("REJECTED (expected verify)", out)
+        out = self.fails("REJECTED (expected verify)", "--full")
 
     def test_no_model_is_a_failure(self):
-        rc, out = run_model(self.dir)
-        self.assertEqual(rc, 1, out)
-        self.assertIn("no model matches", out)
+        out = self.fails("no model matches")
 
 
 def seq(text):
