@@ -40,6 +40,7 @@ import threading
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 import dtb  # noqa: E402
 from ktap import KtapParser, summary_line  # noqa: E402
+from procgroup import kill_group  # noqa: E402
 from usersyms import Symbolizer  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import arm64_image  # noqa: E402
@@ -244,22 +245,6 @@ class Console:
         if self.log:
             self.log.close()
             self.log = None
-
-
-def kill_group(proc):
-    """Stop QEMU (its whole process group): SIGTERM, then SIGKILL."""
-    for sig, wait in ((signal.SIGTERM, 3), (signal.SIGKILL, 5)):
-        if proc.poll() is not None:
-            return
-        try:
-            os.killpg(proc.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            proc.wait(wait)
-            return
-        except subprocess.TimeoutExpired:
-            pass
 
 
 def run_piped(cmd, console, timeout, on_line=None):
@@ -530,7 +515,8 @@ def _main(args):
     console = Console(args.log, Symbolizer(args.user_dir, tools).line if args.user_dir else None)
     try:
         parser = KtapParser() if args.mode == "test" else None
-        modules = ModuleCount(len(args.module))
+        # (a debug run's kernel starts only when gdb lets it: no verdict on silence there)
+        modules = ModuleCount(0 if args.debug else len(args.module))
 
         def on_line(line):
             modules.feed(line)
