@@ -58,6 +58,8 @@ int cap_move(struct cspace *cs, long src, long dst);
 int cap_delete(struct cspace *cs, long slot);
 int cap_revoke(struct cspace *cs, long slot);
 int cap_inspect(struct cspace *cs, long slot, struct sys_cap_info *info);
+/* The monitor's caps: every capability of cs, and where each was derived from. */
+void cap_show_space(struct cspace *cs);
 
 /*
  * Inserts a new original capability to obj (all of rights, no badge) in
