@@ -31,23 +31,11 @@
 /* How long pingpong with these arguments runs, start to end; 0 if it failed. */
 static u64 run_pingpong(int client_cpu, int server_cpu, int rounds, bool task)
 {
-	struct sys_exit_status st;
-	struct user_task *t;
 	char cmd[96];
-	u64 t0 = ktime_get_ns();
-	int err;
 
 	snprintf(cmd, sizeof(cmd), PINGPONG " %d %d %d%s", client_cpu, server_cpu, rounds,
 		 task ? " task" : "");
-	t = user_spawn(cmd, NULL, &err);
-	if (!t)
-		return 0;
-	if (user_task_wait_timeout(t, ktest_budget_ns(120, 2), &st) || st.killed || st.status) {
-		user_task_put(t);
-		return 0;
-	}
-	user_task_put(t);
-	return ktime_get_ns() - t0;
+	return bench_run_program(cmd);
 }
 
 static void ipc_round_trip(bool task, bool cross, int rep)
