@@ -45,7 +45,7 @@ static int reaper_fn(void *arg)
 	for (;;) {
 		struct user_thread *ut;
 
-		wait_for_completion(&reaper_work);
+		wait_for_completion_idle(&reaper_work);	/* no work is no hang */
 		while ((ut = next_dead())) {
 			struct user_task *t = ut->task;
 
