@@ -272,6 +272,26 @@ int cap_transfer(struct cspace *from, long src, struct cspace *to, long dst, boo
 	return slot;
 }
 
+int cap_revoke_object(struct cspace *cs, long slot, struct kobject *obj)
+{
+	struct cap *c;
+	bool ours;
+
+	mutex_lock(&cap_mutex);
+	c = cspace_get(cs, slot);
+	ours = c && c->obj == obj;
+	mutex_unlock(&cap_mutex);
+	if (!ours)
+		return -EBADF;	/* its owner moved or deleted it meanwhile: what it did stands */
+	cap_revoke(cs, slot);	/* (copies made meanwhile, by its other threads) */
+	mutex_lock(&cap_mutex);
+	c = cspace_get(cs, slot);
+	if (c && c->obj == obj && !c->pinned)
+		cap_delete_locked(c);
+	mutex_unlock(&cap_mutex);
+	return 0;
+}
+
 int cap_delete(struct cspace *cs, long slot)
 {
 	struct cap *c;

@@ -54,6 +54,9 @@ void user_run_boot_programs(void)
 
 void user_settle(void)
 {
-	reaper_flush();
-	object_settle();	/* objects and capability nodes wait for grace periods */
+	/* (an object's free may give the reaper a task to put: reaper_put_task()) */
+	do {
+		reaper_flush();
+		object_settle();	/* objects and capability nodes wait for grace periods */
+	} while (reaper_busy());
 }

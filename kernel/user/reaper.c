@@ -4,11 +4,13 @@
  * task_struct can go only once it is off its CPU for good: the kernel
  * thread `reaper` waits for that (kt->exited, completed by the switch
  * away from the dead thread: finish_task_switch()), then frees them and
- * drops the references the thread held (to its task, to itself).
+ * drops the references the thread held (to its task, to itself).  It also
+ * drops task references for callers that may not sleep (reaper_put_task()).
  */
 #include "user/thread.h"
 
 static LIST_HEAD(dead);
+static LIST_HEAD(task_puts);		/* tasks whose reference it drops (reaper_put_task()) */
 static DEFINE_SPINLOCK(dead_lock);
 static struct task_struct *reaper;
 static struct completion reaper_work;
@@ -23,6 +25,38 @@ void reaper_add(struct user_thread *ut)
 	list_add_tail(&ut->reap_node, &dead);
 	spin_unlock_irqrestore(&dead_lock, flags);
 	complete(&reaper_work);
+}
+
+/*
+ * A task's last reference may be the one a task capability's object
+ * held, dropped when that object is freed: in an RCU callback, which
+ * must not sleep -- and the last put of a task that never ran frees its
+ * address space (mm_put() takes a mutex) and its capability space.  The
+ * reaper drops it instead.
+ */
+void reaper_put_task(struct user_task *t)
+{
+	unsigned long flags;
+
+	atomic_long_inc(&pending);
+	spin_lock_irqsave(&dead_lock, flags);
+	list_add_tail(&t->reap_node, &task_puts);
+	spin_unlock_irqrestore(&dead_lock, flags);
+	complete(&reaper_work);
+}
+
+static struct user_task *next_put(void)
+{
+	struct user_task *t = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&dead_lock, flags);
+	if (!list_empty(&task_puts)) {
+		t = list_first_entry(&task_puts, struct user_task, reap_node);
+		list_del(&t->reap_node);
+	}
+	spin_unlock_irqrestore(&dead_lock, flags);
+	return t;
 }
 
 static struct user_thread *next_dead(void)
@@ -44,15 +78,19 @@ static int reaper_fn(void *arg)
 	(void)arg;
 	for (;;) {
 		struct user_thread *ut;
+		struct user_task *t;
 
 		wait_for_completion_idle(&reaper_work);	/* no work is no hang */
 		while ((ut = next_dead())) {
-			struct user_task *t = ut->task;
-
+			t = ut->task;
 			kthread_reap(ut->kt);	/* waits until it is off its CPU */
 			ut->kt = NULL;
 			user_task_put(t);
 			user_thread_put(ut);
+			atomic_long_dec(&pending);
+		}
+		while ((t = next_put())) {
+			user_task_put(t);
 			atomic_long_dec(&pending);
 		}
 	}
@@ -67,7 +105,12 @@ void reaper_init(void)
 		panic("user: cannot start the reaper thread");
 }
 
-/* Waits until every thread given to the reaper so far is freed (the leak check). */
+/* Waits until everything given to the reaper so far is freed (the leak check). */
+bool reaper_busy(void)
+{
+	return atomic_long_read(&pending) != 0;
+}
+
 void reaper_flush(void)
 {
 	while (atomic_long_read(&pending))
