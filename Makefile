@@ -9,7 +9,8 @@
 #   make trace      record a grace period and its readers (trace=rcu), draw
 #                   $(BUILD)/trace/timeline.svg; non-zero exit on an RCU violation
 #   make model      check the Promela models of tools/model/ with Spin
-#                   (docs/model.md); non-zero exit on any unexpected verdict
+#                   (docs/model.md); non-zero exit on any unexpected verdict;
+#                   FULL=1: the larger bounds
 #   make torture    rcutorture for DURATION seconds at each CPU count in TORTURE_SMP
 #   make bench      the benchmarks on the production kernel (docs/benchmarks.md)
 #   make lab        LAB=NAME: start a lab on branch lab/NAME (LAB=list lists
@@ -251,16 +252,19 @@ bench:
 	    --cmdline "$(CMDLINE)" --command "make bench ARCH=$(ARCH) BENCH_SMP=\"$(BENCH_SMP)\" ACCEL=$(ACCEL)$(if $(BENCH_RUNS), BENCH_RUNS=$(BENCH_RUNS))$(if $(filter 1,$(ICOUNT)), ICOUNT=1)"
 
 # make model: the models of tools/model/ checked exhaustively by Spin
-# (docs/model.md): first the barrier table's links to the code, then the
-# ARMv8 encoding on the litmus tests, the kernel's access sequences on ARMv8,
-# and the grace-period models with their broken variants.  MODEL=name and
-# VARIANT=name run a subset; work files go to $(BUILD)/model.
+# (docs/model.md): first the barrier tables' links to the code (every tag
+# checked or explained), then the ARMv8 encoding on the litmus tests, the
+# kernel's access sequences on ARMv8, and the grace-period models with their
+# broken variants.  MODEL=name and VARIANT=name run a subset (and print every
+# counterexample; TRAILS=1 does that for a whole run); FULL=1 checks the
+# .pml models at their larger bounds.  Work files go to $(BUILD)/model.
 .PHONY: model
 model:
 	@bash tools/deps.sh model
 	@rc=0; python3 tools/model/check_links.py --strict || rc=1; \
 	python3 tools/model/model.py --out $(BUILD)/model $(if $(MODEL),--only $(MODEL)) \
-	    $(if $(VARIANT),--variant $(VARIANT)) || rc=1; \
+	    $(if $(VARIANT),--variant $(VARIANT)) $(if $(filter 1,$(FULL)),--full) \
+	    $(if $(filter 1,$(TRAILS)),--trails) || rc=1; \
 	if [ $$rc -ne 0 ]; then echo "model: FAILED"; fi; exit $$rc
 # make fuzz FUZZ_SECONDS=60: every parser of outside input, built for the host
 # with libFuzzer, ASan and UBSan, fuzzed for FUZZ_SECONDS each (docs/fuzz.md).

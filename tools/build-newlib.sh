@@ -124,9 +124,10 @@ make_pid=$!
 while kill -0 "$make_pid" 2>/dev/null; do
     sleep 1
     if [ $(((SECONDS - t0) % PROGRESS_S)) -eq 0 ]; then
-        files=$(grep -c -- '-c -o' "$log")
+        # grep -c exits 1 when it counts nothing: not an error here.
+        files=$(grep -c -- '-c -o' "$log" || true)
         if [ "$files" -eq 0 ]; then
-            echo "newlib: configuring: $(grep -c '^checking ' "$log") of about" \
+            echo "newlib: configuring: $(grep -c '^checking ' "$log" || true) of about" \
                  "$NEWLIB_CHECKS checks ($((SECONDS - t0)) s)"
         else
             echo "newlib: $files of about $NEWLIB_FILES files compiled ($((SECONDS - t0)) s)"
