@@ -40,7 +40,7 @@ NOTE = ("*[This passage narrates the reference solution of lab `{lab}`, which th
 
 _MODEL_MD_MACHINERY = ("docs/model.md",
                        "### 2. The kernel's access sequences on ARMv8",
-                       "## The barrier table and its links")
+                       "## The barrier tables")
 
 # In every handout: what the docs say of the reference and of the
 # instructor's files, which a student repository does not hold.
