@@ -37,6 +37,13 @@ for name in $build; do
 		cat "$log"; bad "make handout LAB=$name"
 		continue
 	fi
+	# The grader's tool starts without the instructor's files (a module
+	# of theirs imported at the top once broke make grade in every handout).
+	if (cd "build/handout/$name" && python3 tools/labs/labs.py list) >"$log" 2>&1; then
+		ok "lab $name's handout: tools/labs/labs.py starts"
+	else
+		sed 's/^/    /' "$log"; bad "lab $name's handout: tools/labs/labs.py does not start"
+	fi
 	t0=$SECONDS
 	if (cd "build/handout/$name" && python3 tools/check_docs.py) >"$log" 2>&1; then
 		ok "lab $name's handout: $(tail -n 1 "$log") ($((SECONDS - t0)) s)"
