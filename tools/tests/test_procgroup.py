@@ -17,15 +17,16 @@ import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-# The parent: starts the child as run.py starts QEMU, prints its pid, waits.
+# The parent: starts the child as run.py starts QEMU, prints its pid, waits
+# (the print inside the try: a signal may come as soon as it is read).
 PARENT = r"""
 import subprocess, sys, time
 sys.path.insert(0, %r)
 from procgroup import interrupt_on_signals, kill_group, start_owned
 interrupt_on_signals()
 child = start_owned(["sleep", "60"])
-print(child.pid, flush=True)
 try:
+    print(child.pid, flush=True)
     time.sleep(60)
 except KeyboardInterrupt:
     kill_group(child)
