@@ -29,7 +29,10 @@ comments of the Makefile, and checks:
     injections lists the code's, .ci/run runs each, and "N subtler ..."
     says how many there are;
   - each lab handout's grading table is its definition's
-    (tools/lib/doc_labs.py).
+    (tools/lib/doc_labs.py);
+  - docs/labs/INSTRUCTOR.md quotes each wrong solution of tools/labs/wrong/
+    once, with a message its Expect regex matches, and each lab's "not
+    graded" lines as its definition has them (tools/lib/doc_wrong.py).
 
 A line number alone almost always exists, so a moved function would
 otherwise go unnoticed.  Generated files (build/...) and globs are not
@@ -46,6 +49,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib
 import doc_counts  # noqa: E402
 import doc_labs  # noqa: E402
 import doc_transcripts  # noqa: E402
+import doc_wrong  # noqa: E402
 
 TOP_DIRS = (".ci", "arch", "boot", "docs", "kernel", "lib", "tests", "tools")
 PATH_RE = re.compile(r"(?<![\w/.-])((?:" + "|".join(re.escape(d) for d in TOP_DIRS) +
@@ -309,7 +313,8 @@ def main(argv=None):
     if not args.docs:
         checker.check_text("Makefile", makefile_comments(root))
         docs.append("Makefile")
-    for doc, n, problem in doc_counts.check(root, texts) + doc_labs.check(root, texts):
+    for doc, n, problem in doc_counts.check(root, texts) + doc_labs.check(root, texts) + \
+            doc_wrong.check(root, texts):
         checker.problem(f"{doc}:{n}", problem)
     for line in checker.problems:
         print(line)

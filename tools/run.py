@@ -40,7 +40,7 @@ import threading
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 import dtb  # noqa: E402
 from ktap import KtapParser, summary_line  # noqa: E402
-from procgroup import kill_group  # noqa: E402
+from procgroup import die_with_parent, interrupt_on_signals, kill_group, start_owned  # noqa: E402
 from usersyms import Symbolizer  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import arm64_image  # noqa: E402
@@ -251,8 +251,8 @@ def run_piped(cmd, console, timeout, on_line=None):
     """Run cmd with stdin=/dev/null and its stdout+stderr piped; stream each
     line to console (and on_line).  Returns (status, timed_out)."""
     try:
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, start_new_session=True)
+        proc = start_owned(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT)
     except OSError as e:
         console.line(f"run: cannot start {cmd[0]}: {e.strerror} (tools/deps.sh installs QEMU)")
         return 1, False
@@ -287,7 +287,7 @@ def run_piped(cmd, console, timeout, on_line=None):
 def run_interactive(cmd, timeout):
     """Run cmd on our terminal (-serial mon:stdio: Ctrl-A X quits)."""
     try:
-        proc = subprocess.Popen(cmd)
+        proc = subprocess.Popen(cmd, preexec_fn=die_with_parent)
     except OSError as e:
         print(f"run: cannot start {cmd[0]}: {e.strerror} (tools/deps.sh installs QEMU)")
         return 1, False
@@ -559,6 +559,7 @@ def _main(args):
 
 
 if __name__ == "__main__":
+    interrupt_on_signals()
     try:
         sys.exit(main())
     except KeyboardInterrupt:

@@ -8,6 +8,10 @@
 # and the reference bodies, committed as a student's answer, score full
 # marks.  Needs this checkout built first (make all): the handout reuses
 # its newlib and kernel objects, and rebuilds what the lab changed.
+# Each handout's docs are checked too (tools/check_docs.py run inside it):
+# every path they name is in the student repository, every path:line lands
+# where it says (redact.py rewrites what names the instructor's files).
+# HANDOUT_CI_LAB=none builds and checks the handouts and grades none.
 # Prints one "handout-ci: ok|FAILED ..." line per check, then
 # "handout-ci: N passed, N failed"; exits non-zero on any failure.
 set -uo pipefail
@@ -31,8 +35,24 @@ for name in $build; do
 		ok "make handout LAB=$name: $(tail -n 1 "$log" | sed 's/^handout check: //') ($((SECONDS - t0)) s)"
 	else
 		cat "$log"; bad "make handout LAB=$name"
+		continue
+	fi
+	# The grader's tool starts without the instructor's files (a module
+	# of theirs imported at the top once broke make grade in every handout).
+	if (cd "build/handout/$name" && python3 tools/labs/labs.py list) >"$log" 2>&1; then
+		ok "lab $name's handout: tools/labs/labs.py starts"
+	else
+		sed 's/^/    /' "$log"; bad "lab $name's handout: tools/labs/labs.py does not start"
+	fi
+	t0=$SECONDS
+	if (cd "build/handout/$name" && python3 tools/check_docs.py) >"$log" 2>&1; then
+		ok "lab $name's handout: $(tail -n 1 "$log") ($((SECONDS - t0)) s)"
+	else
+		grep -v '^check_docs:' "$log" | sed 's/^/    /'
+		bad "lab $name's handout: its docs name what it does not hold: $(tail -n 1 "$log")"
 	fi
 done
+[ "$lab" = none ] && { echo "handout-ci: $passed passed, $failed failed"; [ "$failed" -eq 0 ]; exit; }
 
 dir=$root/build/handout/$lab
 if [ ! -f "$dir/.lab" ]; then

@@ -252,24 +252,55 @@ def write(out, rel, text):
         f.write(text)
 
 
+def redact_passage(out, name, doc, first, after, note=None):
+    """Replace one passage of doc (tools/handout/redact.py) by its note."""
+    lines = read(out, doc).split("\n")
+    where = f"(tools/handout/redact.py, lab {name})"
+    starts = [i for i, l in enumerate(lines) if l.startswith(first)]
+    if len(starts) != 1:
+        raise Failed(f"handout: {doc}: {len(starts)} lines start with {first!r} "
+                     f"{where}: fix the passage")
+    s = starts[0]
+    if after == redact.PARAGRAPH:
+        ends = [i for i in range(s + 1, len(lines)) if not lines[i].strip()] or [len(lines)]
+    elif after is None:
+        ends = [len(lines)]
+    else:
+        ends = [i for i in range(s + 1, len(lines)) if lines[i].startswith(after)]
+    if not ends:
+        raise Failed(f"handout: {doc}: no line starts with {after!r} after {first!r} {where}")
+    note = (note or redact.NOTE).format(lab=name)
+    keep = [lines[s], ""] if lines[s].startswith("#") and not note.startswith("#") else []
+    lines[s:ends[0]] = keep + [note] + ([] if after == redact.PARAGRAPH else [""])
+    write(out, doc, "\n".join(lines))
+
+
 def redact_passages(out, name):
     for doc, first, after, *note in redact.EVERY_LAB + redact.PASSAGES.get(name, []):
-        lines = read(out, doc).split("\n")
-        starts = [i for i, l in enumerate(lines) if l.startswith(first)]
-        if len(starts) != 1:
-            raise Failed(f"handout: {doc}: {len(starts)} lines start with {first!r} "
-                         f"(tools/handout/redact.py, lab {name}): fix the passage")
-        s = starts[0]
-        ends = [i for i in range(s + 1, len(lines))
-                if after is not None and lines[i].startswith(after)] or \
-            ([len(lines)] if after is None else [])
-        if not ends:
-            raise Failed(f"handout: {doc}: no line starts with {after!r} after {first!r} "
-                         f"(tools/handout/redact.py, lab {name})")
-        keep = [lines[s], ""] if lines[s].startswith("#") else []
-        note = (note[0] if note else redact.NOTE).format(lab=name)
-        lines[s:ends[0]] = keep + [note, ""]
-        write(out, doc, "\n".join(lines))
+        redact_passage(out, name, doc, first, after, *note)
+
+
+def redact_lab_handouts(out, name, every_lab):
+    """Each lab's handout (docs/labs/NAME.md): its passages of EVERY_HANDOUT
+    redacted; above those of the other labs, a note saying whose
+    repository this is."""
+    for other in every_lab:
+        doc = f"docs/labs/{other}.md"
+        for first, after, note in redact.EVERY_HANDOUT:
+            redact_passage(out, name, doc, first, after, note)
+        if other != name:
+            lines = read(out, doc).split("\n")
+            lines[1:1] = ["", redact.OTHER_HANDOUT.format(lab=name)]
+            write(out, doc, "\n".join(lines))
+
+
+def reword_phrases(out, name):
+    for doc, text, new in redact.REWORD:
+        old = read(out, doc)
+        if old.count(text) != 1:
+            raise Failed(f"handout: {doc}: {old.count(text)} occurrences of {text!r} "
+                         f"(tools/handout/redact.py REWORD, lab {name}): fix the phrase")
+        write(out, doc, old.replace(text, new.format(lab=name)))
 
 
 def tagged_ids(out):
@@ -361,8 +392,9 @@ def readme_note(lab, dropped_rows, dropped_models, missing_tags):
         (", the passages of the docs that state it" if redact.PASSAGES.get(name) else "") +
         (", the rows of `docs/rcu.md`'s barrier table for the barriers inside them"
          if dropped_rows else "") +
-        (", the Spin models that spell them out (" +
-         ", ".join(f"`{m}`" for m in dropped_models) + ")" if dropped_models else "") +
+        (", the Spin models of `tools/model/` that spell them out (" +
+         ", ".join(f"`{m.replace('tools/model/', '')}`" for m in dropped_models) + ")"
+         if dropped_models else "") +
         ", the wrong-solution patches, the instructor's guide and the lecture.  "
         "`.ci/run` is the course's CI: it needs the reference, and fails here." +
         (f"  The given code names {', '.join(f'`[{t}]`' for t in missing_tags)} as the "
@@ -392,6 +424,17 @@ def cmd_build(name, out):
                          "another --out")
         shutil.rmtree(out)
     os.makedirs(out)
+    try:
+        build_tree(lab, name, out)
+    except BaseException:
+        shutil.rmtree(out)	# else the next make handout refuses: "not a handout"
+        raise
+    print(f"handout: lab {name} in {out}: one commit; the starter replaces " +
+          ", ".join(f"{f}()" for f in sorted(f for _, f, _ in lab["FUNCTIONS"])))
+    return cmd_check(name, out)
+
+
+def build_tree(lab, name, out):
     export_head(out)
     for path, text in labs.swapped(lab, read=head_text).items():
         write(out, path, text)
@@ -401,6 +444,9 @@ def cmd_build(name, out):
         if f.endswith(".py") and f != f"{name}.py":
             remove(out, os.path.join(labs.DEFS, f))
     redact_passages(out, name)
+    redact_lab_handouts(out, name, sorted(os.path.basename(p)[:-3] for p in head_files()
+                                          if p.startswith(labs.DEFS + "/") and p.endswith(".py")))
+    reword_phrases(out, name)
     functions = {f for _, f, _ in lab["FUNCTIONS"]}
     rows = prune_barrier_table(out)
     models = prune_models(out, name, functions)
@@ -413,13 +459,10 @@ def cmd_build(name, out):
     git(out, *IDENTITY, "commit", "-q", "-m",
         f"Lab {name}: the student repository\n\nMade by make handout LAB={name} "
         f"from the course's commit {base}.")
-    print(f"handout: lab {name} in {out}: one commit; the starter replaces " +
-          ", ".join(f"{f}()" for f in sorted(functions)))
     if rows:
         print(f"handout: barrier table rows left out: {', '.join(rows)}")
     if models:
         print(f"handout: models left out: {', '.join(models)}")
-    return cmd_check(name, out)
 
 
 # --------------------------------------------------------------------------

@@ -232,6 +232,70 @@ class TranscriptsAndCounts(TreeTest):
         out = doc_labs.check(root, {"docs/labs/lab.md": table.replace("| 60 |", "| 50 |")})
         self.assertIn("differs from tools/labs/defs/lab.py", out[0][2])
 
+    WRONG = ("Wrong: the tour stops short\nPart: held\nSMP: 2\n"
+             "Expect: reader on CPU\\d+ was still inside\n\nThe lesson.\n\n"
+             "diff --git a/k.c b/k.c\n")
+    GUIDE = """\
+## Common mistakes
+
+### Lab 1, `lab`
+
+```text
+wrong: ok: lab/short (the tour stops short): part held at SMP=2 gives 0/25 (10 s), saying:
+        SMP=2: a_test failed:
+          the reader on CPU1 was still inside rcu_read_lock()
+```
+
+```text
+  not graded: the order of things
+```
+
+## Answers
+"""
+
+    def assertProblem(self, problems, text):
+        self.assertTrue(any(text in p for p in problems), f"no '{text}' in {problems}")
+
+    def test_instructors_guide_against_the_wrong_solutions(self):
+        if not os.path.exists(os.path.join(TOOLS, "labs", "wrong.py")):
+            self.skipTest("a student repository (make handout): no wrong solutions")
+        import doc_wrong
+        root = self.tmp.name
+        for rel, text in (("tools/labs/wrong/lab/short.patch", self.WRONG),
+                          ("tools/labs/defs/lab.py", 'NOT_GRADED = ["the order of things"]\n')):
+            os.makedirs(os.path.dirname(os.path.join(root, rel)), exist_ok=True)
+            with open(os.path.join(root, rel), "w") as f:
+                f.write(text)
+
+        def check(guide):
+            """The problems' texts: the message, without doc and line."""
+            return [p for _, _, p in doc_wrong.check(root, {doc_wrong.GUIDE: guide})]
+        self.assertEqual(check(self.GUIDE), [])
+        # A student repository: no guide, nothing to check.
+        self.assertEqual(doc_wrong.check(root, {"docs/labs/lab.md": "x"}), [])
+        # The grader's message changed (or was paraphrased).
+        out = check(self.GUIDE.replace("was still inside", "stayed inside"))
+        self.assertProblem(out, "does not match the patch's Expect")
+        # The quote names another part, or is under another lab's heading.
+        out = check(self.GUIDE.replace("part held", "part trace"))
+        self.assertProblem(out, "the patch says (the tour stops short), part held at SMP=2")
+        out = check(self.GUIDE.replace("Lab 1, `lab`", "Lab 1, `other`"))
+        self.assertProblem(out, "quoted under lab other's heading")
+        # A patch that is not quoted; a quote of a patch that does not exist.
+        out = check(self.GUIDE.replace("lab/short", "lab/gone"))
+        self.assertProblem(out, "no tools/labs/wrong/lab/gone.patch")
+        self.assertProblem(out, "short.patch is not quoted")
+        # Quoted twice.
+        block = self.GUIDE.split("```text\n")[1].split("```")[0]
+        out = check(self.GUIDE + "\n### Lab 1, `lab`\n\n```text\n" + block + "```\n")
+        self.assertProblem(out, "quotes lab/short again")
+        # A "not graded" line the definition does not have.
+        out = check(self.GUIDE.replace("order of things", "order of others"))
+        self.assertProblem(out, "not one of tools/labs/defs/lab.py's NOT_GRADED")
+        # One of the definition's NOT_GRADED lines left out.
+        out = check(self.GUIDE.replace("  not graded: the order of things\n", ""))
+        self.assertProblem(out, "is not quoted under lab lab's heading")
+
 
 class RealDocs(unittest.TestCase):
     def test_the_real_docs_pass(self):

@@ -101,6 +101,45 @@ class Redaction(unittest.TestCase):
         with self.assertRaisesRegex(handout.Failed, "no line starts with"):
             handout.redact_passages(self.out, "lab")
 
+    def test_a_paragraph_passage_ends_at_its_blank_line(self):
+        self.write("# D\n\nClassic wrong solutions are in\n`tools/labs/wrong/d/`.\n\nkept\n")
+        redact.PASSAGES["lab"] = [("docs/d.md", "Classic wrong", redact.PARAGRAPH, "Ask.")]
+        handout.redact_passages(self.out, "lab")
+        self.assertEqual(self.read(), "# D\n\nAsk.\n\nkept\n")
+
+    def test_a_note_that_is_a_heading_replaces_the_passage_heading(self):
+        self.write("## Two commands\n\nmake lab\n\n| table |\n")
+        redact.PASSAGES["lab"] = [("docs/d.md", "## Two commands", "| table",
+                                   "## One command\n\nmake grade ({lab})")]
+        handout.redact_passages(self.out, "lab")
+        self.assertEqual(self.read(), "## One command\n\nmake grade (lab)\n\n| table |\n")
+
+    def test_the_other_labs_handouts_say_whose_repository_this_is(self):
+        os.makedirs(os.path.join(self.out, "docs", "labs"))
+        for n in ("mine", "other"):
+            with open(os.path.join(self.out, "docs", "labs", n + ".md"), "w") as f:
+                f.write(f"# Lab {n}\n\nClassic wrong solutions, each with what the grader "
+                        f"says to it, are in\n`tools/labs/wrong/{n}/`.\n\nkept\n")
+        handout.redact_lab_handouts(self.out, "mine", ["mine", "other"])
+        for n in ("mine", "other"):
+            with open(os.path.join(self.out, "docs", "labs", n + ".md")) as f:
+                text = f.read()
+            self.assertNotIn("tools/labs/wrong", text)
+            self.assertIn(redact.WRONG_NOTE + "\n\nkept", text)
+            self.assertEqual("This repository is lab `mine`'s" in text, n == "other")
+
+    def test_a_phrase_to_reword_must_occur_once(self):
+        saved = list(redact.REWORD)
+        try:
+            redact.REWORD[:] = [("docs/d.md", "see tools/x.py", "see {lab}'s instructor")]
+            self.write("a: see tools/x.py\n")
+            handout.reword_phrases(self.out, "lab")
+            self.assertEqual(self.read(), "a: see lab's instructor\n")
+            with self.assertRaisesRegex(handout.Failed, "0 occurrences of"):
+                handout.reword_phrases(self.out, "lab")
+        finally:
+            redact.REWORD[:] = saved
+
     def test_the_barrier_table_keeps_only_tagged_rows(self):
         os.makedirs(os.path.join(self.out, "kernel"))
         with open(os.path.join(self.out, "kernel", "k.c"), "w") as f:
