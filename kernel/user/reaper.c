@@ -45,32 +45,33 @@ void reaper_put_task(struct user_task *t)
 	complete(&reaper_work);
 }
 
-static struct user_task *next_put(void)
+/* The first entry of list, taken off it under dead_lock; NULL if it is empty. */
+static struct list_head *pop_first(struct list_head *list)
 {
-	struct user_task *t = NULL;
+	struct list_head *first = NULL;
 	unsigned long flags;
 
 	spin_lock_irqsave(&dead_lock, flags);
-	if (!list_empty(&task_puts)) {
-		t = list_first_entry(&task_puts, struct user_task, reap_node);
-		list_del(&t->reap_node);
+	if (!list_empty(list)) {
+		first = list->next;
+		list_del(first);
 	}
 	spin_unlock_irqrestore(&dead_lock, flags);
-	return t;
+	return first;
+}
+
+static struct user_task *next_put(void)
+{
+	struct list_head *n = pop_first(&task_puts);
+
+	return n ? list_entry(n, struct user_task, reap_node) : NULL;
 }
 
 static struct user_thread *next_dead(void)
 {
-	struct user_thread *ut = NULL;
-	unsigned long flags;
+	struct list_head *n = pop_first(&dead);
 
-	spin_lock_irqsave(&dead_lock, flags);
-	if (!list_empty(&dead)) {
-		ut = list_first_entry(&dead, struct user_thread, reap_node);
-		list_del(&ut->reap_node);
-	}
-	spin_unlock_irqrestore(&dead_lock, flags);
-	return ut;
+	return n ? list_entry(n, struct user_thread, reap_node) : NULL;
 }
 
 static int reaper_fn(void *arg)
