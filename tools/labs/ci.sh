@@ -63,8 +63,12 @@ done
 rm -rf "$clone"
 git clone -q "$root" "$clone" || { bad "git clone"; exit 1; }
 mkdir -p "$clone/build"
-for d in build/newlib-x86_64 build/newlib-aarch64 build/x86_64 build/x86_64-preempt build/aarch64; do
+# newlib-user too: make all builds the user programs, and without it the
+# clone built newlib-user again (8 min under load).
+for d in build/newlib-x86_64 build/newlib-aarch64 build/newlib-user-x86_64 build/newlib-user-aarch64 \
+	 build/x86_64 build/x86_64-preempt build/aarch64; do
 	[ -e "$d" ] && cp -a "$d" "$clone/build/"
+	[ -e "$d.flags" ] && cp -a "$d.flags" "$clone/build/"
 done
 find "$clone/build" -type f -exec touch {} +
 start=$(git -C "$clone" rev-parse HEAD)

@@ -23,16 +23,15 @@ import console
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "lib"))
-from procgroup import kill_group  # noqa: E402
+from procgroup import kill_group, start_owned  # noqa: E402
 
 PROGRESS_S = 15		# seconds between two progress lines of a long build
 QUIET_S = 2		# a failure with no line after it for this long is complete
 
 
 def _start(cmd, cwd):
-    return subprocess.Popen(cmd, cwd=cwd, text=True, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            start_new_session=True, errors="replace")
+    return start_owned(cmd, cwd=cwd, text=True, stdin=subprocess.DEVNULL,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, errors="replace")
 
 
 def _lines(proc, tick):

@@ -23,7 +23,9 @@ def kill_group(proc, first=signal.SIGTERM, grace=3):
 
 def die_with_parent():
     """In the child, before exec: the kernel sends it SIGKILL when the
-    process that started it ends, however that ends (PR_SET_PDEATHSIG)."""
+    process that started it ends, however that ends (PR_SET_PDEATHSIG).
+    Strictly, when the *thread* that started it ends: start it from one
+    that outlives it (the main thread, as run.py and the grader do)."""
     import ctypes
     PR_SET_PDEATHSIG = 1
     libc = ctypes.CDLL(None, use_errno=True)

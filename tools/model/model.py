@@ -20,6 +20,7 @@ if every verdict is the expected one.
 
 import argparse
 import concurrent.futures
+import errno
 import glob
 import hashlib
 import os
@@ -69,7 +70,17 @@ class Run:
 
 
 def sh(cmd, cwd):
-    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    """Runs cmd in cwd.  Jobs run in threads, and a thread's fork may copy
+    the descriptor another thread is writing its pan through, which stays
+    open in that child until the child's exec: executing that pan then
+    fails with ETXTBSY ("Text file busy").  Wait for the exec, try again."""
+    for attempt in range(50):
+        try:
+            return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+        except OSError as e:
+            if e.errno != errno.ETXTBSY or attempt == 49:
+                raise
+            time.sleep(0.1)
 
 
 def spin_errors(out):
