@@ -9,12 +9,17 @@
 #   make trace      record a grace period and its readers (trace=rcu), draw
 #                   $(BUILD)/trace/timeline.svg; non-zero exit on an RCU violation
 #   make model      check the Promela models of tools/model/ with Spin
-#                   (docs/model.md); non-zero exit on any unexpected verdict
+#                   (docs/model.md); non-zero exit on any unexpected verdict;
+#                   FULL=1: the larger bounds
 #   make torture    rcutorture for DURATION seconds at each CPU count in TORTURE_SMP
 #   make bench      the benchmarks on the production kernel (docs/benchmarks.md)
 #   make lab        LAB=NAME: start a lab on branch lab/NAME (LAB=list lists
 #                   them; docs/labs/README.md)
-#   make grade      grade the lab of this branch (or LAB=NAME): Score: N/M
+#   make grade      grade the lab of this branch (or LAB=NAME; PART=ID: one part):
+#                   Score: N/M, and build/grade/results.json for autograders
+#   make handout    LAB=NAME: the student repository of that lab, without its
+#                   solution, in build/handout/NAME (docs/labs/INSTRUCTOR.md)
+#   make slides     the RCU lecture (docs/lecture/) as HTML and PDF in build/slides
 #   make clean      remove everything under $(BUILD) but the prebuilt newlib
 #
 # Variables: ARCH (x86_64), SMP (4), MEM (128M), ACCEL (tcg | tcg-single | kvm), TESTS (a
@@ -82,7 +87,7 @@ AR       := $(CROSS_COMPILE)ar
 
 # Flags newlib is built with too (a change rebuilds it).  __DYNAMIC_REENT__:
 # newlib asks __getreent() for the current reentrancy structure instead of
-# using one global one (lib/newlib_glue.c gives each CPU's contexts their own).
+# using one global one (kernel/newlib_glue.c gives each CPU's contexts their own).
 BASE_CFLAGS := -O2 -g -ffreestanding -fno-pic -fno-pie -fno-stack-protector \
                -fno-omit-frame-pointer -fno-optimize-sibling-calls -D__DYNAMIC_REENT__ \
                $(ARCH_CFLAGS)
@@ -111,7 +116,7 @@ RUN := python3 tools/run.py --arch $(ARCH) --kernel $(ELF) --smp $(SMP) --mem $(
        --accel $(ACCEL) --timeout $(TIMEOUT) --user-dir $(BUILD)/$(ARCH)/user \
        $(if $(DTB),--dtb '$(DTB)')
 
-.PHONY: all run test debug trace torture bench clean deps newlib lab grade FORCE
+.PHONY: all run test debug trace torture bench clean deps newlib lab grade handout slides FORCE
 all: $(ELF) $(BOOT_IMAGE) user
 
 deps:
@@ -202,11 +207,33 @@ trace: deps all
 # make lab LAB=NAME: this clone becomes the lab's starting point, on a new
 # branch lab/NAME (LAB=list lists the labs); make grade scores it, or the
 # lab LAB=NAME on any branch (tools/labs/labs.py, docs/labs/README.md).
+# PART=ID grades one part; GRADE_JSON=PATH writes the results for an
+# autograder there (default build/grade/results.json).
 LAB ?=
+PART ?=
+GRADE_JSON ?=
 lab:
 	@python3 tools/labs/labs.py start $(if $(LAB),$(LAB),list)
 grade:
-	@python3 tools/labs/labs.py grade --arch $(ARCH) $(if $(LAB),--lab $(LAB)) $(GRADE_FLAGS)
+	@python3 tools/labs/labs.py grade --arch $(ARCH) $(if $(LAB),--lab $(LAB)) \
+	    $(if $(PART),--part $(PART)) $(if $(GRADE_JSON),--json $(GRADE_JSON)) $(GRADE_FLAGS)
+
+# make handout LAB=NAME: the student repository of lab NAME (a git repository
+# of one commit, the lab's functions as starters, no trace of their
+# reference: tools/handout/handout.py checks) in HANDOUT_DIR.
+HANDOUT_DIR ?= $(BUILD)/handout/$(LAB)
+handout:
+	@[ -f tools/handout/handout.py ] || { echo "make handout: this is a student repository;" \
+	    "make handout runs in the course's repository"; exit 2; }
+	@python3 tools/handout/handout.py build $(if $(LAB),$(LAB) --out $(HANDOUT_DIR),list)
+
+# make slides: the RCU lecture (docs/lecture/slides.md) rendered by reveal.js
+# (npm) in headless Chromium into $(BUILD)/slides (index.html, lecture.pdf),
+# then checked page by page (tools/slides.py).
+slides:
+	@[ -f tools/slides.py ] || { echo "make slides: the lecture is not in a student repository"; exit 2; }
+	@bash tools/deps.sh slides
+	@python3 tools/slides.py --out $(BUILD)/slides
 
 # make torture DURATION=600: rcutorture at each CPU count in TORTURE_SMP
 # (not in CI), its histograms per CPU count (tools/torture.sh).
@@ -241,16 +268,19 @@ bench:
 	    $(USER_BENCH_MODULES) --cmdline "$(CMDLINE)" --command "make bench ARCH=$(ARCH) BENCH_SMP=\"$(BENCH_SMP)\" ACCEL=$(ACCEL)$(if $(BENCH_RUNS), BENCH_RUNS=$(BENCH_RUNS))$(if $(filter 1,$(ICOUNT)), ICOUNT=1)"
 
 # make model: the models of tools/model/ checked exhaustively by Spin
-# (docs/model.md): first the barrier table's links to the code, then the
-# ARMv8 encoding on the litmus tests, the kernel's access sequences on ARMv8,
-# and the grace-period models with their broken variants.  MODEL=name and
-# VARIANT=name run a subset; work files go to $(BUILD)/model.
+# (docs/model.md): first the barrier tables' links to the code (every tag
+# checked or explained), then the ARMv8 encoding on the litmus tests, the
+# kernel's access sequences on ARMv8, and the grace-period models with their
+# broken variants.  MODEL=name and VARIANT=name run a subset (and print every
+# counterexample; TRAILS=1 does that for a whole run); FULL=1 checks the
+# .pml models at their larger bounds.  Work files go to $(BUILD)/model.
 .PHONY: model
 model:
 	@bash tools/deps.sh model
 	@rc=0; python3 tools/model/check_links.py --strict || rc=1; \
 	python3 tools/model/model.py --out $(BUILD)/model $(if $(MODEL),--only $(MODEL)) \
-	    $(if $(VARIANT),--variant $(VARIANT)) || rc=1; \
+	    $(if $(VARIANT),--variant $(VARIANT)) $(if $(filter 1,$(FULL)),--full) \
+	    $(if $(filter 1,$(TRAILS)),--trails) || rc=1; \
 	if [ $$rc -ne 0 ]; then echo "model: FAILED"; fi; exit $$rc
 # make fuzz FUZZ_SECONDS=60: every parser of outside input, built for the host
 # with libFuzzer, ASan and UBSan, fuzzed for FUZZ_SECONDS each (docs/fuzz.md);

@@ -72,15 +72,19 @@ bool try_wait_for_completion(struct completion *c)
 	return ok;
 }
 
+/* How do_wait_for_completion() waits. */
+#define WAIT_KILLABLE	1	/* or until the caller's task is killed (-EINTR) */
+#define WAIT_IDLE	2	/* a daemon waiting for work: no hung task however long */
+
 /*
- * Waits until c is done; killable: or until the caller's task is killed
+ * Waits until c is done; WAIT_KILLABLE: or until the caller's task is killed
  * (-EINTR).  A user thread blocked here must leave when its task is
  * killed: the killer sets the reason, then wakes it (user_task_kill()).
  * The waiter marks itself blocked before it looks at the reason, with a
  * full barrier between, so a kill that comes between the look and the
  * sleep finds it blocked and wakes it.
  */
-static int do_wait_for_completion(struct completion *c, bool killable)
+static int do_wait_for_completion(struct completion *c, int how)
 {
 	struct waiter w = { .task = current };
 	unsigned long flags;
@@ -88,10 +92,11 @@ static int do_wait_for_completion(struct completion *c, bool killable)
 
 	spin_lock_irqsave(&c->lock, flags);
 	list_add_tail(&w.node, &c->waiters);
-	WRITE_ONCE(current->waiting_since_ns, ktime_get_ns());	/* hung-task check */
+	if (!(how & WAIT_IDLE))
+		WRITE_ONCE(current->waiting_since_ns, ktime_get_ns());	/* hung-task check */
 	while (!c->done) {
 		current->state = TASK_BLOCKED;
-		if (killable) {
+		if (how & WAIT_KILLABLE) {
 			/*
 			 * [killable_mb] pairs [task_kill_mb], [task_exit_mb],
 			 * [thread_kill_mb]: blocked before we read the kill;
@@ -120,13 +125,19 @@ static int do_wait_for_completion(struct completion *c, bool killable)
 void wait_for_completion(struct completion *c)
 {
 	might_sleep_check("wait_for_completion");
-	do_wait_for_completion(c, false);
+	do_wait_for_completion(c, 0);
+}
+
+void wait_for_completion_idle(struct completion *c)
+{
+	might_sleep_check("wait_for_completion_idle");
+	do_wait_for_completion(c, WAIT_IDLE);
 }
 
 int wait_for_completion_killable(struct completion *c)
 {
 	might_sleep_check("wait_for_completion_killable");
-	return do_wait_for_completion(c, true);
+	return do_wait_for_completion(c, WAIT_KILLABLE);
 }
 
 bool completion_done(struct completion *c)

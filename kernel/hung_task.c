@@ -21,9 +21,10 @@ static void check_task(struct task_struct *t, void *arg)
 	    (t->hung_reported_ns && now - t->hung_reported_ns < timeout))
 		return;
 	t->hung_reported_ns = now;
+	/* "since" is a moment (ms after boot), not a second duration. */
 	printk("INFO: task %s:%d blocked for more than %d seconds (in wait_for_completion() "
-	       "on CPU%d since %llu ms).\n", t->comm, t->pid, hung_task_timeout_secs, t->cpu,
-	       (unsigned long long)(since / NSEC_PER_MSEC));
+	       "on CPU%d since %llu ms after boot).\n", t->comm, t->pid, hung_task_timeout_secs,
+	       t->cpu, (unsigned long long)(since / NSEC_PER_MSEC));
 	arch_switched_frame(t->sp, &pc, &fp);
 	dump_backtrace(pc, fp);
 	hung_task_reports++;

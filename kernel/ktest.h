@@ -94,6 +94,13 @@ static inline u64 ktest_budget_ns(unsigned int base_s, unsigned int per_cpu_s)
 	return ((u64)base_s + (u64)per_cpu_s * (u64)num_online_cpus()) * NSEC_PER_SEC;
 }
 
+/*
+ * A function whose instructions a grade reads (lab publish: the AArch64
+ * store that publishes, tools/labs/disasm.py): out of line, never cloned
+ * or merged, so that it keeps its name and its whole body.
+ */
+#define KTEST_GRADED_SITE	__attribute__((noinline, noclone, no_icf, used))
+
 /* Records a failed check (with a '# file:line: ...' line); returns ok. */
 bool ktest_check(bool ok, const char *file, int line, const char *expr);
 bool ktest_check_eq(long long a, long long b, const char *file, int line,
@@ -106,6 +113,18 @@ void ktest_skip(const char *why);
 /* Compares as long long and prints both values on failure. */
 #define KEXPECT_EQ(a, b) \
 	((void)ktest_check_eq((long long)(a), (long long)(b), __FILE__, __LINE__, #a, #b))
+
+/*
+ * KEXPECT with its lesson: on failure, first a '# ...' line saying what the
+ * failure means (make grade shows it above the failed expectation).
+ */
+#define KEXPECT_WHY(cond, fmt, ...)					\
+	do {								\
+		bool __ok = !!(cond);					\
+		if (!__ok)						\
+			ktest_info(fmt, ##__VA_ARGS__);			\
+		ktest_check(__ok, __FILE__, __LINE__, #cond);		\
+	} while (0)
 
 /* Like KEXPECT, then returns from the (void) test function. */
 #define KASSERT(cond)							\

@@ -128,8 +128,9 @@ void enqueue_on(struct task_struct *t, int cpu)
 	for (;;) {
 		rq = &runqueues[cpu];
 		spin_lock_irqsave(&rq->lock, flags);
-		if (!rq->offline)
-			break;
+		if (!rq->offline && !(rq->dying && !t->per_cpu &&
+				      rcu_injected(RCU_INJECT_DYING_REDIRECTS)))
+			break;	/* (fault injection dying_redirects: a dying CPU counts as gone) */
 		if (t->per_cpu) {
 			/* Parked with its CPU: sched_cpu_unpark() wakes it. */
 			t->cpu = cpu;

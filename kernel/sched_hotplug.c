@@ -110,11 +110,27 @@ void sched_cpu_offline(int cpu)
 void sched_cpu_set_dying(int cpu)
 {
 	struct rq *rq = &runqueues[cpu];
+	struct task_struct *t, *n;
 	unsigned long flags;
+	LIST_HEAD(leaving);
 
 	spin_lock_irqsave(&rq->lock, flags);
+	if (rcu_injected(RCU_INJECT_DYING_SENDS_QUEUE_ON)) {
+		/* Fault injection: queued tasks leave before the CPU's current one switched. */
+		list_for_each_entry_safe(t, n, &rq->queue, run_node) {
+			if (t->per_cpu)
+				continue;
+			list_move_tail(&t->run_node, &leaving);
+			rq->nr_queued--;
+			t->cpu = fallback_cpu(cpu);	/* before dying shows: never seen here again */
+		}
+	}
 	rq->dying = true;
 	spin_unlock_irqrestore(&rq->lock, flags);
+	list_for_each_entry_safe(t, n, &leaving, run_node) {
+		list_del(&t->run_node);
+		enqueue_on(t, t->cpu);
+	}
 	kick_cpu(cpu);	/* wake its idle loop */
 }
 

@@ -317,14 +317,19 @@ static void smp_call_mask(const struct cpumask *mask, void (*func)(void *), void
 	call_wait = wait;
 	atomic_set(&call_taken, targets);
 	atomic_set(&call_pending, targets);
-	for_each_cpu(cpu, &to)
-		WRITE_ONCE(call_for_cpu[cpu], true);
 	/*
 	 * [call_setup_mb] pairs [call_ipi_acquire]: the call (func, info,
-	 * wait and the request flags) is visible before any IPI is sent, or a
-	 * target could run the previous call's function.
+	 * wait and the counts) is visible before any request flag.  A target
+	 * that sees its flag -- in our IPI, or going down, in cpu_die(),
+	 * with no IPI at all -- runs this call's function, not the previous
+	 * one, and counts down the counts we set, not ones our atomic_set()
+	 * then overwrites (the caller would wait for ever).  The flags reach
+	 * a target before our IPI does: the send orders them (AArch64's
+	 * [sgi_dsb]; x86-64 keeps stores in order with the APIC write).
 	 */
 	smp_mb();
+	for_each_cpu(cpu, &to)
+		WRITE_ONCE(call_for_cpu[cpu], true);
 	for_each_cpu(cpu, &to)
 		arch_send_ipi(cpu, IPI_CALL_FUNC);
 	if (cpumask_test_cpu(me, mask)) {

@@ -106,7 +106,9 @@ KTEST(demo_deletion)
 	/* Both versions after list_del_rcu(), then one. */
 	KEXPECT(said("new readers:  head -> [1,2,3]* -> [9,10,11]*\n"));
 	KEXPECT(said("old readers:  head -> [1,2,3]* -> [5,6,7]* -> [9,10,11]*\n"));
-	KEXPECT(said("exactly synchronize_rcu()'s loop"));
+	/* The loop is the demo's copy of synchronize_rcu()'s, and it says so. */
+	KEXPECT(said("the demo runs synchronize_rcu()'s loop"));
+	KEXPECT(said("the real function adds only its bookkeeping"));
 	/* Every CPU but the updater's own (CPU0, where tests run) switched. */
 	for_each_online_cpu(cpu) {
 		if (cpu == 0)
@@ -129,7 +131,10 @@ KTEST(demo_deletion)
 		KEXPECT(said("waited for it"));
 		/* The reader left before the tour got past its CPU. */
 		KEXPECT(said_before("rcu_read_unlock(): it no longer holds 5,6,7",
-				    "for the reader holding 5,6,7)"));
+				    "for the reader holding 5,6,7, which the demo keeps there"));
+		/* With two CPUs the walker and the reader share CPU1, and it says so. */
+		KEXPECT(!!strstr(out, "the walker shares CPU1 with the reader") ==
+			(num_online_cpus() == 2));
 	} else {
 		KEXPECT(said("one CPU: a reader cannot be inside"));
 	}
@@ -336,4 +341,16 @@ KTEST(demo_monitor_bad_input)
 	/* Each error is one line. */
 	KEXPECT_EQ(mon("bogus"), MON_ERROR);
 	KEXPECT(strchr(out, '\n') == out + strlen(out) - 1);
+}
+
+KTEST(demo_microkernel)
+{
+	KEXPECT(play("microkernel"));
+	KEXPECT(said("demo microkernel: done"));
+	if (num_online_cpus() < 2)
+		KTEST_SKIP("the revoke under readers needs a second CPU");
+	KEXPECT(said("A new call through slot 1 fails at once: -9 (-EBADF)"));
+	KEXPECT(said_before(" the revoke waits for: CPU", "leaves its lookup"));
+	KEXPECT(said_before("leaves its lookup", "Grace period over"));
+	KEXPECT(!strstr(out, "FREED under it"));
 }

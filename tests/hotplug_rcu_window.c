@@ -188,11 +188,7 @@ static void ow_case(enum ow_where where, enum ow_wait wait)
 	KEXPECT_EQ(add_cpu(cpu), 0);
 }
 
-#define OW_NEEDS_TWO_CPUS()							\
-	do {									\
-		if (num_online_cpus() < 2)					\
-			KTEST_SKIP("needs two CPUs: the boot CPU never goes offline"); \
-	} while (0)
+#define OW_NEEDS_TWO_CPUS()	WIN_NEEDS_CPUS(2, "needs two CPUs: the boot CPU never goes offline")
 
 KTEST(hotplug_rcu_window_dying_hook_reader_vs_synchronize_rcu)
 {

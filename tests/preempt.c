@@ -111,6 +111,9 @@ KTEST(preempt_outer_reader_outlives_its_inner_one)
 		msleep(1);
 	synchronize_rcu();
 	/* synchronize_rcu() ran on the reader's CPU after it left: same CPU, its store is visible. */
-	KEXPECT(READ_ONCE(nest_left));
+	KEXPECT_WHY(READ_ONCE(nest_left), "the reader on CPU%d was still inside its outer "
+		    "rcu_read_lock() when synchronize_rcu() returned: its inner "
+		    "rcu_read_unlock() let the tick preempt it (only the outermost unlock may "
+		    "allow preemption again)", num_online_cpus() - 1);
 	kthread_stop(t);
 }

@@ -138,6 +138,18 @@ static void ps_clear(void)
 	rcu_barrier();		/* the kfree_rcu()s too */
 }
 
+/*
+ * The article's publication: initialise, then publish.  Lab publish reads
+ * its AArch64 instructions (the publishing store must be a release).
+ */
+static KTEST_GRADED_SITE void ps_init_and_publish(struct pfoo *p, int k)
+{
+	p->a = k;
+	p->b = 2 * k;
+	p->c = 3 * k;
+	rcu_assign_pointer(ps_gp, p);
+}
+
 #define PS_MIN_UPDATES	200
 #define PS_MAX_UPDATES	20000
 #define PS_MIN_DISTINCT	10	/* objects each reader must have seen */
@@ -163,13 +175,9 @@ KTEST(rcu_publish_subscribe_across_cpus)
 			KEXPECT(p != NULL);
 			break;
 		}
-		/* Initialise, then publish: the article's order. */
-		p->a = k;
-		p->b = 2 * k;
-		p->c = 3 * k;
 		spin_lock(&ps_lock);
 		old = rcu_dereference_protected(ps_gp, lockdep_is_held(&ps_lock));
-		rcu_assign_pointer(ps_gp, p);
+		ps_init_and_publish(p, k);
 		spin_unlock(&ps_lock);
 
 		/*

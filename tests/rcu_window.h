@@ -107,6 +107,81 @@ static inline enum win_wait win_wait_gp_blocked(int cpu, bool (*done)(void *), v
 	return WIN_HUNG;
 }
 
+/* Skips the test on fewer than n CPUs, saying why. */
+#define WIN_NEEDS_CPUS(n, why)						\
+	do {								\
+		if (num_online_cpus() < (n))				\
+			KTEST_SKIP(why);				\
+	} while (0)
+
+/* Is t asleep in wait_for_completion() (an updater or a barrier waiting)? */
+static inline bool win_task_waits(const struct task_struct *t)
+{
+	return t && READ_ONCE(t->waiting_since_ns) && READ_ONCE(t->state) == TASK_BLOCKED;
+}
+
+/* Is t queued on cpu by run_on(), behind the task that runs there? */
+static inline bool win_task_queued_on(const struct task_struct *t, int cpu)
+{
+	return t && READ_ONCE(t->cpu) == cpu && READ_ONCE(t->run_on_hop);
+}
+
+/* remove_cpu(cpu) in a thread of its own, once *go (if go is set); removed once it went. */
+struct win_removal {
+	int cpu;
+	const int *go;
+	int removed;
+};
+
+static int __maybe_unused win_remover(void *arg)
+{
+	struct win_removal *r = arg;
+	u64 t0 = ktime_get_ns();
+
+	while (r->go && !smp_load_acquire(r->go) && win_budget_left(t0))
+		msleep(1);
+	if (remove_cpu(r->cpu) == 0)
+		smp_store_release(&r->removed, 1);
+	return 0;
+}
+
+static atomic_t win_behind_ran __maybe_unused;
+static struct rcu_head win_behind[NR_CPUS] __maybe_unused;
+
+static void __maybe_unused win_behind_cb(struct rcu_head *rh)
+{
+	(void)rh;
+	atomic_inc(&win_behind_ran);
+}
+
+/*
+ * For a callback that holds until rcu_barrier() is done with its CPU:
+ * once the barrier's *caller sleeps (unless *returned first), queues a
+ * callback behind its marker on every online CPU but skip, and sets
+ * *others_done once they have all run -- so have those markers.  A
+ * correct barrier still sleeps then, waiting for skip alone; a broken one
+ * has been woken.  Called from CPU 0, where it comes back.
+ */
+static inline void win_barrier_watch(struct task_struct *const *caller, const int *returned,
+				     int skip, int *others_done)
+{
+	int cpu, n = 0;
+
+	if (!WIN_WAIT(smp_load_acquire(returned) || win_task_waits(READ_ONCE(*caller))) ||
+	    smp_load_acquire(returned))
+		return;
+	atomic_set(&win_behind_ran, 0);
+	for_each_online_cpu(cpu) {
+		if (cpu == skip || run_on(cpu))
+			continue;
+		call_rcu(&win_behind[cpu], win_behind_cb);
+		n++;
+	}
+	run_on(0);
+	WIN_WAIT(atomic_read(&win_behind_ran) == n);
+	smp_store_release(others_done, 1);
+}
+
 /*
  * The CPUs a reader is held on: worker_cpus() (every other CPU), at most
  * three of them -- the first, a middle one and the last; none on one CPU.

@@ -134,8 +134,8 @@ static bool q_close_window(struct task_struct *t, int cpu, enum win_wait res,
 	kthread_stop(t);
 	ok = res != WIN_HUNG && !q.died && !q.hung && !q.missed;
 	if (!ok)
-		ktest_info("reader on CPU%d after its quiescent state in g=%lu, %s: %s%s%s",
-			   cpu, q.gp, how, q.died ? "its element was freed under it" : "",
+		ktest_info("reader on CPU%d after its quiescent state in g=%ld, %s: %s%s%s",
+			   cpu, (long)q.gp, how, q.died ? "its element was freed under it" : "",
 			   q.missed ? "g ended while this CPU still owed it" : "",
 			   q.hung || res == WIN_HUNG ? "a wait ran out of budget" : "");
 	return ok;
@@ -223,10 +223,10 @@ KTEST(rcu_window_reader_after_qs_polled)
 /*
  * The same window, again and again while the grace-period number crosses
  * its wrap, when the kernel starts it close enough below the wrap (as
- * Linux does, so that every boot crosses it): cookies and callbacks
- * compare modulo the counter, and one that compares plainly, or keeps too
- * few bits, reads done too early or never.  Far from the wrap it runs a
- * few windows and says so.
+ * Linux does, so that a boot of a few hundred grace periods crosses it):
+ * cookies and callbacks compare modulo the counter, and one that compares
+ * plainly, or keeps too few bits, reads done too early or never.  Far
+ * from the wrap it runs a few windows and says so.
  */
 #define WRAP_REACH	4096UL	/* grace periods: crossing further off would take too long */
 
@@ -256,7 +256,7 @@ KTEST(rcu_window_reader_after_qs_polled_across_the_wrap)
 		rcu_get_stats(&s);
 		crossed = s.gp_seq < start;
 	}
-	ktest_info("gp_seq went from %#lx to %#lx: %s", start, s.gp_seq,
+	ktest_info("gp_seq went from %ld to %ld: %s", (long)start, (long)s.gp_seq,
 		   crossed ? "crossed the wrap" :
 		   to_wrap > WRAP_REACH ? "it starts far from the wrap, nothing to cross" :
 		   "did not reach the wrap");

@@ -50,15 +50,33 @@ static void rhfill(struct hlist_head *head, struct hitem *items, int n)
 	hfill_with(head, items, n, hlist_add_head_rcu);
 }
 
+/*
+ * Publication through the list primitives: the element's field, then
+ * list_add_rcu() or hlist_add_head_rcu().  Lab publish reads their AArch64
+ * instructions (each must publish with a release).
+ */
+static KTEST_GRADED_SITE void rl_init_and_add(struct item *it, int val, struct list_head *head)
+{
+	it->val = val;
+	list_add_rcu(&it->node, head);
+}
+
+static KTEST_GRADED_SITE void rl_init_and_add_hlist(struct hitem *it, int val,
+						  struct hlist_head *head)
+{
+	it->val = val;
+	hlist_add_head_rcu(&it->node, head);
+}
+
 KTEST(rculist_add_rcu_order)
 {
 	LIST_HEAD(head);
 	struct item it[4] = {
-		{ .val = 1 }, { .val = 2 }, { .val = 3 }, { .val = 4 },
+		{ .val = 0 }, { .val = 0 }, { .val = 3 }, { .val = 4 },
 	};
 
-	list_add_rcu(&it[1].node, &head);	/* 2 */
-	list_add_rcu(&it[0].node, &head);	/* 12 */
+	rl_init_and_add(&it[1], 2, &head);	/* 2 */
+	rl_init_and_add(&it[0], 1, &head);	/* 12 */
 	list_add_tail_rcu(&it[2].node, &head);	/* 123 */
 	list_add_tail_rcu(&it[3].node, &head);	/* 1234 */
 	KEXPECT_EQ(rdigits(&head), 1234);
@@ -76,6 +94,9 @@ KTEST(rculist_del_rcu_keeps_next_poisons_prev)
 	KEXPECT_EQ(digits_rev(&head), 431);
 	KEXPECT(it[1].node.prev == LIST_POISON2);
 	/* KASSERT: the walk below follows it. */
+	if (it[1].node.next != &it[2].node)
+		ktest_info("list_del_rcu() changed the removed element's ->next: a reader "
+			   "standing on it when it went could not walk on to the rest of the list");
 	KASSERT(it[1].node.next == &it[2].node);
 
 	/* A reader that was on it[1] when it went still finishes its walk. */
@@ -233,10 +254,10 @@ KTEST(rculist_for_each_entry_from_rcu)
 KTEST(rculist_hlist_add_head_rcu_order)
 {
 	HLIST_HEAD(head);
-	struct hitem it[3] = { { .val = 1 }, { .val = 2 }, { .val = 3 } };
+	struct hitem it[3];
 
 	for (int i = 0; i < 3; i++)
-		hlist_add_head_rcu(&it[i].node, &head);
+		rl_init_and_add_hlist(&it[i], i + 1, &head);
 	KEXPECT_EQ(rhdigits(&head), 321);
 	KEXPECT_EQ(bad_pprevs(&head), 0);
 	KEXPECT(it[0].node.next == NULL);
@@ -296,6 +317,9 @@ KTEST(rculist_hlist_del_rcu_keeps_next)
 	KEXPECT_EQ(rhdigits(&head), 134);
 	KEXPECT_EQ(bad_pprevs(&head), 0);
 	KEXPECT((void *)it[1].node.pprev == LIST_POISON2);
+	if (it[1].node.next != &it[2].node)
+		ktest_info("hlist_del_rcu() changed the removed node's ->next: a reader "
+			   "standing on it when it went could not walk on to the rest of the chain");
 	KASSERT(it[1].node.next == &it[2].node);
 
 	/* A reader that was on it[1] goes on to the rest. */

@@ -75,7 +75,9 @@ KTEST(route_lookups_do_not_wait_for_updaters)
 		waited += 10;
 	}
 	route_update_end();
-	KEXPECT(done);		/* the lookup ended while the update lock was held */
+	/* the lookup ended while the update lock was held */
+	KEXPECT_WHY(done, "a lookup on CPU1 waited %d ms for an updater that held the table's "
+		    "lock: lookups must not take it (rcu_read_lock() instead)", waited);
 	if (t)
 		kthread_stop(t);
 	KEXPECT(route_del(11));
@@ -122,9 +124,14 @@ KTEST(route_del_and_change_free_only_after_a_grace_period)
 	 */
 	live = kmalloc_live_objects();
 	KEXPECT(route_del(21));
-	KEXPECT_EQ(kmalloc_live_objects(), live);		/* not freed yet */
+	KEXPECT_WHY(kmalloc_live_objects() == live, "route_del() freed the entry while a "
+		    "reader on CPU1, inside rcu_read_lock() since before the removal, could "
+		    "still be standing on it: free it after a grace period (kfree_rcu())");
 	KEXPECT(route_change(22, RT_IFACE(22, 2)));
-	KEXPECT_EQ(kmalloc_live_objects(), live + 1);		/* the copy; the old one stays */
+	KEXPECT_WHY(kmalloc_live_objects() == live + 1, "after route_change() %ld objects are "
+		    "live, not %ld (the new copy and the old entry): the old entry, which a "
+		    "reader may hold, must stay until a grace period has passed",
+		    kmalloc_live_objects(), live + 1);
 	WRITE_ONCE(gp_reader_release, true);
 	kthread_stop(t);
 	KEXPECT(route_del(22));

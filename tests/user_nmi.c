@@ -12,7 +12,7 @@
 #include "ktest.h"
 #include "user/thread.h"
 
-#define HELPER	"tests/user/helpers/nullcall 150000"
+#define HELPER	"tests/user/helpers/nullcall 150000"	/* and the CPU it moves to */
 #define NMIS	1500
 
 KTEST(user_nmis_during_system_calls_find_their_way)
@@ -20,10 +20,14 @@ KTEST(user_nmis_during_system_calls_find_their_way)
 	struct sys_exit_status st;
 	struct user_task *t;
 	int err, cpu = -1, sent = 0;
+	char cmd[64];
 
 	if (!ARCH_HAS_NMI || num_online_cpus() < 2)
 		KTEST_SKIP("needs NMIs and a second CPU");
-	t = user_spawn(HELPER, NULL, &err);
+	/* On another CPU than ours: we spin (udelay) while it runs. */
+	snprintf(cmd, sizeof(cmd), HELPER " %d", cpu_next_online(smp_processor_id()) < nr_cpu_ids ?
+		 cpu_next_online(smp_processor_id()) : cpumask_first(cpu_online_mask));
+	t = user_spawn(cmd, NULL, &err);
 	if (!t)
 		KTEST_SKIP("no boot module tests/user/helpers/nullcall (no user programs)");
 	while (!completion_done(&t->done) && sent < NMIS) {
@@ -37,6 +41,7 @@ KTEST(user_nmis_during_system_calls_find_their_way)
 		if (cpu >= 0 && cpu != smp_processor_id() && arch_send_nmi(cpu))
 			sent++;
 		udelay(50);
+		cond_resched();	/* (while it is still on our CPU, moving away) */
 	}
 	KEXPECT_EQ(user_task_wait_timeout(t, ktest_budget_ns(60, 2), &st), 0);
 	ktest_info("%d NMIs sent to CPU%d while it made system calls", sent, cpu);

@@ -88,12 +88,35 @@ static void async_grace_periods(void)
 	expect_user_reports(before, false, "call_rcu()");
 }
 
+/* Has every CPU but ours reported through the user path since before? */
+static bool all_reported(const unsigned long *before, bool expedited)
+{
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		if (cpu != smp_processor_id() && rcu_user_qs_count(cpu, expedited) == before[cpu])
+			return false;
+	return true;
+}
+
+/*
+ * One expedited grace period may find a CPU in the kernel (its rcuc
+ * thread, an interrupt), which then reports on the spot, not on the way
+ * back to user mode: so up to EXP_TRIES, until each CPU has reported
+ * through the user path once.  With that path broken, none ever does.
+ */
+#define EXP_TRIES	100
+
 static void expedited_grace_periods(void)
 {
 	static unsigned long before[NR_CPUS];
 
 	snapshot(before, true);
-	synchronize_rcu_expedited();
+	for (int i = 0; i < EXP_TRIES; i++) {
+		synchronize_rcu_expedited();
+		if (all_reported(before, true))
+			break;
+	}
 	expect_user_reports(before, true, "expedited");
 }
 

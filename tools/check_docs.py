@@ -3,7 +3,8 @@
 
     tools/check_docs.py [--root DIR] [FILE.md ...]
 
-Reads README.md and docs/*.md (or the files given) and checks:
+Reads README.md, docs/*.md and docs/labs/*.md (or the files given), and the
+comments of the Makefile, and checks:
 
   - every path into the tree (kernel/..., tools/..., docs/..., tests/...,
     lib/..., boot/..., arch/..., .ci/..., Makefile) exists, or names the
@@ -17,7 +18,21 @@ Reads README.md and docs/*.md (or the files given) and checks:
     When that function is not defined in the file (gdb shows an inlined
     helper's line under its caller's name), the line must lie inside some
     function of the file; when the text names none, inside the file;
-  - "`name()` in `path`" and "`name()` (`path`)": name is defined in path.
+  - "`name()` in `path`" and "`name()` (`path`)": name is defined in path;
+  - no path leads outside the tree (`../shared/x.md`: a clone has none);
+  - transcripts (tools/lib/doc_transcripts.py): the monitor's help is what
+    the code prints, its other output lines are lines its printk()s can
+    print; a make test transcript lists the tests its TESTS glob selects,
+    numbered as they run, and each "EXPECTATION FAILED" names a line
+    that checks what it says;
+  - counts (tools/lib/doc_counts.py): docs/rcu.md's table of rcu.inject=
+    injections lists the code's, .ci/run runs each, and "N subtler ..."
+    says how many there are;
+  - each lab handout's grading table is its definition's
+    (tools/lib/doc_labs.py);
+  - docs/labs/INSTRUCTOR.md quotes each wrong solution of tools/labs/wrong/
+    once, with a message its Expect regex matches, and each lab's "not
+    graded" lines as its definition has them (tools/lib/doc_wrong.py).
 
 A line number alone almost always exists, so a moved function would
 otherwise go unnoticed.  Generated files (build/...) and globs are not
@@ -30,6 +45,12 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+import doc_counts  # noqa: E402
+import doc_labs  # noqa: E402
+import doc_transcripts  # noqa: E402
+import doc_wrong  # noqa: E402
+
 TOP_DIRS = (".ci", "arch", "boot", "docs", "kernel", "lib", "tests", "tools")
 PATH_RE = re.compile(r"(?<![\w/.-])((?:" + "|".join(re.escape(d) for d in TOP_DIRS) +
                      r")/[\w./-]*|Makefile|README\.md)(?::(\d+))?")
@@ -37,6 +58,8 @@ PATH_RE = re.compile(r"(?<![\w/.-])((?:" + "|".join(re.escape(d) for d in TOP_DI
 PLACEHOLDER_RE = re.compile(r"(?<![A-Za-z])(TARGET|NAME|ARCH|GLOB|FILE|DIR|N)(?![a-z])")
 BARE_LINE_RE = re.compile(r"(?<![\w/.-])([\w-]+\.(?:c|h|S|py|sh)):(\d+)")
 GDB_FILE_LINE_RE = re.compile(r"file ([\w./-]+), line (\d+)")
+# A path that climbs out of the doc's folder ("../shared/NOTES.md", "../rcu.md").
+UP_PATH_RE = re.compile(r"(?<![\w/.-])((?:\.\./)+[\w./-]*\w)")
 CALL_RE = re.compile(r"\b([A-Za-z_]\w*) ?\(")
 NAMED_IN_RE = re.compile(r"`([A-Za-z_]\w*)\(\)`(?: in | \()`([\w./-]+\.(?:c|h|S|py))`")
 NOT_FUNCTIONS = {"at", "in", "if", "for", "while", "switch", "return", "sizeof", "file",
@@ -207,9 +230,17 @@ class Checker:
 
     def check_text(self, doc, text):
         lines = text.split("\n")
+        for n, problem in doc_transcripts.check(self.root, text):
+            self.problem(f"{doc}:{n}", problem)
         for lineno, line in enumerate(lines, 1):
             where = f"{doc}:{lineno}"
             following = lines[lineno:lineno + 4]
+            for m in UP_PATH_RE.finditer(line):
+                target = os.path.normpath(os.path.join(self.root, os.path.dirname(doc),
+                                                       m.group(1)))
+                if not target.startswith(self.root + os.sep) or not os.path.exists(target):
+                    self.problem(where, f"{m.group(1)} is outside the tree or missing "
+                                 "(a clone has only the tree)")
             for m in PATH_RE.finditer(line):
                 rel = m.group(1).rstrip(".,;:")
                 if "*" in rel or rel.endswith("-") or PLACEHOLDER_RE.search(rel):
@@ -254,17 +285,37 @@ class Checker:
             (rel.endswith(".h") and re.search(r"^\S.*\b" + n + r"\(", src, re.M) is not None)
 
 
+def makefile_comments(root):
+    """The Makefile's comment lines, the others blanked (line numbers kept)."""
+    try:
+        with open(os.path.join(root, "Makefile"), encoding="utf-8") as f:
+            return "\n".join(l if l.lstrip().startswith("#") else "" for l in f.read().split("\n"))
+    except OSError:
+        return ""
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description="Check the docs' paths and path:line references.")
     p.add_argument("--root", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-    p.add_argument("docs", nargs="*", help="Markdown files (default README.md and docs/*.md)")
+    p.add_argument("docs", nargs="*", help="Markdown files (default README.md, docs/*.md, "
+                   "docs/labs/*.md and the Makefile's comments)")
     args = p.parse_args(argv)
     root = os.path.abspath(args.root)
-    docs = args.docs or [os.path.join(root, "README.md")] + sorted(glob.glob(os.path.join(root, "docs", "*.md")))
+    docs = args.docs or [os.path.join(root, "README.md")] + \
+        sorted(glob.glob(os.path.join(root, "docs", "*.md"))) + \
+        sorted(glob.glob(os.path.join(root, "docs", "labs", "*.md")))
     checker = Checker(root)
+    texts = {}
     for doc in docs:
         with open(doc, encoding="utf-8") as f:
-            checker.check_text(os.path.relpath(doc, root), f.read())
+            texts[os.path.relpath(doc, root)] = f.read()
+        checker.check_text(os.path.relpath(doc, root), texts[os.path.relpath(doc, root)])
+    if not args.docs:
+        checker.check_text("Makefile", makefile_comments(root))
+        docs.append("Makefile")
+    for doc, n, problem in doc_counts.check(root, texts) + doc_labs.check(root, texts) + \
+            doc_wrong.check(root, texts):
+        checker.problem(f"{doc}:{n}", problem)
     for line in checker.problems:
         print(line)
     print(f"check_docs: {len(docs)} files, {len(checker.problems)} problems")

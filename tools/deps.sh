@@ -10,6 +10,9 @@
 #   model   adds spin (the model checker of make model; it also needs gcc)
 #   fuzz    adds clang, libclang-rt-14-dev (libFuzzer and the sanitizers) and
 #           python3-hypothesis (property tests of the host parsers)
+#   slides  adds chromium, poppler-utils and fonts-dejavu-core (make slides
+#           renders the lecture in headless Chromium and checks the PDF), and
+#           nodejs with npm when no npm is on PATH (reveal.js comes from npm)
 
 set -u
 
@@ -22,7 +25,10 @@ for group in "$@"; do
         bench) pkgs="$pkgs python3-matplotlib" ;;
         model) pkgs="$pkgs spin" ;;
         fuzz) pkgs="$pkgs clang libclang-rt-14-dev python3-hypothesis" ;;
-        *) echo "deps: unknown group '$group' (known: bench, model, fuzz)" >&2; exit 2 ;;
+        slides) pkgs="$pkgs chromium poppler-utils fonts-dejavu-core"
+                # A Node.js from elsewhere (NodeSource's) brings its own npm.
+                command -v npm >/dev/null 2>&1 || pkgs="$pkgs nodejs npm" ;;
+        *) echo "deps: unknown group '$group' (known: bench, model, fuzz, slides)" >&2; exit 2 ;;
     esac
 done
 

@@ -44,6 +44,7 @@ import threading
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 import dtb  # noqa: E402
 from ktap import KtapParser, summary_line  # noqa: E402
+from procgroup import die_with_parent, interrupt_on_signals, kill_group, start_owned  # noqa: E402
 from usersyms import Symbolizer  # noqa: E402
 import serial_cue  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -251,22 +252,6 @@ class Console:
             self.log = None
 
 
-def kill_group(proc):
-    """Stop QEMU (its whole process group): SIGTERM, then SIGKILL."""
-    for sig, wait in ((signal.SIGTERM, 3), (signal.SIGKILL, 5)):
-        if proc.poll() is not None:
-            return
-        try:
-            os.killpg(proc.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            proc.wait(wait)
-            return
-        except subprocess.TimeoutExpired:
-            pass
-
-
 def type_cue(proc, line):
     """The kernel's cue to type on its serial console (tools/lib/serial_cue.py):
     the bytes go to QEMU's serial input, its stdin."""
@@ -285,8 +270,8 @@ def run_piped(cmd, console, timeout, on_line=None):
     are typed into it) and its stdout+stderr piped; stream each line to
     console (and on_line).  Returns (status, timed_out)."""
     try:
-        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, start_new_session=True)
+        proc = start_owned(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT)
     except OSError as e:
         console.line(f"run: cannot start {cmd[0]}: {e.strerror} (tools/deps.sh installs QEMU)")
         return 1, False
@@ -326,7 +311,7 @@ def run_piped(cmd, console, timeout, on_line=None):
 def run_interactive(cmd, timeout):
     """Run cmd on our terminal (-serial mon:stdio: Ctrl-A X quits)."""
     try:
-        proc = subprocess.Popen(cmd)
+        proc = subprocess.Popen(cmd, preexec_fn=die_with_parent)
     except OSError as e:
         print(f"run: cannot start {cmd[0]}: {e.strerror} (tools/deps.sh installs QEMU)")
         return 1, False
@@ -554,7 +539,8 @@ def _main(args):
     console = Console(args.log, Symbolizer(args.user_dir, tools).line if args.user_dir else None)
     try:
         parser = KtapParser() if args.mode == "test" else None
-        modules = ModuleCount(len(args.module))
+        # (a debug run's kernel starts only when gdb lets it: no verdict on silence there)
+        modules = ModuleCount(0 if args.debug else len(args.module))
 
         def on_line(line):
             modules.feed(line)
@@ -597,6 +583,7 @@ def _main(args):
 
 
 if __name__ == "__main__":
+    interrupt_on_signals()
     try:
         sys.exit(main())
     except KeyboardInterrupt:

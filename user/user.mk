@@ -98,7 +98,7 @@ USER_TEST_NAMES := $(patsubst %.c,%,$(filter tests/% user/sysfuzz.c user/console
                                       $(USER_PROG_SRCS)))
 USER_RUN ?= $(if $(USER_PROG_SRCS),user/hello)
 USER_TEST_MODULES := $(foreach p,$(USER_TEST_NAMES),--module '$(UB)/$(p).elf $(p)')
-USER_BENCH_MODULES := $(foreach p,$(filter tests/user/helpers/nullcall,$(USER_TEST_NAMES)),\
+USER_BENCH_MODULES := $(foreach p,$(filter tests/user/helpers/nullcall tests/user/helpers/pingpong,$(USER_TEST_NAMES)),\
                         --module '$(UB)/$(p).elf $(p)')
 # make run's first module is the root task (user/root.c): it runs USER_RUN,
 # then the services, each a module of its own; and the console server,

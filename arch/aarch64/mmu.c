@@ -99,7 +99,7 @@ static u64 *pte_of(uintptr_t a)
 
 /*
  * [hw_table_walk] pairs [boot_map_dsb], [boot_block_dsb], [guard_tlbi_dsb],
- * [user_table_dmb], [user_map_dsb], [user_pte_dsb], [user_tlbi_dsb],
+ * [pt_table_wmb], [user_map_dsb], [user_pte_dsb], [user_tlbi_dsb],
  * [user_tlbi_pages_dsb]: the hardware side: the MMU's table
  * walker reads the page tables with no barrier of its own and caches what
  * it read in the TLB, so a table written without a dsb, or a stale TLB

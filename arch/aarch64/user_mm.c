@@ -1,8 +1,8 @@
 /*
  * User address spaces on AArch64: four-level tables through TTBR0 (T0SZ
  * 16: 48-bit addresses), one level-0 table per address space, loaded with
- * its ASID (kernel/user/mm.c decides what is mapped; this file writes the
- * entries and manages ASIDs).
+ * its ASID (kernel/user/mm.c decides what is mapped, kernel/user/pgtable.c
+ * walks the levels; this file writes the entries and manages ASIDs).
  *
  *	L0[0]		the kernel's: the same level-1 table in every L0
  *			(mmu.c), so the kernel is mapped identically
@@ -52,6 +52,7 @@
  * a real CPU's.
  */
 #include "aarch64.h"
+#include "user/pgtable.h"
 #include "syscall.h"
 #include "user_layout.h"
 #include <asm/mm.h>
@@ -71,8 +72,6 @@
 #define PTE_ADDR	0x0000fffffffff000ULL
 #define USER_PAGE	(PTE_VALID | PTE_TABLE | PTE_ATTR_NORMAL | PTE_INNER_SH | PTE_AF | \
 			 PTE_NG | PTE_EL0 | PTE_PXN)
-#define USER_TABLE	(PTE_VALID | PTE_TABLE | TABLE_PXN)
-#define LEVELS		4
 #define USER_L0_FIRST	(USER_BASE >> 39)		/* 1 */
 #define USER_L0_END	((USER_TOP - 1) / (1ULL << 39) + 1)	/* 256 */
 #define FLUSH_ALL_PAGES	32		/* more: flush the ASID instead of page by page */
@@ -80,7 +79,9 @@
 #define TCR_AS		(1ULL << 36)
 #define MAX_ASIDS	(1 << 16)
 
-static atomic_long_t table_pages;
+static const struct pt_bits bits = {
+	.valid = PTE_VALID, .addr = PTE_ADDR, .table = PTE_VALID | PTE_TABLE | TABLE_PXN,
+};
 static DEFINE_SPINLOCK(asid_lock);
 static unsigned long asid_map[BITS_TO_LONGS(MAX_ASIDS)];	/* asid_lock */
 static unsigned int asid_next = 1;				/* asid_lock */
@@ -150,29 +151,10 @@ static void mark_stale(struct arch_mm *am)
 		cpumask_set_cpu(cpu, &am->stale);
 }
 
-static u64 *alloc_table(struct arch_mm *am)
-{
-	u64 *t = page_alloc(1);
-
-	if (!t)
-		return NULL;
-	memset(t, 0, PAGE_SIZE);
-	am->table_pages++;
-	atomic_long_inc(&table_pages);
-	return t;
-}
-
-static void free_table(struct arch_mm *am, u64 *t)
-{
-	page_free(t, 1);
-	am->table_pages--;
-	atomic_long_dec(&table_pages);
-}
-
 int arch_mm_init(struct arch_mm *am)
 {
 	am->table_pages = 0;
-	am->l0 = alloc_table(am);
+	am->l0 = pt_alloc_table(&am->table_pages);
 	if (!am->l0)
 		return -ENOMEM;
 	/* The kernel's 512 GiB, shared: closed to EL0, as the kernel's own L0 has it. */
@@ -183,33 +165,9 @@ int arch_mm_init(struct arch_mm *am)
 	return 0;
 }
 
-/* The level-3 entry of user address va; with create, missing tables are added (NULL: no memory). */
 static u64 *walk(struct arch_mm *am, uintptr_t va, bool create)
 {
-	u64 *table = am->l0;
-
-	if (va < USER_BASE || va >= USER_TOP)
-		panic("BUG: user page table walk for %#lx, outside user space", (unsigned long)va);
-	for (int shift = 39; shift > PAGE_SHIFT; shift -= 9) {
-		u64 *e = &table[(va >> shift) & 511];
-
-		if (!(*e & PTE_VALID)) {
-			u64 *next = create ? alloc_table(am) : NULL;
-
-			if (!next)
-				return NULL;
-			/*
-			 * [user_table_dmb] pairs [hw_table_walk]: the new
-			 * table's zeroes are visible to a walker before the
-			 * entry that leads to it (or it could read garbage
-			 * as entries).
-			 */
-			__asm__ __volatile__("dmb ishst" ::: "memory");
-			WRITE_ONCE(*e, (uintptr_t)next | USER_TABLE);
-		}
-		table = (u64 *)(uintptr_t)(*e & PTE_ADDR);
-	}
-	return &table[(va >> PAGE_SHIFT) & 511];
+	return pt_walk(am->l0, va, create, &bits, &am->table_pages);
 }
 
 int arch_mm_map(struct arch_mm *am, uintptr_t va, uintptr_t pa, int prot)
@@ -258,30 +216,11 @@ uintptr_t arch_mm_lookup(struct arch_mm *am, uintptr_t va)
 	return pte && (*pte & PTE_VALID) ? (*pte & PTE_ADDR) : 0;
 }
 
-/* Frees the tables below a table at `level` (1: its entries are pages). */
-static void free_level(struct arch_mm *am, u64 *table, int level)
-{
-	for (int i = 0; i < 512; i++) {
-		if (!(table[i] & PTE_VALID))
-			continue;
-		if (level == 1)
-			panic("BUG: freeing a user page table that still maps %#llx",
-			      (unsigned long long)(table[i] & PTE_ADDR));
-		free_level(am, (u64 *)(uintptr_t)(table[i] & PTE_ADDR), level - 1);
-	}
-	free_table(am, table);
-}
-
 void arch_mm_destroy(struct arch_mm *am)
 {
-	for (unsigned int i = USER_L0_FIRST; i < USER_L0_END; i++)
-		if (am->l0[i] & PTE_VALID)
-			free_level(am, (u64 *)(uintptr_t)(am->l0[i] & PTE_ADDR), LEVELS - 1);
-	free_table(am, am->l0);
+	pt_free(am->l0, USER_L0_FIRST, USER_L0_END, &bits, &am->table_pages);
 	am->l0 = NULL;
 	asid_free(am);
-	if (am->table_pages)
-		panic("BUG: user page tables: %ld pages unaccounted for", am->table_pages);
 }
 
 /* Drops this CPU's TLB entries of asid, the kernel's global ones kept. */
@@ -330,7 +269,7 @@ void arch_flush_tlb_user(struct arch_mm *am, uintptr_t start, uintptr_t end)
 
 long arch_mm_table_pages(void)
 {
-	return atomic_long_read(&table_pages);
+	return pt_table_pages();
 }
 
 /* For tests and ps: how often this CPU dropped an ASID's entries before loading it. */

@@ -1,7 +1,8 @@
 /*
  * User address spaces on x86-64: four-level page tables, one PML4 per
- * address space (kernel/user/mm.c decides what is mapped; this file only
- * writes the entries).
+ * address space (kernel/user/mm.c decides what is mapped,
+ * kernel/user/pgtable.c walks the levels; this file only writes the
+ * entries).
  *
  *	PML4[0]		the kernel's: the same PDPT in every PML4, so the
  *			kernel is mapped identically everywhere; without the
@@ -16,6 +17,7 @@
  * "only the CPUs that have it loaded" rests on.
  */
 #include "x86.h"
+#include "user/pgtable.h"
 #include "syscall.h"
 #include "user_layout.h"
 #include <asm/mm.h>
@@ -27,37 +29,20 @@
 #define PTE_PWT		(1ULL << 3)
 #define PTE_PCD		(1ULL << 4)	/* with PWT: uncached (PAT entry 3, the reset value) */
 #define PTE_ADDR	0x000ffffffffff000ULL
-#define LEVELS		4
 #define USER_PML4_FIRST	(USER_BASE >> 39)	/* 1 */
 #define USER_PML4_END	256			/* the lower half ends */
 #define FLUSH_ALL_PAGES	32			/* more: reload CR3 instead of invlpg each */
 
-static atomic_long_t table_pages;
-
-static u64 *alloc_table(struct arch_mm *am)
-{
-	u64 *t = page_alloc(1);
-
-	if (!t)
-		return NULL;
-	memset(t, 0, PAGE_SIZE);
-	am->table_pages++;
-	atomic_long_inc(&table_pages);
-	return t;
-}
-
-static void free_table(struct arch_mm *am, u64 *t)
-{
-	page_free(t, 1);
-	am->table_pages--;
-	atomic_long_dec(&table_pages);
-}
+/* Intermediate levels allow everything; the last level decides. */
+static const struct pt_bits bits = {
+	.valid = PTE_P, .addr = PTE_ADDR, .table = PTE_P | PTE_W | PTE_U,
+};
 
 int arch_mm_init(struct arch_mm *am)
 {
 	am->table_pages = 0;
 	am->io_ports = 0;
-	am->pml4 = alloc_table(am);
+	am->pml4 = pt_alloc_table(&am->table_pages);
 	if (!am->pml4)
 		return -ENOMEM;
 	/* The kernel's 512 GiB, shared: supervisor-only, as the kernel's own PML4 has it. */
@@ -65,27 +50,9 @@ int arch_mm_init(struct arch_mm *am)
 	return 0;
 }
 
-/* The PTE of user address va; with create, missing tables are added (NULL: no memory). */
 static u64 *walk(struct arch_mm *am, uintptr_t va, bool create)
 {
-	u64 *table = am->pml4;
-
-	if (va < USER_BASE || va >= USER_TOP)
-		panic("BUG: user page table walk for %#lx, outside user space", (unsigned long)va);
-	for (int shift = 39; shift > PAGE_SHIFT; shift -= 9) {
-		u64 *e = &table[(va >> shift) & 511];
-
-		if (!(*e & PTE_P)) {
-			u64 *next = create ? alloc_table(am) : NULL;
-
-			if (!next)
-				return NULL;
-			/* Intermediate levels allow everything; the last level decides. */
-			*e = (uintptr_t)next | PTE_P | PTE_W | PTE_U;
-		}
-		table = (u64 *)(uintptr_t)(*e & PTE_ADDR);
-	}
-	return &table[(va >> PAGE_SHIFT) & 511];
+	return pt_walk(am->pml4, va, create, &bits, &am->table_pages);
 }
 
 int arch_mm_map(struct arch_mm *am, uintptr_t va, uintptr_t pa, int prot)
@@ -118,29 +85,10 @@ uintptr_t arch_mm_lookup(struct arch_mm *am, uintptr_t va)
 	return pte && (*pte & PTE_P) ? (*pte & PTE_ADDR) : 0;
 }
 
-/* Frees the tables below entry e of a table at `level` (1: a PT, whose entries are pages). */
-static void free_level(struct arch_mm *am, u64 *table, int level)
-{
-	for (int i = 0; i < 512; i++) {
-		if (!(table[i] & PTE_P))
-			continue;
-		if (level == 1)
-			panic("BUG: freeing a user page table that still maps %#llx",
-			      (unsigned long long)(table[i] & PTE_ADDR));
-		free_level(am, (u64 *)(uintptr_t)(table[i] & PTE_ADDR), level - 1);
-	}
-	free_table(am, table);
-}
-
 void arch_mm_destroy(struct arch_mm *am)
 {
-	for (int i = USER_PML4_FIRST; i < USER_PML4_END; i++)
-		if (am->pml4[i] & PTE_P)
-			free_level(am, (u64 *)(uintptr_t)(am->pml4[i] & PTE_ADDR), LEVELS - 1);
-	free_table(am, am->pml4);
+	pt_free(am->pml4, USER_PML4_FIRST, USER_PML4_END, &bits, &am->table_pages);
 	am->pml4 = NULL;
-	if (am->table_pages)
-		panic("BUG: user page tables: %ld pages unaccounted for", am->table_pages);
 }
 
 void arch_mm_switch(struct arch_mm *am)
@@ -182,5 +130,5 @@ void arch_flush_tlb_user(struct arch_mm *am, uintptr_t start, uintptr_t end)
 
 long arch_mm_table_pages(void)
 {
-	return atomic_long_read(&table_pages);
+	return pt_table_pages();
 }

@@ -361,18 +361,23 @@ static void holder_view(void)
 }
 
 /*
- * The grace period, narrated: synchronize_rcu()'s own loop
- * (kernel/rcu/sync.c), with a line from each CPU it reaches.
+ * The grace period, narrated: the demo runs synchronize_rcu()'s loop
+ * (kernel/rcu/sync.c) itself, with a line from each CPU it reaches, and
+ * says so.  What it leaves out is the real function's bookkeeping
+ * (tour_begin()/tour_end(): the polled API's wait number, the counts,
+ * the trace); Example 2 calls the real one.
  */
 static void narrated_grace_period(void)
 {
 	int cpu, home = smp_processor_id();
 
-	demo_say("synchronize_rcu(), narrated.  This is exactly synchronize_rcu()'s loop");
-	demo_say("(kernel/rcu/sync.c); run_on(cpu) returns once this task has run on cpu,");
-	demo_say("so cpu has switched away from whatever it was running (on its own CPU,");
-	demo_say("what was running is the updater, which is in no reader):");
-	demo_code("for_each_online_cpu(cpu)\n        run_on(cpu);");
+	demo_say("synchronize_rcu(), narrated: the demo runs synchronize_rcu()'s loop");
+	demo_say("(kernel/rcu/sync.c) itself, to print a line from each CPU it reaches;");
+	demo_say("the real function adds only its bookkeeping (a number for the polled");
+	demo_say("API, counts, the trace), and Example 2 calls it.  run_on(cpu) returns");
+	demo_say("once this task has run on cpu, so cpu has switched away from whatever");
+	demo_say("it was running (on its own CPU, the updater, which is in no reader):");
+	demo_code("for_each_online_cpu(cpu)\n        run_on(cpu);\nrun_on(home);");
 	WRITE_ONCE(holder.gp_started, true);	/* a signal: it publishes nothing */
 	for_each_online_cpu(cpu) {
 		u64 t0 = ktime_get_ns(), us;
@@ -390,8 +395,9 @@ static void narrated_grace_period(void)
 				 (unsigned long long)us);
 		else if (holder.task && cpu == holder.cpu)
 			demo_say("on CPU%d: it switched, so its pre-existing readers are done "
-				 "(it waited %llu ms for the reader holding 5,6,7)", cpu,
-				 (unsigned long long)(us / 1000));
+				 "(it waited %llu ms for the reader holding 5,6,7, which the demo "
+				 "keeps there %d ms after the grace period begins)", cpu,
+				 (unsigned long long)(us / 1000), LINGER_MS);
 		else
 			demo_say("on CPU%d: it switched, so its pre-existing readers are done "
 				 "(%llu us)", cpu, (unsigned long long)us);
@@ -426,6 +432,9 @@ static void walkers_report(const char *new_what)
 	demo_say("%ld the one %s, %ld anything else; walks that began after the grace",
 		 new, new_what, bad);
 	demo_say("period and still found 5,6,7: %ld.", late);
+	if (holder.task && walker_group.nr == 1 && walker_group.cpu[0] == holder.cpu)
+		demo_say("(With two CPUs the walker shares CPU%d with the reader above: it "
+			 "could not walk while that reader held 5,6,7.)", holder.cpu);
 	if (bad)
 		demo_fail("%ld walks saw a list that is neither version", bad);
 	if (late)

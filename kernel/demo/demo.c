@@ -408,6 +408,11 @@ static int run_named(const char *names)
 	return failed;
 }
 
+bool demo_only(const char *name)
+{
+	return !strcmp(demo_names, name);
+}
+
 void demo_boot(void)
 {
 	bool all = !demo_names[0] || !strcmp(demo_names, "all");
@@ -436,7 +441,12 @@ void demo_boot(void)
 		printk("\n%d demo%s FAILED\n", failed, failed == 1 ? "" : "s");
 	if (demo_tty())
 		monitor_run();
-	printk("\nThat was the article, played on %d CPUs.  With a terminal attached, "
-	       "make run ends at a monitor prompt (docs/demo.md). Bye.\n", num_online_cpus());
+	if (all)
+		printk("\nThat was the article, played on %d CPUs.", num_online_cpus());
+	else if (!none)
+		printk("\nThat was %s, played on %d CPUs (make run without DEMO plays the whole "
+		       "article).", demo_names, num_online_cpus());
+	printk("  With a terminal attached, make run ends at a monitor prompt (docs/demo.md). "
+	       "Bye.\n");
 	arch_qemu_exit(failed ? QEMU_EXIT_FAIL : QEMU_EXIT_PASS);
 }

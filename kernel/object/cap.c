@@ -8,6 +8,7 @@
 #include "object/memory.h"
 #include "object/thread.h"
 #include "object/types.h"
+#include "user/task.h"
 #include <errno.h>
 
 DEFINE_MUTEX(cap_mutex);
@@ -274,6 +275,26 @@ int cap_transfer(struct cspace *from, long src, struct cspace *to, long dst, boo
 	return slot;
 }
 
+int cap_revoke_object(struct cspace *cs, long slot, struct kobject *obj)
+{
+	struct cap *c;
+	bool ours;
+
+	mutex_lock(&cap_mutex);
+	c = cspace_get(cs, slot);
+	ours = c && c->obj == obj;
+	mutex_unlock(&cap_mutex);
+	if (!ours)
+		return -EBADF;	/* its owner moved or deleted it meanwhile: what it did stands */
+	cap_revoke(cs, slot);	/* (copies made meanwhile, by its other threads) */
+	mutex_lock(&cap_mutex);
+	c = cspace_get(cs, slot);
+	if (c && c->obj == obj && !c->pinned)
+		cap_delete_locked(c);
+	mutex_unlock(&cap_mutex);
+	return 0;
+}
+
 int cap_delete(struct cspace *cs, long slot)
 {
 	struct cap *c;
@@ -389,6 +410,54 @@ int cap_inspect(struct cspace *cs, long slot, struct sys_cap_info *info)
 	}
 	mutex_unlock(&cap_mutex);
 	return err;
+}
+
+/* "rw-g": the rights a capability carries, as the monitor prints them. */
+static void rights_str(unsigned int rights, char out[5])
+{
+	out[0] = rights & SYS_CAP_READ ? 'r' : '-';
+	out[1] = rights & SYS_CAP_WRITE ? 'w' : '-';
+	out[2] = rights & SYS_CAP_EXEC ? 'x' : '-';
+	out[3] = rights & SYS_CAP_GRANT ? 'g' : '-';
+	out[4] = 0;
+}
+
+/* Where c was derived from: "slot 3", "task 9 slot 0", "-" (it made the object). */
+static void parent_str(const struct cap *c, char *out, size_t size)
+{
+	const struct cap *p = c->parent;
+
+	if (!p)
+		snprintf(out, size, "-");
+	else if (p->cs == c->cs)
+		snprintf(out, size, "slot %d", p->slot);
+	else if (p->cs->task)
+		snprintf(out, size, "task %d slot %d", p->cs->task->id, p->slot);
+	else
+		snprintf(out, size, "a kernel space, slot %d", p->slot);
+}
+
+void cap_show_space(struct cspace *cs)
+{
+	char rights[5], from[48];
+	int n = 0;
+
+	mutex_lock(&cap_mutex);
+	printk("  slot  type          rights  badge                 object  derived from\n");
+	for (long slot = 0; slot < SYS_CAP_MAX_SLOTS; slot++) {
+		struct cap *c = cspace_get(cs, slot);
+
+		if (!c)
+			continue;
+		rights_str(c->rights, rights);
+		parent_str(c, from, sizeof(from));
+		printk("  %4ld  %-12s  %-6s  %-20lu  %6lu  %s%s\n", slot, kobject_type_name(c->type),
+		       rights, c->badge, c->obj->id, from, c->revoking ? " (revoking)" : "");
+		n++;
+	}
+	printk("  %d capabilit%s in a table of %u slots\n", n, n == 1 ? "y" : "ies",
+	       cspace_nslots(cs));
+	mutex_unlock(&cap_mutex);
 }
 
 void cap_get_stats(struct cap_stats *s)

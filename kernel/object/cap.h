@@ -56,8 +56,16 @@ int cap_copy(struct cspace *cs, long src, long dst);
 int cap_mint(struct cspace *cs, long src, long dst, unsigned long rights, unsigned long badge);
 int cap_move(struct cspace *cs, long src, long dst);
 int cap_delete(struct cspace *cs, long slot);
+/*
+ * Revokes and deletes the capability in slot if it names obj (a spawn
+ * undoing the task capability it made): 0, or -EBADF if the slot holds
+ * something else by now.
+ */
+int cap_revoke_object(struct cspace *cs, long slot, struct kobject *obj);
 int cap_revoke(struct cspace *cs, long slot);
 int cap_inspect(struct cspace *cs, long slot, struct sys_cap_info *info);
+/* The monitor's caps: every capability of cs, and where each was derived from. */
+void cap_show_space(struct cspace *cs);
 
 /*
  * Inserts a new original capability to obj (all of rights, no badge) in

@@ -78,6 +78,11 @@ struct cap *cspace_get(struct cspace *cs, long slot)
 	return rcu_dereference_protected(t->slot[slot], cap_mutex_held());
 }
 
+unsigned int cspace_nslots(struct cspace *cs)
+{
+	return table_of(cs)->nslots;
+}
+
 void cspace_set(struct cspace *cs, int slot, struct cap *c)
 {
 	struct cap_table *t = table_of(cs);

@@ -80,6 +80,7 @@ struct cap *cspace_get(struct cspace *cs, long slot);
 /* A free slot: slot itself if empty, or the first empty one (SYS_CAP_ANY_SLOT); grows the table. */
 int cspace_reserve(struct cspace *cs, long slot);
 void cspace_set(struct cspace *cs, int slot, struct cap *c);	/* publishes (NULL: unpublishes) */
+unsigned int cspace_nslots(struct cspace *cs);			/* the table's size now */
 
 /* Lookups and use-after-frees seen so far (captorture's report). */
 struct cspace_stats {

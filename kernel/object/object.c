@@ -73,11 +73,18 @@ struct kobject *kobject_create(enum kobj_type type, struct quota *q, long extra)
 
 void object_call_rcu(struct rcu_head *head, rcu_callback_t fn)
 {
+	if (object_free_no_wait()) {
+		object_free_now(head, fn);	/* fault injection: no grace period */
+		return;
+	}
 	atomic_long_inc(&deferred);
-	if (object_free_no_wait())
-		fn(head);	/* fault injection: no grace period */
-	else
-		call_rcu(head, fn);
+	call_rcu(head, fn);
+}
+
+void object_free_now(struct rcu_head *head, rcu_callback_t fn)
+{
+	atomic_long_inc(&deferred);	/* (fn ends in object_deferred_done()) */
+	fn(head);
 }
 
 /* Every object_call_rcu() callback ends here. */

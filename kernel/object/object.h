@@ -132,6 +132,12 @@ bool object_free_no_wait(void);
  * have run.
  */
 void object_call_rcu(struct rcu_head *head, rcu_callback_t fn);
+/*
+ * The same free, now: right only where no reader can still hold head
+ * (cap.inject=free_no_wait uses it wrongly on purpose; so does lab
+ * cap_rcu's starter, whose lookups hold cap_mutex instead).
+ */
+void object_free_now(struct rcu_head *head, rcu_callback_t fn);
 void object_deferred_done(void);
 
 #endif

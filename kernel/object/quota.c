@@ -1,13 +1,22 @@
 /* Quotas (quota.h): a limit and a count, charged before every allocation made for a task. */
 #include "object/quota.h"
 #include "object/object.h"
+#include "mm.h"
 
 static int quota_kb = 2048;
 KPARAM_INT("cap.quota_kb", quota_kb, 16, 1 << 20);
 
+/*
+ * Each task's quota: cap.quota_kb, but never more than an eighth of the
+ * memory the kernel has in all, so that on a small machine (MEM=14M has
+ * about 3 MiB for the kernel) one task that spends its quota still
+ * leaves memory to start and serve the others.
+ */
 long quota_default_bytes(void)
 {
-	return (long)quota_kb * 1024;
+	long most = (long)(page_total_count() * PAGE_SIZE / 8);
+
+	return min((long)quota_kb * 1024, most);
 }
 
 struct quota *quota_create(long limit)

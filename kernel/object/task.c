@@ -12,14 +12,15 @@ static struct task_obj *to_task_obj(struct kobject *obj)
 }
 
 /*
- * A grace period after the last reference.  Not the task's last one
- * while it has an address space (its threads hold theirs until reaped),
- * so user_task_put() here never sleeps.
+ * A grace period after the last reference, in an RCU callback.  Our
+ * reference to the task may be its last -- a task whose spawn failed
+ * after its capability was made never ran, so it still has its address
+ * space -- and that put may sleep: the reaper drops it.
  */
 static void task_release(struct kobject *obj)
 {
 	if (to_task_obj(obj)->task)
-		user_task_put(to_task_obj(obj)->task);
+		reaper_put_task(to_task_obj(obj)->task);
 }
 
 void task_obj_disarm(struct kobject *obj)

@@ -134,8 +134,9 @@ static void make_room_in_next(struct rcu_data *rdp, unsigned long snap, const ch
 	if (!seg_empty(&rdp->next) && rdp->next.gp != snap) {
 		if (!seg_empty(&rdp->wait))
 			panic("BUG: %s: three grace periods pending on CPU%d "
-			      "(wait %lu, next %lu, now %lu, gp_seq %lu)", who, smp_processor_id(),
-			      rdp->wait.gp, rdp->next.gp, snap, READ_ONCE(rcu_state.gp_seq));
+			      "(wait %ld, next %ld, now %ld, gp_seq %ld)", who, smp_processor_id(),
+			      (long)rdp->wait.gp, (long)rdp->next.gp, (long)snap,
+			      (long)READ_ONCE(rcu_state.gp_seq));
 		seg_splice(&rdp->wait, &rdp->next);
 		rdp->wait.gp = rdp->next.gp;
 	}
@@ -257,6 +258,13 @@ static int rcu_cb_thread(void *arg)
 		if (rdp->ncbs && rcu_seq_done(READ_ONCE(rcu_state.gp_seq), rdp->wait.gp))
 			WRITE_ONCE(rdp->cb_work, true);
 		local_irq_restore(flags);
+		/*
+		 * Let the CPU's other tasks run between two passes: if
+		 * advance_callbacks() ever disagrees with the check above (lab
+		 * call_rcu: a comparison that is not wrap-safe), we would pass
+		 * again and again and starve them.
+		 */
+		cond_resched();
 	}
 	return 0;
 }
@@ -355,6 +363,10 @@ void rcu_migrate_callbacks(int cpu)
 	if (rcu_injected(RCU_INJECT_OFFLINE_CBS_READY)) {
 		seg_splice(&dst->done, &src->wait);	/* fault injection: ready at once */
 		seg_splice(&dst->done, &src->next);
+	}
+	if (rcu_injected(RCU_INJECT_OFFLINE_CBS_MERGE)) {
+		seg_splice(&dst->wait, &src->wait);	/* fault injection: segment by segment, */
+		seg_splice(&dst->next, &src->next);	/* keeping our (maybe stale) numbers */
 	}
 	if (!seg_empty(&src->wait) || !seg_empty(&src->next)) {
 		seg_splice(&dst->next, &src->wait);

@@ -122,7 +122,8 @@ void synchronize_rcu_expedited(void)
 	 */
 	cpus_read_lock();
 	mutex_lock(&exp_mutex);
-	wait = rcu_wait_begin();	/* numbered for the polled API, as a tour is */
+	/* Numbered for the polled API, as a tour is (fault injection: at the end). */
+	wait = rcu_injected(RCU_INJECT_EXP_NUMBERED_LATE) ? 0 : rcu_wait_begin();
 	trace_record(TR_EXP_BEGIN, wait, 0);
 	me = smp_processor_id();
 	cpumask_copy(&exp_mask, cpu_online_mask);
@@ -155,6 +156,8 @@ void synchronize_rcu_expedited(void)
 	 * our return and the caller's kfree().
 	 */
 	smp_mb();
+	if (rcu_injected(RCU_INJECT_EXP_NUMBERED_LATE))
+		wait = rcu_wait_begin();	/* fault injection: covers cookies taken meanwhile */
 	rcu_wait_end(wait);
 	WRITE_ONCE(exp_completed, exp_completed + 1);
 	trace_record(TR_EXP_END, wait, 0);

@@ -24,8 +24,9 @@
 
 /*
  * gp_seq starts 300 grace periods below the wrap, as Linux's does, so
- * that every boot crosses it and a comparison that is not wrap-safe
- * fails early; the wait numbers of the polled API likewise (sync.c).
+ * that a boot that runs about 300 grace periods crosses it and a
+ * comparison that is not wrap-safe fails early (tests/arith_wrap.c drives
+ * them); the wait numbers of the polled API likewise (sync.c).
  */
 struct rcu_state rcu_state = {
 	.lock = __SPIN_LOCK_UNLOCKED(rcu_state.lock),

@@ -11,8 +11,9 @@
  * Grace-period numbers as Linux's rcu_seq: the low bit is the state
  * (1: a grace period is running), so "started" and "completed" are two
  * values of one counter.  It starts 300 grace periods below the wrap, as
- * Linux's does, so every boot crosses it: compare only with
- * rcu_seq_done(), never with < or >.
+ * Linux's does, so that a boot that runs about 300 crosses it
+ * (tests/arith_wrap.c drives them): compare only with rcu_seq_done(),
+ * never with < or >.
  */
 #define RCU_SEQ_INIT	((0UL - 300UL) << 1)
 

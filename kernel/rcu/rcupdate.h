@@ -301,6 +301,10 @@ bool rcu_cpu_owes_qs(int cpu);
 	  "synchronize_rcu() does not visit the CPU after its own")	\
 	X(RCU_INJECT_BARRIER_SKIP_CPU, "barrier_skip_cpu",		\
 	  "rcu_barrier() queues no marker on the CPU after its own")	\
+	X(RCU_INJECT_BARRIER_NO_HOTPLUG_LOCK, "barrier_no_hotplug_lock", \
+	  "rcu_barrier() lets CPUs come and go while it queues its markers") \
+	X(RCU_INJECT_BARRIER_SKIPS_READY, "barrier_skips_ready",	\
+	  "rcu_barrier() queues no marker where no callback waits for a grace period") \
 	X(RCU_INJECT_POLL_GP_EARLY, "poll_gp_early",			\
 	  "a cookie reads done once a grace period numbered above it has started") \
 	X(RCU_INJECT_POLL_TOUR_EARLY, "poll_tour_early",		\
@@ -311,12 +315,20 @@ bool rcu_cpu_owes_qs(int cpu);
 	  "a CPU going offline leaves its callbacks behind")		\
 	X(RCU_INJECT_OFFLINE_CBS_READY, "offline_cbs_ready",		\
 	  "the callbacks of a CPU going offline run without waiting for their grace period") \
+	X(RCU_INJECT_OFFLINE_CBS_MERGE, "offline_cbs_merge",		\
+	  "the callbacks of a CPU going offline join the same segments here, with this CPU's grace periods") \
 	X(RCU_INJECT_OFFLINE_WINDOW, "offline_window",			\
 	  "a CPU going offline sends a tour's hop on before its last readers end") \
+	X(RCU_INJECT_DYING_SENDS_QUEUE_ON, "dying_sends_queue_on",	\
+	  "remove_cpu() sends the tasks queued on the CPU going down elsewhere before it switches") \
+	X(RCU_INJECT_DYING_REDIRECTS, "dying_redirects",		\
+	  "a task queued on a CPU going down goes elsewhere at once, as if it were offline") \
 	X(RCU_INJECT_ONLINE_STARTS_IDLE, "online_starts_idle",		\
 	  "a CPU coming online keeps the idle flag it went down with (grace periods report for it)") \
 	X(RCU_INJECT_EXP_IPI_REPORTS_BUSY, "exp_ipi_reports_busy",	\
 	  "the expedited IPI reports a quiescent state even when it interrupted a task") \
+	X(RCU_INJECT_EXP_NUMBERED_LATE, "exp_numbered_late",		\
+	  "synchronize_rcu_expedited() takes its polled wait number when its wait is over") \
 	X(RCU_INJECT_REQUEST_ONLY_ONCE, "request_only_once",		\
 	  "call_rcu() asks for a grace period only the first time on each CPU")
 

@@ -141,7 +141,7 @@ void cleanup_srcu_struct(struct srcu_struct *ssp)
 		 "first); the srcu_struct is left as it is", ssp->name, cbs))
 		return;
 	/* The thread retires a domain after its last callback returned: wait for that. */
-	while (srcu_listed(ssp))
+	while (!srcu_injected(SRCU_INJECT_CLEANUP_NO_WAIT) && srcu_listed(ssp))
 		msleep(SRCU_POLL_MS);
 	WRITE_ONCE(ssp->magic, 0);
 }
@@ -460,6 +460,8 @@ void synchronize_srcu(struct srcu_struct *ssp)
 void srcu_barrier(struct srcu_struct *ssp)
 {
 	srcu_check_may_wait(ssp, "srcu_barrier");
+	if (srcu_injected(SRCU_INJECT_BARRIER_SKIPS_IDLE) && !READ_ONCE(ssp->ncbs))
+		return;		/* fault injection: srcu_gp_end() uncounts a callback before running it */
 	srcu_wait_for_marker(ssp);
 }
 

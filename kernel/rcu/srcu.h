@@ -172,7 +172,11 @@ static __always_inline void srcu_read_unlock(struct srcu_struct *ssp, int idx)
  */
 #define SRCU_INJECTIONS(X)						\
 	X(SRCU_INJECT_NO_FLIP, "no_flip",				\
-	  "grace periods never flip the index: they wait for the rank no reader uses")
+	  "grace periods never flip the index: they wait for the rank no reader uses") \
+	X(SRCU_INJECT_BARRIER_SKIPS_IDLE, "barrier_skips_idle",	\
+	  "srcu_barrier() returns at once when no callback is pending, though one may still run") \
+	X(SRCU_INJECT_CLEANUP_NO_WAIT, "cleanup_no_wait",		\
+	  "cleanup_srcu_struct() does not wait for the grace-period thread to let go of the domain")
 
 #define __SRCU_INJECTION_ENUM(id, name, what)	id,
 enum srcu_injection {

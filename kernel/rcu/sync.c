@@ -13,8 +13,8 @@
  * waits_done to its number.  A wait numbered above a cookie began after
  * the cookie was taken, so once it ends every reader the cookie's taker
  * could have overlapped has ended.  Full-width and wrap-safe: cookies
- * compare with (long)(a - b), and the count starts below the wrap
- * (RCU_WAITS_INIT) so every boot crosses it.
+ * compare with (long)(a - b), and the count starts 300 below the wrap
+ * (RCU_WAITS_INIT), so a boot with about 300 waits crosses it.
  */
 unsigned long rcu_wait_begin(void)
 {
@@ -234,6 +234,22 @@ static void barrier_callback(struct rcu_head *head)
 		complete(&barrier_done);
 }
 
+/*
+ * Fault injection barrier_skips_ready: "a CPU where no callback waits for
+ * a grace period has nothing for us" -- but its ready callbacks, and a
+ * batch its rcuc is running, have not run yet.  (Racy reads: a fault.)
+ */
+static bool barrier_inject_skips(int cpu)
+{
+	struct rcu_data *rdp = &rcu_data[cpu];
+	unsigned long cur = READ_ONCE(rcu_state.gp_seq);
+
+	if (!rcu_injected(RCU_INJECT_BARRIER_SKIPS_READY))
+		return false;
+	return !(READ_ONCE(rdp->wait.head) && !rcu_seq_done(cur, READ_ONCE(rdp->wait.gp))) &&
+	       !(READ_ONCE(rdp->next.head) && !rcu_seq_done(cur, READ_ONCE(rdp->next.gp)));
+}
+
 void rcu_barrier(void)
 {
 	int cpu, home = smp_processor_id();
@@ -249,13 +265,16 @@ void rcu_barrier(void)
 	 * our call) to a CPU we already passed, behind a marker that may
 	 * already have run.
 	 */
-	cpus_read_lock();
+	if (!rcu_injected(RCU_INJECT_BARRIER_NO_HOTPLUG_LOCK))	/* fault injection: none */
+		cpus_read_lock();
 	mutex_lock(&barrier_mutex);
 	init_completion(&barrier_done);
 	atomic_set(&barrier_pending, 1);	/* our own, dropped below */
 	for_each_online_cpu(cpu) {
 		if (rcu_injected(RCU_INJECT_BARRIER_SKIP_CPU) && cpu == rcu_inject_victim(home))
 			continue;	/* fault injection: no marker there */
+		if (barrier_inject_skips(cpu))
+			continue;	/* fault injection: nothing waits there */
 		run_on(cpu);
 		atomic_inc(&barrier_pending);
 		call_rcu(&barrier_heads[cpu], barrier_callback);
@@ -266,5 +285,6 @@ void rcu_barrier(void)
 		complete(&barrier_done);
 	wait_for_completion(&barrier_done);
 	mutex_unlock(&barrier_mutex);
-	cpus_read_unlock();
+	if (!rcu_injected(RCU_INJECT_BARRIER_NO_HOTPLUG_LOCK))
+		cpus_read_unlock();
 }

@@ -6,6 +6,7 @@
 #include "user/thread.h"
 #include "user/user.h"
 #include "object/object.h"
+#include "demo.h"
 
 /* How long make run waits for the root task before the demos go on. */
 #define BOOT_PROGRAM_TIMEOUT_S	30
@@ -30,6 +31,10 @@ void user_run_boot_programs(void)
 
 	if (!m)
 		return;
+	if (demo_only("microkernel")) {
+		printk("user: the root task %s starts in the demo\n", m->name);
+		return;
+	}
 	t = user_spawn(m->cmdline, NULL, &err);
 	if (!t) {
 		printk("user: the root task %s did not start (error %d)\n", m->name, err);
@@ -49,6 +54,9 @@ void user_run_boot_programs(void)
 
 void user_settle(void)
 {
-	reaper_flush();
-	object_settle();	/* objects and capability nodes wait for grace periods */
+	/* (an object's free may give the reaper a task to put: reaper_put_task()) */
+	do {
+		reaper_flush();
+		object_settle();	/* objects and capability nodes wait for grace periods */
+	} while (reaper_busy());
 }

@@ -87,6 +87,8 @@ struct spawn_caps {
 	int slots[SPAWN_MAX_CAPS];
 	int n;
 	long task_slot;			/* where the parent wants the child's capability */
+	struct kobject *task_obj;	/* the capability's object once made (a reference) */
+	int installed;			/* ... and the slot it went to */
 };
 
 /* Before the child's first instruction: its slots 0 .. n-1, and the parent's capability to it. */
@@ -107,10 +109,14 @@ static int spawn_setup(struct user_task *child, void *arg)
 	if (!obj)
 		return err;
 	s = cap_insert_object(sc->from, sc->task_slot, obj, SYS_CAP_ALL);
-	if (s < 0)
+	if (s < 0) {
 		task_obj_disarm(obj);	/* the child never runs: its last put must be ours, here */
-	kobject_put(obj);
-	return s < 0 ? s : 0;
+		kobject_put(obj);
+		return s;
+	}
+	sc->task_obj = obj;		/* (our reference: sys_cap_spawn() drops it) */
+	sc->installed = s;
+	return 0;
 }
 
 /*
@@ -140,6 +146,12 @@ long sys_cap_spawn(const struct syscall_args *a)
 	sc.n = n;
 	sc.task_slot = task_slot;
 	child = user_spawn_with(cmdline, current_user_task(), &err, spawn_setup, &sc);
+	if (sc.task_obj) {
+		/* A step after the capability failed: the child never runs, and goes with it. */
+		if (!child)
+			cap_revoke_object(sc.from, sc.installed, sc.task_obj);
+		kobject_put(sc.task_obj);
+	}
 	if (!child)
 		return err;
 	id = child->id;

@@ -60,6 +60,7 @@ struct user_task {
 	bool waited;			/* its status was collected */
 	bool listed;			/* on the task list (tasks_lock) */
 	struct list_head node;		/* on the task list */
+	struct list_head reap_node;	/* on the reaper's list of puts (reaper_put_task()) */
 	struct rcu_head rcu;
 	u64 start_ns;
 	unsigned long syscalls;

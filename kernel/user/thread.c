@@ -54,8 +54,6 @@ static int user_thread_start(void *data)
 {
 	struct user_thread *ut = data;
 
-	current->user = ut;
-	current->mm = ut->task->mm;
 	if (user_task_dying(ut->task))
 		user_thread_exit(0);	/* killed before it ran */
 	local_irq_disable();
@@ -106,6 +104,13 @@ int user_thread_create(struct user_task *t, uintptr_t entry, uintptr_t arg, uint
 	ut->arg = arg;
 	ut->sp = sp;
 	ut->tls = tls;
+	/*
+	 * A user thread from its creation, not from its first run: the
+	 * monitor's ps lists it with its task, never as a kernel thread, and
+	 * the switch into it loads its address space and entry stack.
+	 */
+	kt->user = ut;
+	kt->mm = t->mm;
 	init_completion(&ut->done);
 	user_task_get(t);		/* the thread's */
 	spin_lock_irqsave(&t->lock, flags);

@@ -53,7 +53,10 @@ int user_thread_kill(struct user_thread *ut);
 /* The reaper (reaper.c): frees a dead thread's kernel half once it is off its CPU. */
 void reaper_init(void);
 void reaper_add(struct user_thread *ut);
+/* user_task_put(t), by the reaper: for a caller that may not sleep (an RCU callback). */
+void reaper_put_task(struct user_task *t);
 void reaper_flush(void);	/* waits until what it was given is freed */
+bool reaper_busy(void);		/* something given to it is not freed yet */
 
 static inline struct user_thread *current_user_thread(void)
 {

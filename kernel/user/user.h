@@ -5,6 +5,7 @@
  * use; each object has its own header and file, one concept each:
  *
  *   mm.c, tlb.c        address spaces: regions, frames; switching; TLB shootdowns
+ *   pgtable.c          the page-table walk both architectures share
  *   task.c             struct user_task: a program with its threads
  *   thread.c           struct user_thread: a thread; reaper.c frees the dead ones
  *   exec.c             user_spawn(): a task from a boot module (module.c), via elf.c

@@ -250,7 +250,7 @@ def run_syscalls(args):
 
 
 def cmd_run(args):
-    names = args.targets or list(TARGETS) + ["syscalls"]
+    names = args.targets or list(TARGETS) + ([] if args.host_only else ["syscalls"])
     host = [n for n in names if n != "syscalls"]
     if host and not build(host):
         return 1
@@ -364,6 +364,8 @@ def main():
     r.add_argument("--seed", default=os.environ.get("SYSFUZZ_SEED", "0") or "0",
                    help="syscalls: the seed (0: drawn by the fuzzer, printed)")
     r.add_argument("--arches", default="x86_64 aarch64", help="syscalls: the architectures")
+    r.add_argument("--host-only", action="store_true",
+                   help="without targets: the host targets, not syscalls (CI runs it per architecture)")
     r.add_argument("targets", nargs="*", metavar="TARGET")
     for c in ("replay", "merge"):
         s = sub.add_parser(c)

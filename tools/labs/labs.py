@@ -3,13 +3,18 @@
 
     tools/labs/labs.py list
     tools/labs/labs.py start NAME       make lab LAB=NAME: branch lab/NAME, starter bodies
-    tools/labs/labs.py grade [--lab NAME] [--arch ARCH] [--stop-at-first-failure]
-                                        make grade: one line per part, then Score: N/M
-    tools/labs/labs.py check            every lab's functions exist (CI)
+    tools/labs/labs.py grade [--lab NAME] [--arch ARCH] [--part ID] [--smp N]
+                             [--stop-at-first-failure] [--json PATH]
+                                        make grade: one line per part, then Score: N/M,
+                                        and build/grade/results.json (Gradescope's format)
+    tools/labs/labs.py check            every lab's functions exist, and its wrong
+                                        solutions are well formed and apply (CI)
+    tools/labs/labs.py wrong [LAB...]   each wrong solution loses points, and says why (CI)
 
 A lab is one file, tools/labs/defs/NAME.py: its summary, the functions it
 hands to the student (file, name, starter body) and its graded parts
-(tests, CPU counts, points, timeout).  `start` finds each function's
+(tests, CPU counts, points, timeout; grading.py); its wrong solutions
+are the patches in tools/labs/wrong/NAME/ (wrong.py).  `start` finds each function's
 current body in the code (cswap.py) and puts the starter body in its
 place, on a new branch, and records the base commit in .lab (name and
 commit), so that `grade` runs the lab's tests and definition as they were
@@ -22,13 +27,15 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "tools", "lib"))
 import cswap  # noqa: E402
-import checks  # noqa: E402
+import grading  # noqa: E402
+import results as results_json  # noqa: E402
 
 DEFS = "tools/labs/defs"
 RECORD = ".lab"
@@ -38,6 +45,17 @@ LAB_IDENTITY = ["-c", "user.name=Quiescent lab", "-c", "user.email=lab@localhost
 
 class Refused(Exception):
     pass
+
+
+def wrong_tool():
+    """tools/labs/wrong.py, imported only by the commands that need it: a
+    student repository (make handout) leaves it out, and must still grade."""
+    try:
+        import wrong
+    except ImportError:
+        raise Refused("labs: the wrong solutions (tools/labs/wrong/) and their tool are the "
+                      "instructor's, not in this student repository (make handout)") from None
+    return wrong
 
 
 def git(*args, check=True, capture=True):
@@ -65,6 +83,8 @@ def load_def(name, source=None):
     ns = {}
     exec(compile(source, f"{DEFS}/{name}.py", "exec"), ns)
     ns["NAME"] = name
+    for i, part in enumerate(ns.get("PARTS", []), 1):
+        part.setdefault("id", str(i))	# a definition older than part ids
     return ns
 
 
@@ -107,6 +127,9 @@ def cmd_list():
 
 
 def cmd_start(name):
+    rec = read_record()
+    if rec:
+        raise Refused(on_a_lab_branch(name, *rec))
     lab = load_def(name)
     if git("status", "--porcelain"):
         raise Refused("lab: the tree has uncommitted changes; commit or stash them first "
@@ -133,6 +156,20 @@ def cmd_start(name):
     return 0
 
 
+def on_a_lab_branch(name, lab, base):
+    """Why make lab does not start a lab where one was started already
+    (.lab): the new lab would keep that lab's stubs, or your answer."""
+    head = f"lab: not starting lab {name} here: this tree is lab {lab}'s (.lab)"
+    if "base root" in open(os.path.join(ROOT, RECORD)).read().splitlines():
+        return (f"{head}, the student repository of lab {lab} (make handout), which holds "
+                f"no other lab.  Lab {name} comes in a repository of its own: ask your "
+                f"instructor (make handout LAB={name}, in the course's repository).")
+    return (f"{head}: lab {name} would start on top of lab {lab}'s stubs, or your answer "
+            f"to it.  Start it from the reference, the commit lab {lab} started from:\n"
+            f"  git switch --detach {base[:12]} && make lab LAB={name}\n"
+            f"(or: git switch main && make lab LAB={name}, while main has not moved)")
+
+
 # --------------------------------------------------------------------------
 # make grade
 # --------------------------------------------------------------------------
@@ -142,7 +179,10 @@ def read_record():
     if not os.path.exists(path):
         return None
     rec = dict(line.split(None, 1) for line in open(path).read().splitlines() if line.strip())
-    return rec.get("lab"), rec.get("base")
+    base = rec.get("base")
+    if base == "root":	# a student repository (make handout): its first commit
+        base = git("rev-list", "--max-parents=0", "HEAD").split()[-1]
+    return rec.get("lab"), base
 
 
 def protected_changes(base):
@@ -151,62 +191,7 @@ def protected_changes(base):
     return changed
 
 
-def run(cmd, timeout=None):
-    try:
-        r = subprocess.run(cmd, cwd=ROOT, text=True, stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, timeout=timeout)
-        return r.returncode, r.stdout
-    except subprocess.TimeoutExpired as e:
-        out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
-        return None, out
-
-
-def first_problem(out):
-    """The first failing test's diagnostic, or how the run ended."""
-    lines = out.splitlines()
-    for i, line in enumerate(lines):
-        if "Kernel panic - not syncing" in line:
-            return line.strip()
-        if "FAILED" in line and line.lstrip("# ").startswith("tests/"):
-            nxt = lines[i + 1] if i + 1 < len(lines) else ""
-            detail = f" ({nxt.strip('# ').strip()})" if nxt.startswith("#   ") else ""
-            return line.strip("# ").strip() + detail
-    for line in lines:
-        if line.startswith("not ok"):
-            return line.strip()
-    for line in lines:
-        if line.startswith("run: "):
-            return line.strip()
-    return (lines[-1] if lines else "no output").strip()
-
-
-def make_vars(lab, arch):
-    return [f"ARCH={arch}", *lab.get("MAKE_VARS", [])]
-
-
-def grade_part(lab, part, arch):
-    """(passed, diagnostic) of one part, at each of its CPU counts."""
-    for smp in part["smp"]:
-        timeout = part.get("timeout", 120) + 30 * smp
-        words = " ".join(part.get("cmdline", []))
-        cmd = ["make", "--no-print-directory", "test", *make_vars(lab, arch), f"SMP={smp}",
-               f"TESTS={part['tests']}", f"TIMEOUT={timeout}", f"CMDLINE={words}"]
-        rc, out = run(cmd, timeout=timeout + 60)
-        if rc is None:
-            return False, f"SMP={smp}: the grader stopped a run that outlived {timeout + 60} s"
-        if rc != 0:
-            return False, f"SMP={smp}: {first_problem(out)}"
-        if not re.search(r"^[1-9]\d* passed, 0 failed", out, re.M):
-            return False, f"SMP={smp}: no test matched {part['tests']}"
-        check = part.get("check")
-        if check:
-            problem = getattr(checks, check)(out, smp)
-            if problem:
-                return False, f"SMP={smp}: {problem}"
-    return True, ""
-
-
-def cmd_grade(name, arch, stop_at_first_failure=False):
+def cmd_grade(name, arch, part=None, smp=None, stop_at_first_failure=False, json_path=None):
     rec = read_record()
     source = None
     if rec and (name is None or name == rec[0]):
@@ -222,41 +207,67 @@ def cmd_grade(name, arch, stop_at_first_failure=False):
         raise Refused("grade: not on a lab branch (no .lab here); use make grade LAB=NAME, "
                       "or make lab LAB=NAME to start one")
     lab = load_def(name, source)
-    print(f"grade: lab {name} on {arch}" + (f" (base {rec[1][:12]})" if source else ""))
-    rc, out = run(["make", "--no-print-directory", "-j2", "all", *make_vars(lab, arch)])
-    score, total = 0, sum(p["points"] for p in lab["PARTS"])
-    if rc != 0:
-        errs = [l for l in out.splitlines() if "error" in l.lower()]
-        print("grade: the kernel does not build: " + (errs[0] if errs else out.strip()[-300:]))
-    stopped = False
-    for part in lab["PARTS"]:
-        if rc != 0:
-            ok, why = False, "not built"
-        elif stopped:
-            ok, why = False, "not run (--stop-at-first-failure)"
-        else:
-            ok, why = grade_part(lab, part, arch)
-            stopped = not ok and stop_at_first_failure
-        score += part["points"] if ok else 0
-        smp = ",".join(str(n) for n in part["smp"])
-        line = f"  {part['name']} (SMP={smp}): {'OK' if ok else 'FAIL'}"
-        line += f"  [{part['points'] if ok else 0}/{part['points']}]"
-        print(line + ("" if ok else f"\n      {why}"), flush=True)
-    for note in lab.get("NOT_GRADED", []):
-        print(f"  not graded: {note}")
-    print(f"Score: {score}/{total}")
+    try:
+        parts = grading.select(lab, part)
+    except ValueError as e:
+        raise Refused(str(e))
+    only = f", part {part}" if part else ""
+    print(f"grade: lab {name} on {arch}" + (f" (base {rec[1][:12]})" if source else "") + only,
+          flush=True)
+    t0 = time.monotonic()
+    results = grading.grade(lab, arch, parts, smps=[smp] if smp else None,
+                            stop_at_failure=stop_at_first_failure,
+                            say=lambda line: print(line, flush=True))
+    score = sum(r.points for r in results)
+    total = sum(r.possible for r in results)
+    if not part:
+        for note in lab.get("NOT_GRADED", []):
+            print(f"  not graded: {note}")
+    json_path = json_path or os.path.join("build", "grade", "results.json")
+    results_json.write(os.path.join(ROOT, json_path),
+                       results_json.gradescope(lab, arch, results, time.monotonic() - t0))
+    print(f"Score: {score}/{total}" + (f" (part {part} only)" if part else ""))
+    print(f"grade: results for autograders in {json_path}")
     return 0 if score == total else 1
 
 
+def cmd_wrong(names, only, arch):
+    """Each wrong solution of the labs named (all when none): caught, and how."""
+    labs = [load_def(n) for n in names] if names else all_labs()
+    wrong = wrong_tool()
+    passed = failed = 0
+    for lab in labs:
+        for w in wrong.load(ROOT, lab["NAME"]):
+            if only and w.name not in only:
+                continue
+            ok, lines = wrong.run_one(ROOT, lab, w, arch, print)
+            print(("wrong: ok: " if ok else "wrong: FAILED: ") + lines[0])
+            for line in lines[1:]:
+                print("    " + line)
+            sys.stdout.flush()
+            passed += ok
+            failed += not ok
+    print(f"wrong: {passed} caught as expected, {failed} not")
+    return 1 if failed else 0
+
+
 def cmd_check():
+    wrong = wrong_tool()
     bad = 0
     for lab in all_labs():
         try:
             swapped(lab)
-            print(f"labs: {lab['NAME']}: {len(lab['FUNCTIONS'])} functions found")
         except Refused as e:
             print(e)
             bad += 1
+            continue
+        problems = wrong.problems(ROOT, lab)
+        for line in problems:
+            print("labs: " + line)
+        bad += bool(problems)
+        print(f"labs: {lab['NAME']}: {len(lab['FUNCTIONS'])} functions found, "
+              f"{len(wrong.load(ROOT, lab['NAME']))} wrong solutions" +
+              (" (with problems)" if problems else " that apply"))
     return 1 if bad else 0
 
 
@@ -269,9 +280,21 @@ def main(argv=None):
     g = sub.add_parser("grade")
     g.add_argument("--lab")
     g.add_argument("--arch", default="x86_64")
+    g.add_argument("--part", help="grade only this part (its id or number; "
+                   "comma-separated for several): make grade PART=...")
+    g.add_argument("--smp", type=int, help="only this one of the parts' CPU counts")
     g.add_argument("--stop-at-first-failure", action="store_true",
-                   help="fail the parts after the first failed one without running them (CI)")
+                   help="fail the parts and CPU counts after the first failed one without "
+                   "running them (CI)")
+    g.add_argument("--json", help="where to write results.json (Gradescope's format; "
+                   "default build/grade/results.json)")
     sub.add_parser("check")
+    w = sub.add_parser("wrong", help="show that the grader catches each wrong solution "
+                       "(tools/labs/wrong/; changes and restores the tree)")
+    w.add_argument("labs", nargs="*")
+    w.add_argument("--only", nargs="+", help="only these wrong solutions (file names "
+                   "without .patch)")
+    w.add_argument("--arch", default="x86_64")
     a = p.parse_args(argv)
     try:
         if a.cmd == "list":
@@ -279,7 +302,10 @@ def main(argv=None):
         if a.cmd == "start":
             return cmd_list() if a.name == "list" else cmd_start(a.name)
         if a.cmd == "grade":
-            return cmd_grade(a.lab or None, a.arch, a.stop_at_first_failure)
+            return cmd_grade(a.lab or None, a.arch, a.part, a.smp, a.stop_at_first_failure,
+                             a.json)
+        if a.cmd == "wrong":
+            return cmd_wrong(a.labs, a.only, a.arch)
         return cmd_check()
     except Refused as e:
         print(e)

@@ -199,6 +199,7 @@ _OPS = [
     ("st", re.compile(r"store(\.rel)?\s+(\w+)\s*=\s*(.+)$")),
     ("xchg", re.compile(r"(r\d+)\s*=\s*xchg(\.acq|\.rel|\.acqrel)?\s+(\w+)\s*=\s*(.+)$")),
     ("cas", re.compile(r"(r\d+)\s*=\s*cas(\.acq|\.rel|\.acqrel)?\s+(\w+)\s*,\s*(.+?)\s*->\s*(.+)$")),
+    ("fadd", re.compile(r"(r\d+)\s*=\s*fadd(\.acq|\.rel|\.acqrel)?\s+(\w+)\s*,\s*(.+)$")),
     ("lock", re.compile(r"lock\s+(\w+)$")),
     ("unlock", re.compile(r"unlock\s+(\w+)$")),
     ("fence", re.compile(r"(mb|wmb|rmb)$")),
@@ -235,12 +236,14 @@ def _parse_insn(text, where, n, model):
             return [Insn(kind="ld", reg=mm.group(1), acq=bool(mm.group(2)), loc=mm.group(3), **base)]
         if kind == "st":
             return [Insn(kind="st", rel=bool(mm.group(1)), loc=mm.group(2), value=mm.group(3).strip(), **base)]
-        if kind in ("xchg", "cas"):
+        if kind in ("xchg", "cas", "fadd"):
             o = mm.group(2) or ""
             acq, rel = "acq" in o, "rel" in o
             reg, loc = mm.group(1), mm.group(3)
             if kind == "xchg":
                 expect, value = None, mm.group(4).strip()
+            elif kind == "fadd":	# fetch-and-add: stores the value read plus EXPR
+                expect, value = None, f"{reg} + ({mm.group(4).strip()})"
             else:
                 expect, value = mm.group(4).strip(), mm.group(5).strip()
             ld = Insn(kind="xld", reg=reg, loc=loc, acq=acq, cas=kind == "cas", **base)
@@ -278,7 +281,7 @@ def _finish(m):
                         raise WmmError(f"{where}: register {i.reg} written twice (use a new one)")
                 used = _regs(i.guard) + _regs(i.value) + _regs(i.expect) + i.addr
                 for r in used:
-                    if r not in written and r != i.reg:
+                    if r not in written and r != i.reg and r != getattr(i, "pair", None):
                         raise WmmError(f"{where}: register {r} used before a load writes it")
                 for e in (i.guard, i.value, i.expect):
                     if e is not None:
@@ -332,7 +335,8 @@ def variants(m):
 
 def _strip(insns, removed):
     """Copies insns with the removed barriers gone: a fence disappears, an
-    acquire/release access becomes a plain one."""
+    acquire/release access becomes a plain one, an access tagged for its
+    address dependency (rcu_dereference()) loses it."""
     out = []
     for i in insns:
         c = Insn(**i.__dict__)
@@ -340,6 +344,7 @@ def _strip(insns, removed):
             if c.kind in FENCES:
                 continue
             c.acq = c.rel = False
+            c.addr = []
         out.append(c)
     for k, c in enumerate(out):
         c.idx = k
@@ -435,7 +440,7 @@ def emit(m, removed):
     outs = [_outcome_promela(src, m) for src, _ in m.outcomes]
     for k, o in enumerate(outs):
         P.append(f'\tif :: ({o}) -> printf("@@B {k}\\n") :: else -> skip fi;')
-    P.append("\tassert(!(" + " || ".join(f"({o})" for o in outs) + "))")
+    P.append("\tassert(!((" + " || ".join(f"({o})" for o in outs) + ")))")
     P.append("}")
     meta = {"title": m.title, "path": m.path, "kind": m.kind, "outcomes": m.outcomes,
             "threads": {t: [{"func": i.func, "text": i.text, "kind": i.kind, "loc": i.loc,
@@ -567,7 +572,7 @@ def emit_batch(models):
         text = re.sub(r"\b[A-Za-z_]\w*\b",
                       lambda mm: f"t{k}_{mm.group(0)}" if mm.group(0) in names else mm.group(0), text)
         text = text.replace("active proctype", "proctype")
-        text = text.replace("\tassert(!(", f"\tassert(!(test == {k} && ")
+        text = text.replace("\tassert(!((", f"\tassert(!(test == {k} && (")
         out.append(text)
         runs.append(f"\t:: test = {k}; " + "; ".join(f"run t{k}_{t}()" for t, _ in m.threads)
                     + f"; run t{k}_outcome()")

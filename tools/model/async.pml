@@ -1,5 +1,6 @@
 /*
- * The asynchronous grace periods of kernel/rcu.c, every interleaving of
+ * The asynchronous grace periods of kernel/rcu/gp.c and the callbacks of
+ * kernel/rcu/callbacks.c, every interleaving of
  * two CPUs (sequentially consistent: the ARMv8 side is tools/model/armv8/).
  *
  *   CPU0  the updater task: removes element 0, call_rcu()s it, removes

@@ -1,21 +1,30 @@
 #!/usr/bin/env python3
-"""The links between the barrier table, the models and the kernel code.
+"""Every barrier is checked by a model or explained, and the links hold.
 
-tools/model/barriers.tsv has a row per barrier the models check: its id,
-the C function that holds it, its partner id(s), the model file, and the
-variant that removes it.  This check fails when a link is gone:
+Two tables hold every barrier tag of kernel/, arch/ and lib/ (the tags
+are tools/barriers.py's: /* [id] pairs [partner]: why */):
 
-  * the named C function no longer exists in kernel/, lib/ or arch/
-    (searched recursively, so moving files does not matter);
-  * the model file is gone, or does not carry [id], or its variants do not
-    include the named one;
-  * a partner id has no row, or does not name the barrier back;
-  * a model carries an [id] that has no row;
-  * the kernel sources carry a tag  /* [id] pairs [partner]: why */  for
-    the id outside the named function.
+  tools/model/barriers.tsv   the barriers the ARMv8 models check: the id,
+                             the C function that holds it, its partner(s),
+                             the model, and a variant of that model that
+                             removes it and that make model must reject;
+  tools/model/no_model.tsv   the barriers no model checks, each with the
+                             reason it needs none (its partner is the
+                             hardware, it is there for atomicity, ...).
 
-Tags are written by the barrier work (issue 12); an id with no tag yet is a
-note, not a failure (--strict makes it a failure).
+This check fails when:
+
+  * a tag in the code is in neither table, or a row names an id no tag
+    has (--strict; without it, a note: a model may be written first);
+  * an id is in both tables, or twice in one;
+  * a barrier in the code has no tag (tools/barriers.py's own check);
+  * a checked row's function is not where the tag is, or no longer exists;
+  * its model is gone, does not carry [id], or lacks the variant, or the
+    variant does not remove [id], or is expected to verify;
+  * a partner has no row in either table, or a checked partner does not
+    name the barrier back;
+  * a model carries an [id] in neither table, or an explained row names a
+    model that does not carry it.
 
   tools/model/check_links.py [--root DIR] [--strict]
 """
@@ -23,20 +32,29 @@ note, not a failure (--strict makes it a failure).
 import argparse
 import glob
 import os
-import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
 
 import armv8  # noqa: E402
+import barriers  # noqa: E402  (tools/barriers.py)
 
-# A tag opens a comment or a line of one ("/* [id] pairs ..." or " * [id] pairs ..."),
-# and its partners run to the colon, over lines if need be (tools/barriers.py).
-TAG = re.compile(r"(?:/\*|^[ \t]*\*)[ \t]*\[(\w+)\]\s+pairs\b([^:]*)", re.M)
+# Why a barrier needs no model: the kinds no_model.tsv may give.
+KINDS = {
+    "hardware": "its partner is the hardware (an interrupt, a sleeping or starting CPU, "
+                "the page-table walker, the caches): the encoding has only memory accesses",
+    "atomicity": "it is there for its atomicity (one winner of a read-modify-write), "
+                 "which the encoding's exclusives give with or without ordering",
+    "covered": "the model named shows it is covered where it stands, by something "
+               "no variant can remove (a control dependency, say)",
+    "window": "it narrows a window the code's comment admits, and orders nothing "
+              "an outcome could state",
+}
 
 
-def read_table(path):
+def read_tsv(path, ncols, names):
     rows = []
     with open(path) as f:
         for n, line in enumerate(f, 1):
@@ -45,156 +63,145 @@ def read_table(path):
             cols = line.rstrip("\n").split("\t")
             if cols[0] == "id":
                 continue
-            if len(cols) != 5 or not all(c.strip() for c in cols):
-                raise ValueError(f"{path}:{n}: want 5 tab-separated columns, got {len(cols)}")
-            rows.append({"id": cols[0], "function": cols[1],
-                         "partners": [p.strip() for p in cols[2].split(",")],
-                         "model": cols[3], "variant": cols[4], "line": n})
+            if len(cols) not in ncols or not all(c.strip() for c in cols[:min(ncols)]):
+                raise ValueError(f"{path}:{n}: want {' or '.join(map(str, sorted(ncols)))} "
+                                 f"tab-separated columns, got {len(cols)}")
+            row = dict(zip(names, cols))
+            row["line"] = n
+            rows.append(row)
     return rows
 
 
-def c_sources(root):
-    files = []
-    for top in ("kernel", "lib", "arch"):
-        for ext in ("c", "h", "S"):
-            files += glob.glob(os.path.join(root, top, "**", f"*.{ext}"), recursive=True)
-    return sorted(files)
+def read_table(path):
+    rows = read_tsv(path, {5}, ["id", "function", "partner", "model", "variant"])
+    for r in rows:
+        r["partners"] = [p.strip() for p in r["partner"].split(",")]
+    return rows
 
 
-def functions(path):
-    """[(name, first line, last line)] of the function bodies in a file:
-    kernel style, a body opens with '{' and closes with '}' in column 0
-    and its name is the identifier before '(' just above the brace."""
-    with open(path, errors="replace") as f:
-        lines = f.read().split("\n")
-    out, name, start = [], None, 0
-    for n, line in enumerate(lines, 1):
-        if line.startswith("{") and name is None:
-            back = " ".join(lines[max(0, n - 5):n - 1])
-            m = re.findall(r"\b([A-Za-z_]\w*)\s*\(", back)
-            name = m[0] if m else "?"
-            # the name is the first call-like identifier of the declarator
-            decl = re.search(r"([A-Za-z_]\w*)\s*\([^()]*(?:\([^()]*\)[^()]*)*\)\s*$", back.strip())
-            if decl:
-                name = decl.group(1)
-            start = n
-        elif line.startswith("}") and name is not None:
-            out.append((name, start, n))
-            name = None
-    return out
-
-
-ONE_LINE = re.compile(r"^[A-Za-z_][\w \t\*]*?\b([A-Za-z_]\w*)\s*\([^;\n]*\)[ \t]*\{.*\}[ \t]*$", re.M)
-
-
-def defined(root, files):
-    """Every function defined in files (bodies as above, or on one line)."""
-    names = set()
-    for path in files:
-        for name, _, _ in functions(path):
-            names.add(name)
-        with open(path, errors="replace") as f:
-            names.update(ONE_LINE.findall(f.read()))
-    return names
-
-
-def tags(files):
-    """{id: [(file, line, enclosing function or None, partner ids)]}"""
-    found = {}
-    for path in files:
-        with open(path, errors="replace") as f:
-            text = f.read()
-        funcs = functions(path)
-        for m in TAG.finditer(text):
-            line = text.count("\n", 0, m.start()) + 1
-            inside = [name for name, a, b in funcs if a <= line <= b]
-            partners = re.findall(r"\[(\w+)\]", m.group(2))
-            found.setdefault(m.group(1), []).append(
-                (path, line, inside[0] if inside else None, partners))
-    return found
+def read_explained(path):
+    if not os.path.exists(path):
+        return []
+    return read_tsv(path, {3, 4}, ["id", "kind", "why", "model"])
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--root", default=os.path.dirname(os.path.dirname(HERE)))
-    ap.add_argument("--strict", action="store_true", help="an id with no kernel tag fails")
+    ap.add_argument("--strict", action="store_true",
+                    help="a tag in neither table, or a row with no tag, fails")
     a = ap.parse_args()
     root = os.path.abspath(a.root)
     table = os.path.join(root, "tools", "model", "barriers.tsv")
-    errors, notes, untagged = [], [], []
+    explained_path = os.path.join(root, "tools", "model", "no_model.tsv")
+    errors, notes, unknown = [], [], []
     try:
         rows = read_table(table)
+        explained = read_explained(explained_path)
     except (OSError, ValueError) as e:
         print(f"check_links: {e}", file=sys.stderr)
         return 1
-    ids = {r["id"]: r for r in rows}
-    if len(ids) != len(rows):
-        errors.append("barriers.tsv: an id appears twice")
-    files = c_sources(root)
-    names = defined(root, files)
-    kernel_tags = tags(files)
+    ids = {}
+    for r in rows:
+        if r["id"] in ids:
+            errors.append(f"barriers.tsv:{r['line']}: [{r['id']}] appears twice")
+        ids[r["id"]] = r
+    why = {}
+    for e in explained:
+        where = f"no_model.tsv:{e['line']} [{e['id']}]"
+        if e["id"] in ids:
+            errors.append(f"{where}: also in barriers.tsv: checked or explained, not both")
+        if e["id"] in why:
+            errors.append(f"{where}: appears twice")
+        if e["kind"] not in KINDS:
+            errors.append(f"{where}: kind '{e['kind']}' is not one of {', '.join(KINDS)}")
+        why[e["id"]] = e
+    tags, found, tag_errors, definitions = barriers.analyse(root)
+    errors += [f"{m} (tools/barriers.py)" for m in tag_errors if "has no tag" in m]
     models = {}
+
+    def model(path):
+        if path not in models:
+            models[path] = armv8.parse(path)
+        return models[path]
+
     for r in rows:
         where = f"barriers.tsv:{r['line']} [{r['id']}]"
-        if r["function"] not in names:
+        t = tags.get(r["id"])
+        if t is None and r["function"] not in definitions:
             errors.append(f"{where}: function {r['function']}() not found in kernel/, lib/ or arch/")
+        if t is not None and t.where.removesuffix("()") != r["function"]:
+            errors.append(f"{t.path}:{t.line}: tag [{r['id']}] is in {t.where or 'no function'}"
+                          f"{'' if t.where.endswith(')') or not t.where else '()'}, "
+                          f"barriers.tsv says {r['function']}()")
         for p in r["partners"]:
+            if p in why:
+                continue
             if p not in ids:
                 errors.append(f"{where}: partner [{p}] has no row")
             elif r["id"] not in ids[p]["partners"]:
                 errors.append(f"{where}: partner [{p}] does not name [{r['id']}] back")
+        if t is not None:
+            for p in t.partners:
+                if p not in r["partners"]:
+                    notes.append(f"{t.path}:{t.line}: tag [{r['id']}] pairs [{p}], which "
+                                 f"barriers.tsv does not list as its partner")
         mpath = os.path.join(root, r["model"])
         if not os.path.exists(mpath):
             errors.append(f"{where}: model {r['model']} not found")
-        else:
+            continue
+        try:
+            m = model(mpath)
+        except armv8.WmmError as e:
+            errors.append(f"{where}: {e}")
+            continue
+        if r["id"] not in m.barrier_ids():
+            errors.append(f"{where}: {r['model']} does not carry [{r['id']}]")
+        vs = {v[0]: v for v in armv8.variants(m)}
+        if r["variant"] not in vs:
+            errors.append(f"{where}: {r['model']} has no variant {r['variant']}")
+        elif r["id"] not in vs[r["variant"]][1]:
+            errors.append(f"{where}: variant {r['variant']} does not remove [{r['id']}]")
+        elif vs[r["variant"]][2] != "allowed":
+            errors.append(f"{where}: variant {r['variant']} is expected to verify; name "
+                          f"one that make model must reject")
+    for e in explained:
+        if e.get("model"):
+            mpath = os.path.join(root, e["model"])
             try:
-                m = models.get(mpath) or armv8.parse(mpath)
-                models[mpath] = m
-                if r["id"] not in m.barrier_ids():
-                    errors.append(f"{where}: {r['model']} does not carry [{r['id']}]")
-                vs = {v[0]: v for v in armv8.variants(m)}
-                if r["variant"] not in vs:
-                    errors.append(f"{where}: {r['model']} has no variant {r['variant']}")
-                elif r["id"] not in vs[r["variant"]][1]:
-                    errors.append(f"{where}: variant {r['variant']} does not remove [{r['id']}]")
-                elif vs[r["variant"]][2] != "allowed":
-                    errors.append(f"{where}: variant {r['variant']} is expected to verify; name "
-                                  f"one that make model must reject")
-            except armv8.WmmError as e:
-                errors.append(f"{where}: {e}")
-        for path, line, func, partners in kernel_tags.get(r["id"], []):
-            rel = os.path.relpath(path, root)
-            if func != r["function"]:
-                errors.append(f"{rel}:{line}: tag [{r['id']}] is in {func or 'no function'}(), "
-                              f"barriers.tsv says {r['function']}()")
-            for p in partners:
-                if p not in r["partners"]:
-                    notes.append(f"{rel}:{line}: tag [{r['id']}] pairs [{p}], which barriers.tsv "
-                                 f"does not list as its partner")
-        if r["id"] not in kernel_tags:
-            untagged.append(r["id"])
+                if e["id"] not in model(mpath).barrier_ids():
+                    errors.append(f"no_model.tsv:{e['line']} [{e['id']}]: {e['model']} "
+                                  f"does not carry it")
+            except (OSError, armv8.WmmError) as err:
+                errors.append(f"no_model.tsv:{e['line']} [{e['id']}]: {err}")
     for path in sorted(glob.glob(os.path.join(root, "tools", "model", "armv8", "*.wmm"))):
         try:
-            m = models.get(path) or armv8.parse(path)
+            m = model(path)
         except armv8.WmmError as e:
             errors.append(str(e))
             continue
         for b in m.barrier_ids():
-            if b not in ids:
-                errors.append(f"{os.path.relpath(path, root)}: [{b}] has no row in barriers.tsv")
-    if untagged:
-        msg = (f"{len(untagged)} barrier(s) not tagged in the kernel yet "
-               f"(/* [id] pairs [partner]: why */): {' '.join(untagged)}")
-        if a.strict:
-            errors.append(msg)
-        else:
-            notes.append(msg)
+            if b not in ids and b not in why:
+                errors.append(f"{os.path.relpath(path, root)}: [{b}] has no row in barriers.tsv "
+                              f"or no_model.tsv")
+    listed = set(ids) | set(why)
+    for tid in sorted(tags):
+        if tid not in listed:
+            t = tags[tid]
+            unknown.append(f"{t.path}:{t.line}: [{tid}] is neither checked "
+                           f"(tools/model/barriers.tsv) nor explained (tools/model/no_model.tsv): "
+                           f"add its row (docs/model.md, \"Adding a barrier\")")
+    untagged = sorted(i for i in listed if i not in tags)
+    msgs = unknown + ([f"{len(untagged)} row(s) with no tag in the code (the barrier was "
+                       f"removed or renamed?): {' '.join(untagged)}"] if untagged else [])
+    (errors if a.strict else notes).extend(msgs)
     for n in notes:
         print(f"check_links: note: {n}")
     for e in errors:
         print(f"check_links: FAILED: {e}")
-    tagged = sum(1 for r in rows if r["id"] in kernel_tags)
-    print(f"check_links: {len(rows)} barriers, {tagged} tagged in the kernel, "
+    checked = sum(1 for r in rows if r["id"] in tags)
+    print(f"check_links: {len(tags)} barrier tags in the code: {checked} checked by a model, "
+          f"{sum(1 for e in explained if e['id'] in tags)} explained, {len(unknown)} neither; "
           f"{len(errors)} broken link{'s' if len(errors) != 1 else ''}")
     return 1 if errors else 0
 

@@ -20,7 +20,9 @@ if every verdict is the expected one.
 
 import argparse
 import concurrent.futures
+import errno
 import glob
+import hashlib
 import os
 import re
 import shutil
@@ -60,6 +62,7 @@ class Run:
         self.found = ""             # what pan found
         self.trail = []
         self.error = ""
+        self.batch = ""             # .wmm: verified as part of this batch
 
     def ok(self):
         want = {"verify": "verified", "reject": "rejected"}[self.expect]
@@ -67,13 +70,43 @@ class Run:
 
 
 def sh(cmd, cwd):
-    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    """Runs cmd in cwd.  Jobs run in threads, and a thread's fork may copy
+    the descriptor another thread is writing its pan through, which stays
+    open in that child until the child's exec: executing that pan then
+    fails with ETXTBSY ("Text file busy").  Wait for the exec, try again."""
+    for attempt in range(50):
+        try:
+            return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+        except OSError as e:
+            if e.errno != errno.ETXTBSY or attempt == 49:
+                raise
+            time.sleep(0.1)
 
 
 def spin_errors(out):
     """Spin's complaints about a model (syntax, undeclared names...)."""
     return [s for s in out.splitlines()
             if re.search(r"\bError\b|syntax error|error:|cannot open", s, re.I)]
+
+
+def build_pan(cflags, wd, outdir):
+    """gcc pan.c, or the verifier built before from the same pan.* files
+    and flags (build/model/cache/): compiling pan.c is most of a small
+    model's cost, and most models do not change between two runs."""
+    h = hashlib.sha256(" ".join(cflags).encode())
+    for name in sorted(glob.glob(os.path.join(wd, "pan.*"))):
+        with open(name, "rb") as f:
+            h.update(os.path.basename(name).encode() + f.read())
+    cached = os.path.join(outdir, "cache", h.hexdigest()[:24])
+    if os.path.exists(cached):
+        shutil.copy(cached, os.path.join(wd, "pan"))
+        return subprocess.CompletedProcess([], 0, "", "")
+    p = sh(["gcc"] + cflags + ["pan.c"], wd)
+    if p.returncode == 0:
+        os.makedirs(os.path.dirname(cached), exist_ok=True)
+        shutil.copy(os.path.join(wd, "pan"), cached + ".tmp")
+        os.replace(cached + ".tmp", cached)
+    return p
 
 
 def execute(job, outdir):
@@ -110,7 +143,7 @@ def execute(job, outdir):
             (errs or (p.stdout + p.stderr).splitlines())[:12]))
     cflags = ["-O0", "-w", "-o", "pan"] + run0.cflags
     cflags += ["-DNFAIR=4"] if liveness else ["-DSAFETY", "-DNOCLAIM"]
-    p = sh(["gcc"] + cflags + ["pan.c"], wd)
+    p = build_pan(cflags, wd, outdir)
     if p.returncode != 0:
         return fail("gcc cannot build the verifier:\n" + p.stderr[-1500:])
     for run in job:
@@ -165,45 +198,55 @@ def check(run, wd, pml, meta, liveness):
         run.verdict, run.error = "error", "the generated model deadlocked (an encoding bug)"
 
 
-def execute_batch(runs, outdir):
-    """The litmus tests as one verifier: pan -c0 goes on after each
-    violation and names every test whose outcome it reached."""
-    wd = os.path.join(outdir, "litmus")
+def execute_batch(runs, outdir, name="litmus"):
+    """Runs of .wmm files as one verifier: pan -c0 goes on after each
+    violation and names every test whose outcome it reached.  The litmus
+    tests are one batch; each kernel model's variants are another.
+    Returns (runs, summary): the summary holds the batch's states, memory
+    and time."""
+    wd = os.path.join(outdir, name.replace("/", "_"), "batch")
     shutil.rmtree(wd, ignore_errors=True)
     os.makedirs(wd)
     t0 = time.time()
     good = [r for r in runs if r.verdict != "error"]
+    summary = Run("batch", name, "batch", "outcome", "verify", "")
+    summary.verdict = "error"
     try:
-        text, _ = armv8.emit_batch([(armv8.parse(r.src), []) for r in good])
+        text, _ = armv8.emit_batch([(armv8.parse(r.src), r.removed) for r in good])
     except armv8.WmmError as e:
         for r in good:
             r.verdict, r.error = "error", str(e)
-        return runs
-    pml = os.path.join(wd, "litmus.pml")
+        return runs, summary
+    pml = os.path.join(wd, "batch.pml")
     with open(pml, "w") as f:
         f.write(text)
     p = sh(["spin", "-a", pml], wd)
     errs = spin_errors(p.stdout + p.stderr)
     if p.returncode == 0 and not errs:
-        p = sh(["gcc", "-O0", "-w", "-o", "pan", "-DSAFETY", "pan.c"], wd)
+        p = build_pan(["-O0", "-w", "-o", "pan", "-DSAFETY"], wd, outdir)
     if p.returncode != 0 or errs:
         for r in good:
-            r.verdict, r.error = "error", "cannot build the litmus verifier:\n" + "\n".join(
+            r.verdict, r.error = "error", "cannot build the verifier:\n" + "\n".join(
                 (errs or (p.stdout + p.stderr).splitlines())[:12])
-        return runs
+        return runs, summary
     p = sh(["./pan", "-c0", "-m100000", "-w20"], wd)
     out = p.stdout + p.stderr
+    with open(os.path.join(wd, "pan.out"), "w") as f:
+        f.write(out)
     secs = time.time() - t0
-    reached = {int(k) for k in re.findall(r"assertion violated\s+!\(\(\(test==(\d+)\)", out)}
+    reached = {int(k) for k in re.findall(r"assertion violated\s+!\(+test==(\d+)\)", out)}
     done = re.search(r"errors: (\d+)", out)
     m = re.search(r"(\d+) states, stored", out)
     mem = re.search(r"([\d.]+)\s+total actual memory usage", out)
     for k, r in enumerate(good, 1):
+        r.batch = name
         if not done or re.search(r"pan:\d+: invalid end state", out):
             r.verdict, r.error = "error", "pan did not finish cleanly:\n" + out[-1500:]
             continue
+        if "max search depth too small" in out:
+            r.verdict, r.error = "error", "search depth too small: the search was not exhaustive"
+            continue
         r.verdict = "rejected" if k in reached else "verified"
-    summary = Run("litmus", "(all litmus tests)", "batch", "outcome", "verify", pml)
     summary.states = int(m.group(1)) if m else 0
     summary.memory = float(mem.group(1)) if mem else 0.0
     summary.secs = secs
@@ -264,7 +307,7 @@ def wmm_runs(base):
 def pml_header(path):
     """The @-lines of a .pml file's first comment: title, checks, variants."""
     h = {"title": "", "checks": [], "variants": [], "cflags": [], "hashbits": 18,
-         "depth": 10000}
+         "full_hashbits": None, "depth": 10000}
     with open(path) as f:
         text = f.read()
     for n, line in enumerate(text.splitlines(), 1):
@@ -281,8 +324,14 @@ def pml_header(path):
             h["checks"].append(rest)
         elif key == "cflags":
             h["cflags"] = rest.split()
+            if any(f.startswith(("-DBITSTATE", "-DHC")) for f in h["cflags"]):
+                raise ValueError(f"{path}:{n}: @cflags {rest}: make model runs only full "
+                                 f"state-space searches (no bitstate or hash-compact search: "
+                                 f"it could miss states and still say verified)")
         elif key == "hashbits":
             h["hashbits"] = int(rest)
+        elif key == "full-hashbits":
+            h["full_hashbits"] = int(rest)
         elif key == "depth":
             h["depth"] = int(rest)
         elif key == "variant":
@@ -298,7 +347,7 @@ def pml_header(path):
     return h
 
 
-def pml_runs(base):
+def pml_runs(base, full=False):
     runs = []
     for path in sorted(glob.glob(os.path.join(base, "*.pml"))):
         name = os.path.basename(path)[:-4]
@@ -318,11 +367,66 @@ def pml_runs(base):
                     runs.append(r)
                     continue
                 r = Run("pml", name, vname, c, verdict, path, why)
-                r.defines = defines
+                r.defines = defines + (["-DFULL"] if full else [])
                 r.cflags = h["cflags"]
-                r.hashbits = h["hashbits"]
+                r.hashbits = (h["full_hashbits"] or h["hashbits"]) if full else h["hashbits"]
                 r.depth = h["depth"]
                 runs.append(r)
+    return runs
+
+
+# A batch's verifier holds every one of its tests' variables in each
+# state, and pan numbers proctypes in a byte: a few files per batch.
+BATCH_FILES = int(os.environ.get("MODEL_BATCH_FILES", "4"))
+BATCH_PROCTYPES = 200
+
+
+def chunks_of(groups):
+    """Splits the .wmm files into batches of at most BATCH_FILES files and
+    BATCH_PROCTYPES proctypes: one verifier per batch (pan.c's compilation
+    is most of a small model's cost, so fewer is faster)."""
+    out, procs = [], 0
+    for rs in groups:
+        try:
+            n = len(rs) * (len(armv8.parse(rs[0].src).threads) + 1)
+        except armv8.WmmError:
+            n = 0
+        if not out or len({r.model for r in out[-1]}) >= BATCH_FILES or procs + n > BATCH_PROCTYPES:
+            out.append([])
+            procs = 0
+        out[-1].extend(rs)
+        procs += n
+    return out
+
+
+def run_armv8(runs, a, want_trails):
+    """Every .wmm file's variants in a few verifiers (in parallel); then,
+    for the runs whose counterexample is to be printed (an unexpected
+    verdict, or every rejection with want_trails), a verifier of its own
+    that writes the trail.  Prints per file; returns the runs."""
+    groups = {}
+    for r in runs:
+        groups.setdefault(r.model, []).append(r)
+    chunks = chunks_of(list(groups.values()))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
+        batches = list(ex.map(lambda ck: execute_batch(ck[1], a.out, f"armv8_batch{ck[0]}"),
+                              enumerate(chunks, 1)))
+        again = [r for r in runs if r.verdict == "rejected" and (want_trails or not r.ok())]
+        again += [r for r in runs if r.verdict == "verified" and not r.ok()]
+        seen = {id(r): r.verdict for r in again}
+        for job in ex.map(lambda r: execute([r], a.out), again):
+            r = job[0]
+            if r.verdict != seen[id(r)] and r.verdict != "error":
+                r.verdict, r.error = "error", (f"the batch said {seen[id(r)]}, a verifier "
+                                               f"of its own says {r.verdict}")
+    for name in sorted(groups):
+        for r in groups[name]:
+            report(r, want_trails)
+    for k, (rs, summary) in enumerate(batches, 1):
+        files = len({r.model for r in rs})
+        what = f"(batch {k}: {len(rs)} runs of {files} files, one verifier)"
+        print(f"  {what:<66} {summary.states:>10} st {summary.memory:>7.1f} MB "
+              f"{summary.secs:>6.1f} s")
     return runs
 
 
@@ -337,6 +441,8 @@ def line(r, brief=False):
         model = "forbidden" if r.verdict == "verified" else "reached"
         ok = "agrees" if r.ok() else "DISAGREES"
         return f"  {r.model:<24} {arch:<18} model: {model:<10} {ok}"
+    if r.batch and not r.states:
+        return f"  {r.model:<24} {r.variant:<28} {r.check:<12} {verdict:<10} (in a batch below)"
     return (f"  {r.model:<24} {r.variant:<28} {r.check:<12} {verdict:<10} "
             f"{r.states:>10} st {r.memory:>7.1f} MB {r.secs:>6.1f} s")
 
@@ -362,6 +468,12 @@ def main():
     ap.add_argument("--jobs", type=int, default=int(os.environ.get("MODEL_JOBS", "2")))
     ap.add_argument("--no-trails", action="store_true",
                     help="print counterexamples only for unexpected verdicts")
+    ap.add_argument("--trails", action="store_true",
+                    help="also print the counterexample of every expected rejection of an ARMv8 "
+                         "model (each costs a verifier of its own; the default when --only or "
+                         "--variant is given)")
+    ap.add_argument("--full", action="store_true",
+                    help="the larger bounds of the .pml models (-DFULL; make model FULL=1)")
     ap.add_argument("--out", default=os.path.join(ROOT, "build", "model"))
     ap.add_argument("--models", default=HERE, help="where the models are (tools/model)")
     a = ap.parse_args()
@@ -376,12 +488,14 @@ def main():
     t0 = time.time()
     bad = []
     total = 0
+    want_trails = not a.no_trails and (a.trails or bool(a.only) or bool(a.variant))
     stages = [("litmus", "the ARMv8 encoding on the classic litmus tests: does the model "
                "reach each outcome exactly when the architecture allows it?", litmus_runs),
               ("armv8", "the kernel's access sequences on ARMv8 "
                "(each barrier removed in turn must be rejected)", wmm_runs),
               ("pml", "the grace-period machinery, every interleaving "
-               "(broken variants must be rejected)", pml_runs)]
+               "(broken variants must be rejected)",
+               lambda base: pml_runs(base, a.full))]
     for stage, title, make in stages:
         runs = [r for r in make(a.models) if a.only in r.model and (not a.variant or r.variant == a.variant)]
         if not runs:
@@ -402,13 +516,19 @@ def main():
                 print("model: FAILED (fix tools/model/armv8.py before trusting any ARMv8 model)")
                 return 1
             continue
+        if stage == "armv8":
+            for r in run_armv8(runs, a, want_trails):
+                total += 1
+                if not r.ok():
+                    bad.append(r)
+            continue
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
             done = ex.map(lambda j: j if j[0].verdict == "error" else execute(j, a.out),
                           jobs_of(runs))
             for job in done:
                 for r in job:
                     total += 1
-                    report(r, not a.no_trails and stage != "litmus")
+                    report(r, not a.no_trails)
                     if not r.ok():
                         bad.append(r)
     secs = time.time() - t0

@@ -37,6 +37,13 @@ class BadInput(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.dir)
 
+    def fails(self, says, *args):
+        """make model over self.dir must fail, saying this; returns its output."""
+        rc, out = run_model(self.dir, *args)
+        self.assertEqual(rc, 1, out)
+        self.assertIn(says, out)
+        return out
+
     def write(self, name, text):
         path = os.path.join(self.dir, name)
         os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -50,9 +57,7 @@ class BadInput(unittest.TestCase):
              * @variant base: verify */
             active proctype p() { byte x; x = ; }
             """)
-        rc, out = run_model(self.dir)
-        self.assertEqual(rc, 1, out)
-        self.assertIn("spin cannot read the model", out)
+        out = self.fails("spin cannot read the model")
         self.assertIn("syntax error", out)
         self.assertIn("FAILED", out)
 
@@ -63,9 +68,7 @@ class BadInput(unittest.TestCase):
                 r1 = lod x
             outcome: P0:r1 == 1
             """)
-        rc, out = run_model(self.dir)
-        self.assertEqual(rc, 1, out)
-        self.assertIn("bad.wmm:3: cannot read instruction", out)
+        out = self.fails("bad.wmm:3: cannot read instruction")
 
     def test_missing_spin_is_a_clear_failure(self):
         bindir = tempfile.mkdtemp()
@@ -84,9 +87,7 @@ class BadInput(unittest.TestCase):
             byte x;
             active proctype p() { x = 1; assert(x == 1) }
             """)
-        rc, out = run_model(self.dir)
-        self.assertEqual(rc, 1, out)
-        self.assertIn("VERIFIED (expected reject)", out)
+        out = self.fails("VERIFIED (expected reject)")
 
     def test_correct_model_that_fails_prints_its_trail(self):
         self.write("wrong.pml", """\
@@ -95,15 +96,70 @@ class BadInput(unittest.TestCase):
             byte x;
             active proctype p() { x = 1; printf("@@ CPU0 p(): write x = 1\\n"); assert(x == 0) }
             """)
-        rc, out = run_model(self.dir)
-        self.assertEqual(rc, 1, out)
-        self.assertIn("REJECTED (expected verify)", out)
+        out = self.fails("REJECTED (expected verify)")
         self.assertIn("   1. CPU0 p(): write x = 1", out)
 
-    def test_no_model_is_a_failure(self):
+    def test_batch_gives_each_file_and_outcome_its_verdict(self):
+        # two files in one verifier; the second's outcome is its second line
+        self.write("armv8/mp.wmm", """\
+            init: x=0 y=0
+            thread: P0
+                store x = 1
+                wmb [w_mb]
+                store y = 1
+            thread: P1
+                r1 = load y
+                rmb [r_mb]
+                r2 = load x
+            outcome: P1:r1 == 1 && P1:r2 == 0
+            """)
+        self.write("armv8/sb.wmm", """\
+            init: x=0 y=0
+            thread: P0
+                store x = 1
+                r1 = load y
+            thread: P1
+                store y = 1
+                r2 = load x
+            outcome: P0:r1 == 2
+            outcome: P0:r1 == 0 && P1:r2 == 0
+            expect: allowed
+            """)
+        rc, out = run_model(self.dir, "--no-trails")
+        self.assertEqual(rc, 0, out)
+        self.assertIn("(batch 1: 4 runs of 2 files, one verifier)", out)
+        for name, verdict in (("armv8/mp                 base", "verified"),
+                              ("armv8/mp                 no_w_mb", "rejected"),
+                              ("armv8/mp                 no_r_mb", "rejected"),
+                              ("armv8/sb                 base", "rejected")):
+            self.assertRegex(out, name + r"\s+outcome\s+" + verdict)
+
+    def test_a_partial_search_is_refused(self):
+        self.write("partial.pml", """\
+            /* @check safety
+             * @cflags -DBITSTATE
+             * @variant base: verify */
+            active proctype p() { skip }
+            """)
+        out = self.fails("only full state-space searches")
+
+    def test_full_compiles_with_its_larger_bound(self):
+        self.write("bound.pml", """\
+            /* @check safety
+             * @variant base: verify */
+            byte x;
+            active proctype p() {
+            #ifdef FULL
+                x = 2;
+            #endif
+                assert(x < 2) }
+            """)
         rc, out = run_model(self.dir)
-        self.assertEqual(rc, 1, out)
-        self.assertIn("no model matches", out)
+        self.assertEqual(rc, 0, out)
+        out = self.fails("REJECTED (expected verify)", "--full")
+
+    def test_no_model_is_a_failure(self):
+        out = self.fails("no model matches")
 
 
 def seq(text):
@@ -155,6 +211,12 @@ class Ordering(unittest.TestCase):
         self.assertEqual(p[1], set())
         self.assertEqual(p[2], {0, 1})
 
+    def test_fetch_add_stores_what_it_read_plus_its_operand(self):
+        p = self.p("r1 = fadd.rel x, -1\nr2 = load y\n")
+        # the store half depends on the load half; the later load is free
+        self.assertEqual(p[1], {0})
+        self.assertEqual(p[2], set())
+
     def test_exchange_is_two_accesses(self):
         p = self.p("store x = 1\nr1 = xchg.acqrel y = 1\nr2 = load z\n")
         # load half (1): not after the store; store half (2): after both; the load (3): after 1 only
@@ -193,9 +255,41 @@ class Links(unittest.TestCase):
         self.c("void foo(void)\n{\n}\n\nint bar(int x) { return x; }\n")
         rc, out = self.check()
         self.assertEqual(rc, 0, out)
-        self.assertIn("not tagged in the kernel yet", out)
+        self.assertIn("2 row(s) with no tag in the code", out)
         rc, out = self.check("--strict")
         self.assertEqual(rc, 1, out)
+
+    def tagged(self, extra=""):
+        self.c("void foo(void)\n{\n\tsmp_mb();\t/* [a_mb] pairs [b_mb]: why */\n}\n\n"
+               "void bar(void)\n{\n\tsmp_mb();\t/* [b_mb] pairs [a_mb]: why */\n}\n" + extra)
+
+    def explain(self, text):
+        with open(os.path.join(self.root, "tools", "model", "no_model.tsv"), "w") as f:
+            f.write("id\tkind\twhy\tmodel\n" + text)
+
+    def test_tag_in_neither_table_fails(self):
+        self.tagged("void baz(void)\n{\n\tsmp_wmb();\t/* [c_wmb] pairs [c_wmb]: why */\n}\n")
+        rc, out = self.check("--strict")
+        self.assertEqual(rc, 1, out)
+        self.assertIn("[c_wmb] is neither checked (tools/model/barriers.tsv) nor explained", out)
+        self.explain("c_wmb\thardware\tits partner is a device\n")
+        rc, out = self.check("--strict")
+        self.assertEqual(rc, 0, out)
+        self.assertIn("2 checked by a model, 1 explained, 0 neither", out)
+
+    def test_explained_row_needs_a_known_kind_and_one_table(self):
+        self.tagged()
+        self.explain("a_mb\tbecause\tno reason\n")
+        rc, out = self.check("--strict")
+        self.assertEqual(rc, 1, out)
+        self.assertIn("also in barriers.tsv", out)
+        self.assertIn("kind 'because' is not one of", out)
+
+    def test_barrier_without_a_tag_fails(self):
+        self.tagged("void baz(void)\n{\n\tsmp_rmb();\n}\n")
+        rc, out = self.check("--strict")
+        self.assertEqual(rc, 1, out)
+        self.assertIn("smp_rmb() has no tag", out)
 
     def test_tags_in_their_functions_pass(self):
         self.c("""\
@@ -213,7 +307,7 @@ class Links(unittest.TestCase):
             """)
         rc, out = self.check("--strict")
         self.assertEqual(rc, 0, out)
-        self.assertIn("2 tagged", out)
+        self.assertIn("2 barrier tags in the code: 2 checked by a model", out)
 
     def test_tag_in_another_function_fails(self):
         self.c("void foo(void)\n{\n}\n\nvoid bar(void)\n{\n\tsmp_mb(); /* [a_mb] pairs [b_mb]: x */\n}\n")

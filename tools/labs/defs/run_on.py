@@ -42,16 +42,26 @@ FUNCTIONS = [
 """),
 ]
 
-# Graded parts: tests (a ktest.filter glob), CPU counts, points, timeout (s).
+# Graded parts: an id (make grade PART=id), what it checks, points (shared
+# out over the CPU counts), the tests (a ktest.filter glob), CPU counts,
+# timeout (s); tools/labs/grading.py.
 PARTS = [
-    {"name": "run_on() moves the task to each CPU", "points": 20, "smp": [2],
+    {"id": "moves", "name": "run_on() moves the task to each CPU", "points": 15, "smp": [2],
      "tests": "run_on_*", "timeout": 60},
-    {"name": "held readers: synchronize_rcu() waits for them", "points": 30, "smp": [2, 4],
-     "tests": "synchronize_rcu_waits_for_a_held_reader", "timeout": 60},
-    {"name": "the article's examples", "points": 30, "smp": [2, 4],
+    {"id": "held", "name": "held readers: synchronize_rcu() waits for them", "points": 25,
+     "smp": [2, 4], "tests": "synchronize_rcu_waits_for_a_held_reader", "timeout": 60},
+    {"id": "examples", "name": "the article's examples", "points": 20, "smp": [2, 4],
      "tests": "rcu_example*", "timeout": 60},
-    {"name": "the trace: each tour runs on every CPU, one hop each", "points": 20,
-     "smp": [2],
+    {"id": "contexts", "name": "readers in every context, on idle CPUs too", "points": 25,
+     "smp": [2], "tests": "rcu_window_held_readers_every_context_every_method",
+     "timeout": 120},
+    {"id": "trace", "name": "the trace: each tour runs on every CPU, one hop each",
+     "points": 15, "smp": [2],
      "tests": "trace_scenario*", "cmdline": ["trace=rcu"], "timeout": 60,
      "check": "tour_visits_every_cpu"},
+]
+
+NOT_GRADED = [
+    "the order of the tour's memory accesses (the smp_mb() of __schedule(), not yours; "
+    "make model checks the hop: docs/model.md)",
 ]

@@ -65,17 +65,20 @@ FUNCTIONS = [
 ]
 
 PARTS = [
-    {"name": "the table still works", "points": 10, "smp": [1],
+    {"id": "works", "name": "the table still works", "points": 10, "smp": [1],
      "tests": "route_add_lookup_change_del", "timeout": 60},
-    {"name": "lookups never wait for an updater", "points": 30, "smp": [2],
+    {"id": "nowait", "name": "lookups never wait for an updater", "points": 30, "smp": [2],
      "tests": "route_lookups_do_not_wait_for_updaters", "timeout": 60},
-    {"name": "removed routes are freed only after a grace period", "points": 30, "smp": [2],
+    {"id": "grace", "name": "removed routes are freed only after a grace period",
+     "points": 30, "smp": [2],
      "tests": "route_del_and_change_free_only_after_a_grace_period", "timeout": 60},
-    {"name": "torture: no use after free, no lost update", "points": 30, "smp": [2, 4],
-     "tests": "route_torture*", "timeout": 120},
+    {"id": "torture", "name": "torture: no use after free, no lost update", "points": 30,
+     "smp": [2, 4], "tests": "route_torture*", "timeout": 120},
 ]
 
 NOT_GRADED = [
     "the lookups' speed before and after: make bench CMDLINE=ktest.filter=bench_route "
     "(docs/labs/rwlock_to_rcu.md)",
+    "publication order inside the table (the _rcu list primitives' release): TCG cannot "
+    "show a plain store; lab publish grades that",
 ]
