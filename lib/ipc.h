@@ -53,6 +53,13 @@
 /* The most slots a capability space holds; it grows to this from SYS_CAP_FIRST_SLOTS. */
 #define SYS_CAP_MAX_SLOTS	1024
 #define SYS_CAP_FIRST_SLOTS	16
+/*
+ * The console server's endpoint (docs/drivers.md): while one serves the
+ * console, every program the kernel starts finds a capability to it here
+ * (send and grant, badged with the task's id), and its runtime sends
+ * standard input and output there.
+ */
+#define SYS_CAP_CONSOLE_SLOT	(SYS_CAP_FIRST_SLOTS - 1)
 /* A slot argument that asks for the first empty slot (SYS_cap_create, copy, mint, move). */
 #define SYS_CAP_ANY_SLOT	(-1)
 /* Badges: 0 (none) up to this; a badge tells a server which client called. */

@@ -25,11 +25,14 @@
 #define LINE		"hello-console"
 #define ECHOED		"# console_reader: read '" LINE "'\n"	/* the reader's printf(), as printed */
 #define HOLDING		1	/* console lines the reader prints before it reads */
+#define PLAIN		"tests/user/helpers/console_plain"
+#define PLAIN_ECHOED	"# console_plain: read '" LINE "'\n"
+#define UNFINISHED	"# console_plain: unfinished\n"	/* a dead holder's half line, ended */
 
-/* The reader's slot 0: the server's endpoint, to call (no right to receive on it). */
+/* The reader's slot 0: the server's endpoint, to call and give capabilities to (a hold's). */
 static int setup_reader(struct user_task *t, void *arg)
 {
-	int s = cap_insert_object(t->cspace, 0, arg, SYS_CAP_WRITE);
+	int s = cap_insert_object(t->cspace, 0, arg, SYS_CAP_WRITE | SYS_CAP_GRANT);
 
 	return s < 0 ? s : 0;
 }
@@ -136,5 +139,83 @@ KTEST(console_server_hands_keys_to_the_kernel_when_nobody_holds)
 		KEXPECT(kernel_reads("keys"));	/* the server read them, and pushed them */
 	else
 		ktest_info("nobody types on the serial line (run from the monitor)");
+	stop_server(&cs);
+}
+
+/*
+ * The server the boot starts (console_server_boot()) is published: a
+ * program that knows nothing of it -- console_plain, no
+ * q_console_attach() -- reads its standard input and writes its standard
+ * output through it.  Its first line must come through the server's
+ * console capability, the typed line must reach its fgets().
+ */
+KTEST(console_server_published_is_every_programs_console)
+{
+	struct console_server cs;
+	struct user_task *plain;
+	bool holding;
+	int err;
+
+	if (console_input_irq() < 0 || !boot_module_find(CONSOLE_SERVER) ||
+	    !boot_module_find(PLAIN))
+		KTEST_SKIP("needs " CONSOLE_SERVER ", " PLAIN " and the console's input by interrupt");
+	if (!start_server(&cs))
+		return;
+	console_server_publish(cs.ep);
+	plain = user_spawn(PLAIN " " LINE, NULL, &err);
+	console_server_publish(NULL);	/* (it has its capability already) */
+	KEXPECT(plain);
+	holding = plain && wait_lines(cs.cons, HOLDING);
+	KEXPECT(holding);
+	if (holding) {
+		console_capture(said, sizeof(said));
+		if (!ktest_type_on_console(LINE "\n"))
+			ktest_info("nobody types on the serial line (run from the monitor)");
+		KEXPECT_EQ(end_of(plain), 0);
+		console_capture(NULL, 0);
+		KEXPECT(strstr(said, PLAIN_ECHOED));
+		KEXPECT(console_obj_lines(cs.cons) >= HOLDING + 1);
+	} else if (plain) {
+		killed(plain);
+	}
+	stop_server(&cs);
+}
+
+/*
+ * A program killed while it holds the console (waiting in fgets()) lets
+ * the hold go: keys typed afterwards reach the kernel's readers again,
+ * and the half line it left is printed, ended.
+ */
+KTEST(console_server_hold_ends_when_its_holder_dies)
+{
+	struct console_server cs;
+	struct user_task *plain;
+	bool holding;
+	int err;
+
+	if (console_input_irq() < 0 || !boot_module_find(CONSOLE_SERVER) ||
+	    !boot_module_find(PLAIN))
+		KTEST_SKIP("needs " CONSOLE_SERVER ", " PLAIN " and the console's input by interrupt");
+	while (console_getc() >= 0)
+		;
+	if (!start_server(&cs))
+		return;
+	console_server_publish(cs.ep);
+	plain = user_spawn(PLAIN " hang", NULL, &err);
+	console_server_publish(NULL);
+	KEXPECT(plain);
+	holding = plain && wait_lines(cs.cons, HOLDING);
+	KEXPECT(holding);
+	console_capture(said, sizeof(said));
+	if (plain)
+		KEXPECT_EQ(killed(plain), -1);
+	/* The server lets the hold go, then prints the half line: wait for that line. */
+	KEXPECT(wait_lines(cs.cons, HOLDING + 1));
+	if (holding && ktest_type_on_console("keys"))
+		KEXPECT(kernel_reads("keys"));	/* nobody holds the console any more */
+	else if (holding)
+		ktest_info("nobody types on the serial line (run from the monitor)");
+	console_capture(NULL, 0);
+	KEXPECT(strstr(said, UNFINISHED));
 	stop_server(&cs);
 }

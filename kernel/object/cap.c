@@ -137,6 +137,12 @@ static unsigned int type_rights(unsigned int type)
 
 int cap_insert_object(struct cspace *cs, long slot, struct kobject *obj, unsigned int rights)
 {
+	return cap_insert_badged(cs, slot, obj, rights, 0);
+}
+
+int cap_insert_badged(struct cspace *cs, long slot, struct kobject *obj, unsigned int rights,
+		      unsigned long badge)
+{
 	struct cap *c;
 	int s;
 
@@ -145,7 +151,7 @@ int cap_insert_object(struct cspace *cs, long slot, struct kobject *obj, unsigne
 	if (s >= 0) {
 		c = node_alloc(cs);
 		if (c)
-			node_install(c, cs, s, obj, rights & type_rights(obj->head.type), 0, NULL);
+			node_install(c, cs, s, obj, rights & type_rights(obj->head.type), badge, NULL);
 		else
 			s = -ENOMEM;
 	}

@@ -6,8 +6,11 @@
  * the kernel's console in 3.  While no program holds the console, the
  * server hands the keys back to the kernel (SYS_console_push), so the
  * monitor and the demos' pacing get them through it.  tests/console_server.c
- * starts it, and the boot does with console.server=1 (make run carries
- * the module).
+ * starts it, and so does the boot when the module is there (make run
+ * carries it; console.server=0 keeps the kernel's own input).  The boot's
+ * server is published: every program started after it finds a capability
+ * to its endpoint in SYS_CAP_CONSOLE_SLOT, and its runtime reads standard
+ * input and writes standard output through it (user/lib/console.c).
  */
 #include "user/task.h"
 #include "user/module.h"
@@ -19,8 +22,48 @@
 #include "user/console_server.h"
 #include <errno.h>
 
-static bool at_boot;
+static bool at_boot = true;
 KPARAM_BOOL("console.server", at_boot);
+
+/* The published server's endpoint (NULL: none), with a reference. */
+static struct kobject *published;
+static DEFINE_MUTEX(published_lock);
+
+void console_server_publish(struct kobject *ep)
+{
+	struct kobject *old;
+
+	if (ep)
+		kobject_get(ep);
+	mutex_lock(&published_lock);
+	old = published;
+	published = ep;
+	mutex_unlock(&published_lock);
+	if (old)
+		kobject_put(old);
+}
+
+/*
+ * user_spawn_with()'s: t's SYS_CAP_CONSOLE_SLOT gets the published
+ * endpoint, to call and to give capabilities to (a client's hold sends one
+ * to its own thread: user/console_server.c), badged with t's id (the
+ * server keeps each client's line apart by it).  Nothing if no server is
+ * published or the setup already filled the slot.
+ */
+void console_server_give(struct user_task *t)
+{
+	struct kobject *ep;
+
+	mutex_lock(&published_lock);
+	ep = published;
+	if (ep)
+		kobject_get(ep);
+	mutex_unlock(&published_lock);
+	if (!ep)
+		return;
+	cap_insert_badged(t->cspace, SYS_CAP_CONSOLE_SLOT, ep, SYS_CAP_WRITE | SYS_CAP_GRANT, t->id);
+	kobject_put(ep);
+}
 
 static int setup(struct user_task *t, void *arg)
 {
@@ -84,14 +127,16 @@ void console_server_boot(void)
 	struct console_server cs;
 	int err;
 
-	if (!at_boot)
-		return;
+	if (!at_boot || !boot_module_find(CONSOLE_SERVER))
+		return;		/* (console.server=0, or a boot without the module: make test) */
 	err = console_server_start(&cs);
 	if (err) {
-		printk("console: console.server=1, but the console server did not start "
-		       "(error %d): the kernel keeps the console's input\n", err);
+		printk("console: the console server did not start (error %d): "
+		       "the kernel keeps the console's input\n", err);
 		return;
 	}
-	printk("console: input served from user mode by %s[%d]\n", cs.task->name, cs.task->id);
+	console_server_publish(cs.ep);
+	printk("console: served from user mode by %s[%d]; programs read and write through it "
+	       "(console.server=0: the kernel keeps it)\n", cs.task->name, cs.task->id);
 	console_server_put(&cs);	/* it runs on for the rest of the boot */
 }

@@ -22,7 +22,14 @@ struct console_server {
  */
 int console_server_start(struct console_server *cs);
 void console_server_put(struct console_server *cs);
-/* console.server=1: the boot starts it before the boot programs (make run). */
+/* The boot starts it before the boot programs (make run) unless console.server=0, and publishes it. */
 void console_server_boot(void);
+/*
+ * Programs started from now on get ep (NULL: none) in SYS_CAP_CONSOLE_SLOT:
+ * their standard input and output go through that server.
+ */
+void console_server_publish(struct kobject *ep);
+/* user_spawn_with()'s: the published endpoint into t's SYS_CAP_CONSOLE_SLOT, if any. */
+void console_server_give(struct user_task *t);
 
 #endif

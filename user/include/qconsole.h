@@ -33,11 +33,24 @@ long q_console_push(int cons, const void *buf, size_t n);
  * newlib's read() of standard input, and write() of standard output and
  * error, go to the server at ep from now on, and the program holds the
  * console: typed keys wait for it rather than go to the kernel.
- * q_console_detach() lets go (a program that ends without it keeps
- * holding: the server cannot tell).
+ * q_console_detach() lets go; so does the end of the thread that attached
+ * (the server waits for it through a capability the hold sends along).
  */
 int q_console_attach(int ep);
 void q_console_detach(void);
-extern int q_console_ep;		/* the attached server (-1: none; read() returns 0) */
+extern int q_console_ep;		/* the server in use (-1: none; read() returns 0) */
+/*
+ * The runtime's, before main(): the server in SYS_CAP_CONSOLE_SLOT, if the
+ * kernel put one there (it does while a console server serves: lib/ipc.h).
+ * No hold yet: the first q_console_stdin() holds the console.
+ */
+void q_console_use_given(void);
+/*
+ * newlib's read(0) and write(1 or 2): through the server, else end of file
+ * and the kernel's console.  The first read -- even of 0 bytes, which
+ * returns at once -- holds the console until the reading thread ends.
+ */
+long q_console_stdin(void *buf, size_t n);
+long q_console_stdout(const void *buf, size_t n);
 
 #endif

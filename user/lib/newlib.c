@@ -1,7 +1,7 @@
 /*
  * What newlib needs from the system, as system calls (lib/syscall.h): the
- * console for every file descriptor (through the console server, once a
- * program attached it: qconsole.h), a heap that grows by
+ * console for every file descriptor (through the console server when the
+ * kernel gave us one or the program attached one: qconsole.h), a heap that grows by
  * mapping pages at its end, the clock, exit and abort.  x86_64-elf newlib calls the
  * plain names, aarch64-elf newlib the underscored ones: both are here.
  */
@@ -34,19 +34,20 @@ struct _reent *__getreent(void)
 	return current_tls()->reent;
 }
 
+/* Standard output and error: through the console server if we have one (qconsole.h). */
 int write(int fd, const void *buf, size_t n)
 {
-	if ((fd == 1 || fd == 2) && q_console_ep >= 0)
-		return syscall_errno(q_console_send(q_console_ep, buf, n));
+	if (fd == 1 || fd == 2)
+		return syscall_errno(q_console_stdout(buf, n));
 	return syscall_errno(q_console_write(buf, n));
 }
 
-/* Standard input comes from the console server, once attached (qconsole.h); else nothing. */
+/* Standard input comes from the console server (qconsole.h); without one, end of file. */
 int read(int fd, void *buf, size_t n)
 {
-	if (fd != 0 || q_console_ep < 0)
+	if (fd != 0)
 		return 0;
-	return syscall_errno(q_console_read(q_console_ep, buf, n));
+	return syscall_errno(q_console_stdin(buf, n));
 }
 int close(int fd) { (void)fd; return 0; }
 long lseek(int fd, long off, int whence) { (void)fd; (void)off; (void)whence; return 0; }

@@ -1,0 +1,33 @@
+/*
+ * console_plain: a program that knows nothing of the console server --
+ * no q_console_attach() -- and uses standard input and output as any C
+ * program does.  The kernel gave it the server's endpoint (lib/ipc.h's
+ * SYS_CAP_CONSOLE_SLOT), so its runtime sends both through the server
+ * (tests/console_server.c).
+ *
+ *   console_plain LINE   reads a line, prints it, exits 0 if it is LINE
+ *   console_plain hang   prints half a line and waits for input for ever
+ *                        (the test kills it while it holds the console)
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+	char line[128];
+
+	if (argc != 2)
+		return 2;
+	read(0, line, 0);	/* holds the console, as any first read: keys wait for us */
+	printf("console_plain: holding the console\n");	/* (the test waits for it) */
+	if (!strcmp(argv[1], "hang")) {
+		printf("console_plain: unfinished");
+		fflush(stdout);
+	}
+	if (!fgets(line, sizeof(line), stdin))
+		return 3;
+	line[strcspn(line, "\r\n")] = '\0';
+	printf("console_plain: read '%s'\n", line);
+	return strcmp(line, argv[1]) ? 1 : 0;
+}
