@@ -74,7 +74,10 @@ void arch_console_rx_irq(bool on);
  * [base, base + n), at once on this CPU (which has am loaded), on others
  * from their next switch to am: 0, -EINVAL (beyond the ports the kernel
  * can grant), -ENOSPC (am has another range already: one per task),
- * -ENOTSUP (no I/O ports on this architecture).
+ * -ENOTSUP (no I/O ports on this architecture).  arch_io_revoke() (am's
+ * mm->lock held) takes the range back; the caller's tlb_shootdown() of am
+ * then reloads every CPU that has am loaded (arch_flush_tlb_user()
+ * rereads the grant).
  */
 struct arch_mm;
 struct device_regs {
@@ -84,6 +87,7 @@ struct device_regs {
 };
 void arch_console_regs(struct device_regs *r);
 int arch_io_grant(struct arch_mm *am, unsigned int base, unsigned int n);
+void arch_io_revoke(struct arch_mm *am, unsigned int base, unsigned int n);
 
 /*
  * Device interrupts (kernel/irqdesc.c drives them; docs/drivers.md).  A

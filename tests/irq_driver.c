@@ -183,6 +183,20 @@ KTEST(irq_user_driver_touching_another_device_is_killed)
 }
 
 /*
+ * A grant lasts as long as the device capability: the driver deletes its
+ * only one while its second thread, on another CPU, reads the UART over
+ * and over; that CPU loses the registers at once (x86-64: its bitmap
+ * reloaded by the shootdown; AArch64: the page unmapped), and the reader
+ * is killed with the fault named.
+ */
+KTEST(irq_device_grant_ends_with_its_capability)
+{
+	if (console_line() < 0)
+		KTEST_SKIP("needs " DRIVER " and the console's input by interrupt");
+	KEXPECT(killed_by("drop", not_given_fault()));
+}
+
+/*
  * The registers come only from SYS_dev_map, and stay with its address
  * space: a program that did not ask, started on the CPU where a driver
  * just used them, is killed when it touches them.

@@ -284,3 +284,8 @@ int arch_io_grant(struct arch_mm *am, unsigned int base, unsigned int n)
 	(void)am, (void)base, (void)n;
 	return -ENOTSUP;
 }
+
+void arch_io_revoke(struct arch_mm *am, unsigned int base, unsigned int n)
+{
+	(void)am, (void)base, (void)n;
+}

@@ -117,9 +117,17 @@ int arch_io_grant(struct arch_mm *am, unsigned int base, unsigned int n)
 	return 0;
 }
 
+/* mm->lock held: the range goes; tlb_shootdown() then reloads each CPU's bitmap. */
+void arch_io_revoke(struct arch_mm *am, unsigned int base, unsigned int n)
+{
+	if (am->io_ports == (base | n << 16))
+		WRITE_ONCE(am->io_ports, 0);
+}
+
+/* Interrupts off, am loaded here (tlb_shootdown()). */
 void arch_flush_tlb_user(struct arch_mm *am, uintptr_t start, uintptr_t end)
 {
-	(void)am;
+	x86_io_load(READ_ONCE(am->io_ports));	/* a revoked grant rides the shootdown */
 	if ((end - start) / PAGE_SIZE > FLUSH_ALL_PAGES) {
 		__asm__ __volatile__("mov %%cr3, %%rax; mov %%rax, %%cr3" ::: "rax", "memory");
 		return;

@@ -7,19 +7,31 @@
  * 3).  Nothing else: another register or port faults, and the task is
  * killed with the fault named.  Like an interrupt, a device is granted
  * by the kernel (device_cap_grant()), never created by a system call.
- * What SYS_dev_map gave stays until the address space ends.
+ * What SYS_dev_map gave stays until the object's last capability goes
+ * (deleted, revoked, or its task's space emptied): then every address
+ * space it was given to loses it, the ports closed or the pages unmapped
+ * on every CPU before the deletion returns.
  */
 #ifndef KERNEL_OBJECT_DEVICE_H
 #define KERNEL_OBJECT_DEVICE_H
 
 #include "object/object.h"
+#include "mutex.h"
 
 struct cspace;
 struct mm_struct;
 
+#define DEVICE_GRANTS	4	/* SYS_dev_map calls one object answers (-ENOSPC beyond) */
+
 struct device_obj {
 	struct kobject base;
 	struct device_regs regs;
+	struct mutex lock;		/* the grants */
+	int ngrants;
+	struct device_grant {
+		struct mm_struct *mm;	/* a reference */
+		uintptr_t addr;		/* where the registers are mapped (MMIO) */
+	} grants[DEVICE_GRANTS];
 };
 
 /* A device object for regs and its capability in cs at slot: the slot, or -errno. */

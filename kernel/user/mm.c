@@ -213,13 +213,14 @@ long mm_map_device(struct mm_struct *mm, uintptr_t addr, uintptr_t pa, size_t np
 			  VM_DEVICE, (void *)pa);
 }
 
-void mm_unmap_shared(struct mm_struct *mm, uintptr_t addr)
+/* The region of kind at addr goes, its TLB entries first; its frames are not ours to free. */
+static void unmap_region_at(struct mm_struct *mm, uintptr_t addr, enum vm_kind kind)
 {
 	struct vm_region *r;
 
 	mutex_lock(&mm->lock);
 	list_for_each_entry(r, &mm->regions, node) {
-		if (r->kind == VM_SHARED && r->start == addr) {
+		if (r->kind == kind && r->start == addr) {
 			unmap_pages(mm, r->start, r->end, false);	/* waits for the TLBs */
 			list_del(&r->node);
 			kfree(r);
@@ -227,6 +228,16 @@ void mm_unmap_shared(struct mm_struct *mm, uintptr_t addr)
 		}
 	}
 	mutex_unlock(&mm->lock);
+}
+
+void mm_unmap_shared(struct mm_struct *mm, uintptr_t addr)
+{
+	unmap_region_at(mm, addr, VM_SHARED);
+}
+
+void mm_unmap_device(struct mm_struct *mm, uintptr_t addr)
+{
+	unmap_region_at(mm, addr, VM_DEVICE);
 }
 
 /*

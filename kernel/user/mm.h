@@ -82,10 +82,12 @@ void mm_unmap_shared(struct mm_struct *mm, uintptr_t addr);
 /*
  * A device's registers, npages at physical pa, at addr (0: where there is
  * room), readable and writable, uncached, never executable: a VM_DEVICE
- * region, which only the end of the address space unmaps.  The address,
- * or -EINVAL, -EEXIST, -ENOMEM.
+ * region, which only its device object (mm_unmap_device(), waiting for
+ * the TLB shootdown) or the end of the address space unmaps.  The
+ * address, or -EINVAL, -EEXIST, -ENOMEM.
  */
 long mm_map_device(struct mm_struct *mm, uintptr_t addr, uintptr_t pa, size_t npages);
+void mm_unmap_device(struct mm_struct *mm, uintptr_t addr);
 /*
  * The kernel's address of the frame behind a mapped user page (identity
  * mapped: the loader fills pages through it, never through the user's

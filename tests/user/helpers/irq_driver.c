@@ -14,6 +14,10 @@
  *                              was not given (x86-64: the PIC's port 0x21;
  *                              AArch64: the GIC distributor's address): killed
  *   irq_driver grab CPU        gets the registers, reads the UART's status, exits 0
+ *   irq_driver drop CPU        gets the registers; a second thread on another
+ *                              CPU reads the UART's status over and over while
+ *                              the first deletes the device capability: the
+ *                              reader is killed (exits 9 if not, 2 s later)
  *   irq_driver sneak CPU       reads the UART's status without asking for its
  *                              registers (x86-64: COM1's port; AArch64: the
  *                              PL011's physical address): killed
@@ -67,6 +71,34 @@ static void sneak(void)
 	(void)*(volatile unsigned int *)PL011_FR;
 }
 #endif
+
+static int reading;
+
+/* drop's second thread: reads the UART until the grant is gone and the fault kills us. */
+static int __attribute__((noreturn)) read_on(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		q_uart_getc();
+		__atomic_store_n(&reading, 1, __ATOMIC_RELEASE);
+	}
+}
+
+static int drop(int cpu)
+{
+	int other = (cpu + 1) % q_nr_cpus();
+
+	if (q_uart_map(DEV) < 0)
+		return 8;
+	if (q_thread_create(read_on, NULL, other) < 0)
+		return 4;
+	while (!__atomic_load_n(&reading, __ATOMIC_ACQUIRE))
+		q_yield();
+	if (q_cap_delete(DEV) < 0)
+		return 5;
+	q_sleep_ns(2000000000ULL);	/* the reader must be killed meanwhile */
+	return 9;
+}
 
 /* Takes what the UART holds, checking it against want: 0, or 7 (another character). */
 static int take(const char *want, size_t n, size_t *got)
@@ -124,6 +156,8 @@ int main(int argc, char **argv)
 		poke();
 		return 9;		/* not killed: it was given after all */
 	}
+	if (!strcmp(argv[1], "drop"))
+		return drop(cpu);
 	if (!strcmp(argv[1], "sneak")) {
 		sneak();
 		return 9;
