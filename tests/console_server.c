@@ -28,6 +28,7 @@
 #define PLAIN		"tests/user/helpers/console_plain"
 #define PLAIN_ECHOED	"# console_plain: read '" LINE "'\n"
 #define UNFINISHED	"# console_plain: unfinished\n"	/* a dead holder's half line, ended */
+#define HALF_SENT	"console_plain: half a line sent"	/* its cue, through the kernel */
 
 /* The reader's slot 0: the server's endpoint, to call and give capabilities to (a hold's). */
 static int setup_reader(struct user_task *t, void *arg)
@@ -74,6 +75,16 @@ static bool wait_lines(struct kobject *cons, long want)
 }
 
 static char said[8192];
+
+/* Waits until the capture holds want (it only grows while a test captures). */
+static bool wait_said(const char *want)
+{
+	u64 end = ktime_get_ns() + WAIT_NS;
+
+	while (!strstr(said, want) && ktime_get_ns() < end)
+		msleep(5);
+	return strstr(said, want);
+}
 
 KTEST(console_server_serves_a_typed_line_to_a_program)
 {
@@ -200,13 +211,13 @@ KTEST(console_server_hold_ends_when_its_holder_dies)
 		;
 	if (!start_server(&cs))
 		return;
+	console_capture(said, sizeof(said));
 	console_server_publish(cs.ep);
 	plain = user_spawn(PLAIN " hang", NULL, &err);
 	console_server_publish(NULL);
 	KEXPECT(plain);
-	holding = plain && wait_lines(cs.cons, HOLDING);
+	holding = plain && wait_lines(cs.cons, HOLDING) && wait_said(HALF_SENT);
 	KEXPECT(holding);
-	console_capture(said, sizeof(said));
 	if (plain)
 		KEXPECT_EQ(killed(plain), -1);
 	/* The server lets the hold go, then prints the half line: wait for that line. */

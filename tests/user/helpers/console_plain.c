@@ -6,12 +6,16 @@
  * (tests/console_server.c).
  *
  *   console_plain LINE   reads a line, prints it, exits 0 if it is LINE
- *   console_plain hang   prints half a line and waits for input for ever
- *                        (the test kills it while it holds the console)
+ *   console_plain hang   prints half a line, says so through the kernel's
+ *                        console, and waits for input for ever (the test
+ *                        kills it while it holds the console)
  */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include "quiescent.h"
+
+#define SENT	"console_plain: half a line sent\n"
 
 int main(int argc, char **argv)
 {
@@ -23,7 +27,8 @@ int main(int argc, char **argv)
 	printf("console_plain: holding the console\n");	/* (the test waits for it) */
 	if (!strcmp(argv[1], "hang")) {
 		printf("console_plain: unfinished");
-		fflush(stdout);
+		fflush(stdout);		/* in the server's line buffer when this returns */
+		q_console_write(SENT, sizeof(SENT) - 1);	/* the kernel's: the test's cue */
 	}
 	if (!fgets(line, sizeof(line), stdin))
 		return 3;
