@@ -56,7 +56,7 @@
 /*
  * The console server's endpoint (docs/drivers.md): while one serves the
  * console, every program the kernel starts finds a capability to it here
- * (send and grant, badged with the task's id), and its runtime sends
+ * (send and grant, a badge of its own), and its runtime sends
  * standard input and output there.
  */
 #define SYS_CAP_CONSOLE_SLOT	(SYS_CAP_FIRST_SLOTS - 1)

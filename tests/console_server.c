@@ -230,3 +230,48 @@ KTEST(console_server_hold_ends_when_its_holder_dies)
 	KEXPECT(strstr(said, UNFINISHED));
 	stop_server(&cs);
 }
+
+#define CHATTER_LINES	16	/* console_plain's LINES */
+
+/* Is line i of tag's chatter in the capture, whole? */
+static bool chatter_whole(char tag, int i)
+{
+	char want[128];
+	int n = snprintf(want, sizeof(want), "# console_plain %c %02d ", tag, i);
+
+	memset(want + n, tag, 80);
+	want[n + 80] = '\n';
+	want[n + 81] = '\0';
+	return strstr(said, want);
+}
+
+/*
+ * Two programs print long lines at once through the published server
+ * (each line several messages): every line must come out whole, so each
+ * program's bytes must gather in a buffer of their own (their badges).
+ */
+KTEST(console_server_keeps_each_programs_lines_whole)
+{
+	struct console_server cs;
+	struct user_task *a, *b;
+	int err, whole = 0;
+
+	if (console_input_irq() < 0 || !boot_module_find(CONSOLE_SERVER) ||
+	    !boot_module_find(PLAIN))
+		KTEST_SKIP("needs " CONSOLE_SERVER ", " PLAIN " and the console's input by interrupt");
+	if (!start_server(&cs))
+		return;
+	console_capture(said, sizeof(said));
+	console_server_publish(cs.ep);
+	a = user_spawn(PLAIN " lines A", NULL, &err);
+	b = user_spawn(PLAIN " lines B", NULL, &err);
+	console_server_publish(NULL);
+	KEXPECT_EQ(end_of(a), 0);
+	KEXPECT_EQ(end_of(b), 0);
+	console_capture(NULL, 0);
+	for (int i = 0; i < CHATTER_LINES; i++)
+		whole += chatter_whole('A', i) + chatter_whole('B', i);
+	KEXPECT_EQ(whole, 2 * CHATTER_LINES);
+	KEXPECT(console_obj_lines(cs.cons) >= 2 * CHATTER_LINES);	/* through the server */
+	stop_server(&cs);
+}

@@ -46,12 +46,13 @@ void console_server_publish(struct kobject *ep)
 /*
  * user_spawn_with()'s: t's SYS_CAP_CONSOLE_SLOT gets the published
  * endpoint, to call and to give capabilities to (a client's hold sends one
- * to its own thread: user/console_server.c), badged with t's id (the
- * server keeps each client's line apart by it).  Nothing if no server is
- * published or the setup already filled the slot.
+ * to its own thread: user/console_server.c), with a badge of its own (the
+ * server keeps each client's line and hold apart by it; t has no id yet).
+ * Nothing if no server is published or the setup already filled the slot.
  */
 void console_server_give(struct user_task *t)
 {
+	static atomic_long_t badges;
 	struct kobject *ep;
 
 	mutex_lock(&published_lock);
@@ -61,7 +62,8 @@ void console_server_give(struct user_task *t)
 	mutex_unlock(&published_lock);
 	if (!ep)
 		return;
-	cap_insert_badged(t->cspace, SYS_CAP_CONSOLE_SLOT, ep, SYS_CAP_WRITE | SYS_CAP_GRANT, t->id);
+	cap_insert_badged(t->cspace, SYS_CAP_CONSOLE_SLOT, ep, SYS_CAP_WRITE | SYS_CAP_GRANT,
+			  atomic_long_inc_return(&badges) & SYS_BADGE_MAX);
 	kobject_put(ep);
 }
 

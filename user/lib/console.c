@@ -94,7 +94,7 @@ long q_console_stdout(const void *buf, size_t n)
 
 	if (q_console_ep >= 0)
 		ret = q_console_send(q_console_ep, buf, n);
-	if (ret == -SYS_EPIPE) {	/* no server (any more): the kernel's console */
+	if (ret < 0 && ret != -SYS_EFAULT) {	/* no server (any more): the kernel's console */
 		q_console_ep = -1;
 		ret = q_console_write(buf, n);
 	}

@@ -6,6 +6,8 @@
  * (tests/console_server.c).
  *
  *   console_plain LINE   reads a line, prints it, exits 0 if it is LINE
+ *   console_plain lines TAG  prints LINES long lines (each more than one
+ *                        message to the server), tagged, and exits 0
  *   console_plain hang   prints half a line, says so through the kernel's
  *                        console, and waits for input for ever (the test
  *                        kills it while it holds the console)
@@ -17,10 +19,27 @@
 
 #define SENT	"console_plain: half a line sent\n"
 
+#define LINES	16
+
+/* Line i of tag: "console_plain TAG NN " and 80 times TAG's first letter. */
+static void chatter(const char *tag)
+{
+	char fill[81];
+
+	memset(fill, tag[0], 80);
+	fill[80] = '\0';
+	for (int i = 0; i < LINES; i++)
+		printf("console_plain %s %02d %s\n", tag, i, fill);
+}
+
 int main(int argc, char **argv)
 {
 	char line[128];
 
+	if (argc == 3 && !strcmp(argv[1], "lines")) {
+		chatter(argv[2]);
+		return 0;
+	}
 	if (argc != 2)
 		return 2;
 	read(0, line, 0);	/* holds the console, as any first read: keys wait for us */
