@@ -27,6 +27,13 @@
  * holds: every waiter wakes (-EPIPE), and a thread still stuck (two that
  * each wait for the other's reply) is killed through its capability.
  *
+ * The drivers' calls (docs/drivers.md) are fuzzed with what the kernel
+ * test grants in slots 8..10 -- the console line's interrupt, the UART's
+ * registers, the kernel's console -- when it can (DRIVER_SLOTS): binds
+ * and acks with any notification and bits, maps at any address, lines
+ * and keys of any length; every fuzzing thread may copy, move, delete or
+ * revoke those capabilities like any other, and send them to the others.
+ *
  * The seed (printed first) replays the run: each thread's sequence of
  * calls is a function of it (their interleaving is the scheduler's).  It
  * ends with exit status 0 when every answer kept the ABI's promises; the
@@ -48,6 +55,7 @@
 #define FUZZ_NTF	1
 #define SHARED_SLOTS	8			/* what a fuzzing child task gets a copy of */
 #define MAX_TASKS	3
+#define DRIVER_SLOTS	8			/* 8: interrupt, 9: device, 10: console (tests/user_sysfuzz.c) */
 
 struct fuzzer {
 	uint64_t rng;
@@ -160,6 +168,27 @@ static long msg_info(struct fuzzer *f)
 	return info;
 }
 
+/* The drivers' calls: mostly at the granted slots, with our own text and any length. */
+static void shape_driver_call(struct fuzzer *f, long nr, long *a)
+{
+	if (below(f, 2))
+		a[0] = DRIVER_SLOTS + (long)below(f, 3);
+	switch (nr) {
+	case SYS_irq_bind:
+		a[1] = below(f, 2) ? FUZZ_NTF : cap_slot(f);
+		a[2] = below(f, 4) ? (long)below(f, 256) : number(f);
+		break;
+	case SYS_dev_map:
+		a[1] = below(f, 2) ? 0 : below(f, 2) ? arena_addr(f) : bad_pointer(f);
+		break;
+	case SYS_console_lines:
+	case SYS_console_push:
+		a[1] = below(f, 4) ? (long)text : bad_pointer(f);
+		a[2] = a[1] == (long)text ? (long)below(f, sizeof(text) + 1) : number(f);
+		break;
+	}
+}
+
 static void shape_cap_call(struct fuzzer *f, long nr, long *a)
 {
 	a[0] = cap_slot(f);
@@ -204,6 +233,13 @@ static void shape_cap_call(struct fuzzer *f, long nr, long *a)
 	case SYS_mem_map:
 		a[1] = below(f, 2) ? 0 : below(f, 2) ? arena_addr(f) : bad_pointer(f);
 		a[2] = (long)below(f, 9);
+		break;
+	case SYS_irq_bind:
+	case SYS_irq_ack:
+	case SYS_dev_map:
+	case SYS_console_lines:
+	case SYS_console_push:
+		shape_driver_call(f, nr, a);
 		break;
 	case SYS_cap_spawn:
 		a[0] = below(f, 8) ? bad_pointer(f) : (long)child_cmd;
@@ -314,6 +350,12 @@ static bool deadly(const struct fuzzer *f, long nr, const long *a)
 	/* Killing, or waiting for, a thread of ours (or ourselves) ends or stalls the run. */
 	if ((nr == SYS_obj_kill || nr == SYS_obj_wait) && slot_type(a[0]) != SYS_OBJ_TASK)
 		return nr == SYS_obj_kill || slot_type(a[0]) == SYS_OBJ_THREAD;
+	if ((nr == SYS_console_lines || nr == SYS_console_push) && !outside_user(a[1]) &&
+	    (a[1] != (long)text || (unsigned long)a[2] > sizeof(text)))
+		return true;	/* it would print, or type, our memory */
+	if (nr == SYS_dev_map && !outside_user(a[1]) && a[1] &&
+	    ((unsigned long)a[1] < ARENA || (unsigned long)a[1] >= ARENA + ARENA_PAGES * PAGE))
+		return true;	/* (only 0, the arena, or outside user space) */
 	if (nr == SYS_mem_map && !outside_user(a[1]) &&
 	    ((unsigned long)a[1] < ARENA || (unsigned long)a[1] >= ARENA + ARENA_PAGES * PAGE))
 		return true;	/* (only 0, the arena, or outside user space) */
@@ -345,6 +387,17 @@ static bool kept_cap_call(long nr, const long *a, long r)
 	case SYS_cap_revoke:
 	case SYS_ntf_poll:
 	case SYS_mem_unmap:
+	case SYS_irq_ack:
+	case SYS_dev_map:
+		return !no_slot(a[0]) || r == -SYS_EBADF;
+	case SYS_irq_bind:
+		if (!a[2] || (unsigned long)a[2] > SYS_BADGE_MAX)
+			return r == -SYS_EINVAL;
+		return !no_slot(a[0]) || r == -SYS_EBADF;
+	case SYS_console_lines:
+	case SYS_console_push:
+		if (outside_user(a[1]))
+			return !a[2] || r == -SYS_EFAULT;
 		return !no_slot(a[0]) || r == -SYS_EBADF;
 	case SYS_cap_mint:
 		if ((unsigned long)a[2] > SYS_CAP_ALL || (unsigned long)a[3] > SYS_BADGE_MAX)
