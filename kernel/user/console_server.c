@@ -52,7 +52,7 @@ void console_server_publish(struct kobject *ep)
  */
 void console_server_give(struct user_task *t)
 {
-	static atomic_long_t badges;
+	static atomic_long_t badges;	/* (only unique: relaxed) */
 	struct kobject *ep;
 
 	mutex_lock(&published_lock);
@@ -63,7 +63,7 @@ void console_server_give(struct user_task *t)
 	if (!ep)
 		return;
 	cap_insert_badged(t->cspace, SYS_CAP_CONSOLE_SLOT, ep, SYS_CAP_WRITE | SYS_CAP_GRANT,
-			  atomic_long_inc_return(&badges) & SYS_BADGE_MAX);
+			  atomic_long_inc_return_relaxed(&badges) & SYS_BADGE_MAX);
 	kobject_put(ep);
 }
 
