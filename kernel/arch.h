@@ -73,7 +73,7 @@ void arch_console_rx_irq(bool on);
  * console UART's.  arch_io_grant(): user mode in am may use the ports
  * [base, base + n), at once on this CPU (which has am loaded), on others
  * from their next switch to am: 0, -EINVAL (beyond the ports the kernel
- * can grant), -ENOSPC (am has another range already: one per task),
+ * can grant), -ENOSPC (am holds as many ranges as the arch keeps: x86-64 4),
  * -ENOTSUP (no I/O ports on this architecture).  arch_io_revoke() (am's
  * mm->lock held) takes the range back; the caller's tlb_shootdown() of am
  * then reloads every CPU that has am loaded (arch_flush_tlb_user()

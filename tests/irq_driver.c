@@ -22,7 +22,21 @@
 #define EXIT_WOKE_ON	64	/* + the CPU the driver woke on */
 #define TYPED		"hi!"	/* what the serving driver waits for */
 
-/* The driver's slot 0: the line; slot 1: the UART's registers. */
+/*
+ * A second device for the driver's slot 2: COM2's ports where the UART is
+ * port I/O (a second range in the task's bitmap), else the UART's frame
+ * again (a second mapping).
+ */
+#define COM2_PORT	0x2f8
+
+static void second_device(struct device_regs *regs)
+{
+	arch_console_regs(regs);
+	if (regs->ports)
+		*regs = (struct device_regs){ .ports = true, .base = COM2_PORT, .size = 8 };
+}
+
+/* The driver's slot 0: the line; slot 1: the UART's registers; slot 2: a second device. */
 static int grant_line(struct user_task *t, void *arg)
 {
 	struct device_regs regs;
@@ -31,6 +45,9 @@ static int grant_line(struct user_task *t, void *arg)
 	arch_console_regs(&regs);
 	if (s >= 0)
 		s = device_cap_grant(t->cspace, 1, &regs);
+	second_device(&regs);
+	if (s >= 0)
+		s = device_cap_grant(t->cspace, 2, &regs);
 	return s < 0 ? s : 0;
 }
 
@@ -180,6 +197,18 @@ KTEST(irq_user_driver_touching_another_device_is_killed)
 	if (console_line() < 0)
 		KTEST_SKIP("needs " DRIVER " and the console's input by interrupt");
 	KEXPECT(killed_by("poke", not_given_fault()));
+}
+
+/*
+ * A driver may hold several devices: given the UART's registers and a
+ * second device's (x86-64: COM2's ports, a second range in its bitmap),
+ * it reads both and exits 0 (killed if either were not open to it).
+ */
+KTEST(irq_user_driver_uses_two_devices)
+{
+	if (console_line() < 0)
+		KTEST_SKIP("needs " DRIVER " and the console's input by interrupt");
+	KEXPECT_EQ(end_of(start_driver("two", 0, console_input_irq())), 0);
 }
 
 /*

@@ -14,11 +14,12 @@
  * The TSS's I/O permission bitmap follows it: one bit per port, set =
  * user mode faults (#GP) on in/out.  It covers the ISA ports (below
  * IO_BITMAP_PORTS); ports past its end always fault.  All set, but for
- * the range the loaded address space was granted (x86_io_load()), so a
- * driver uses exactly its device's ports, and IOPL stays 0.
+ * the ranges the loaded address space was granted (x86_io_load()), so a
+ * driver uses exactly its devices' ports, and IOPL stays 0.
  */
 #include "x86.h"
 #include "segments.h"
+#include <asm/mm.h>
 
 #define IST_DOUBLE_FAULT 1
 #define IST_NMI		2
@@ -47,7 +48,7 @@ struct x86_cpu {
 	struct tss tss;
 	/* Right after the TSS, inside its limit; the last byte all ones, as the CPU wants. */
 	u8 io_bitmap[IO_BITMAP_BYTES + 1];
-	u32 io_loaded;		/* the grant the bitmap holds (struct arch_mm's io_ports) */
+	u32 io_loaded[IO_RANGES];	/* the grants the bitmap holds (struct arch_mm's io_ports) */
 };
 _Static_assert(offsetof(struct x86_cpu, io_bitmap) ==
 	       offsetof(struct x86_cpu, tss) + sizeof(struct tss), "the bitmap follows the TSS");
@@ -100,7 +101,7 @@ void x86_cpu_tables_init(int cpu)
 	x->tss.ist[IST_NMI - 1] = (uintptr_t)(ist_stacks[cpu].nmi_stack + IST_STACK_SIZE);
 	x->tss.iomap_base = sizeof(x->tss);
 	memset(x->io_bitmap, 0xff, sizeof(x->io_bitmap));
-	x->io_loaded = 0;
+	memset(x->io_loaded, 0, sizeof(x->io_loaded));
 	x->gdt[0] = 0;
 	x->gdt[SEL_CODE / 8] = 0x00af9a000000ffffULL;		/* 64-bit code, DPL 0 */
 	x->gdt[SEL_DATA / 8] = 0x00cf92000000ffffULL;		/* data, DPL 0 */
@@ -151,16 +152,29 @@ static void io_bits(u8 *bitmap, u32 io_ports, bool deny)
 	}
 }
 
-/* Interrupts off: this CPU's bitmap becomes the grant io_ports, and nothing else. */
-void x86_io_load(u32 io_ports)
+/*
+ * Interrupts off: this CPU's bitmap becomes the grants io_ports, and
+ * nothing else.  All the old ranges are denied before the new ones are
+ * allowed, so ranges that overlap come out right.
+ */
+void x86_io_load(const u32 *io_ports)
 {
 	struct x86_cpu *x = this_cpu()->arch;
+	u32 want[IO_RANGES];
+	bool same = true;
 
-	if (x->io_loaded == io_ports)
+	for (int i = 0; i < IO_RANGES; i++) {
+		want[i] = READ_ONCE(io_ports[i]);	/* (a grant on another CPU may be landing) */
+		same &= want[i] == x->io_loaded[i];
+	}
+	if (same)
 		return;
-	io_bits(x->io_bitmap, x->io_loaded, true);
-	io_bits(x->io_bitmap, io_ports, false);
-	x->io_loaded = io_ports;
+	for (int i = 0; i < IO_RANGES; i++)
+		io_bits(x->io_bitmap, x->io_loaded[i], true);
+	for (int i = 0; i < IO_RANGES; i++) {
+		io_bits(x->io_bitmap, want[i], false);
+		x->io_loaded[i] = want[i];
+	}
 }
 
 /*

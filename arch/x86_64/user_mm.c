@@ -41,7 +41,7 @@ static const struct pt_bits bits = {
 int arch_mm_init(struct arch_mm *am)
 {
 	am->table_pages = 0;
-	am->io_ports = 0;
+	memset(am->io_ports, 0, sizeof(am->io_ports));
 	am->pml4 = pt_alloc_table(&am->table_pages);
 	if (!am->pml4)
 		return -ENOMEM;
@@ -97,22 +97,29 @@ void arch_mm_switch(struct arch_mm *am)
 
 	__asm__ __volatile__("mov %0, %%cr3" : : "r"(cr3) : "memory");
 	if (am)
-		x86_io_load(READ_ONCE(am->io_ports));	/* (the kernel's tables: no user mode runs) */
+		x86_io_load(am->io_ports);	/* (the kernel's tables: no user mode runs) */
 }
 
-/* mm->lock held (kernel/object/device.c): one range per address space. */
+/* mm->lock held (kernel/object/device.c): up to IO_RANGES ranges per address space. */
 int arch_io_grant(struct arch_mm *am, unsigned int base, unsigned int n)
 {
 	u32 want = base | n << 16;
 	unsigned long flags;
+	int free = -1;
 
 	if (!n || n > IO_BITMAP_PORTS || base > IO_BITMAP_PORTS - n)
 		return -EINVAL;
-	if (am->io_ports && am->io_ports != want)
+	for (int i = 0; i < IO_RANGES; i++) {
+		if (am->io_ports[i] == want)
+			return 0;	/* granted already */
+		if (!am->io_ports[i] && free < 0)
+			free = i;
+	}
+	if (free < 0)
 		return -ENOSPC;
-	WRITE_ONCE(am->io_ports, want);
+	WRITE_ONCE(am->io_ports[free], want);
 	flags = arch_irq_save();	/* the caller's CPU has am loaded: its bitmap now */
-	x86_io_load(want);
+	x86_io_load(am->io_ports);
 	arch_irq_restore(flags);
 	return 0;
 }
@@ -120,14 +127,15 @@ int arch_io_grant(struct arch_mm *am, unsigned int base, unsigned int n)
 /* mm->lock held: the range goes; tlb_shootdown() then reloads each CPU's bitmap. */
 void arch_io_revoke(struct arch_mm *am, unsigned int base, unsigned int n)
 {
-	if (am->io_ports == (base | n << 16))
-		WRITE_ONCE(am->io_ports, 0);
+	for (int i = 0; i < IO_RANGES; i++)
+		if (am->io_ports[i] == (base | n << 16))
+			WRITE_ONCE(am->io_ports[i], 0);
 }
 
 /* Interrupts off, am loaded here (tlb_shootdown()). */
 void arch_flush_tlb_user(struct arch_mm *am, uintptr_t start, uintptr_t end)
 {
-	x86_io_load(READ_ONCE(am->io_ports));	/* a revoked grant rides the shootdown */
+	x86_io_load(am->io_ports);	/* a revoked grant rides the shootdown */
 	if ((end - start) / PAGE_SIZE > FLUSH_ALL_PAGES) {
 		__asm__ __volatile__("mov %%cr3, %%rax; mov %%rax, %%cr3" ::: "rax", "memory");
 		return;

@@ -85,7 +85,7 @@ extern bool x86_smap_enabled;
 void syscall_cpu_init(void);
 void x86_set_kernel_stack(uintptr_t top);
 /* The ports user mode may use on this CPU from now on (struct arch_mm's io_ports). */
-void x86_io_load(u32 io_ports);
+void x86_io_load(const u32 *io_ports);
 /* The I/O permission bitmap covers ports 0 to this - 1 (the ISA ports); the rest always fault. */
 #define IO_BITMAP_PORTS	0x400
 bool x86_sysret_ok(const struct trap_frame *tf);

@@ -14,6 +14,8 @@
  *                              was not given (x86-64: the PIC's port 0x21;
  *                              AArch64: the GIC distributor's address): killed
  *   irq_driver grab CPU        gets the registers, reads the UART's status, exits 0
+ *   irq_driver two CPU         gets the registers and a second device's (slot
+ *                              2), reads both, exits 0 (10: the second refused)
  *   irq_driver drop CPU        gets the registers; a second thread on another
  *                              CPU reads the UART's status over and over while
  *                              the first deletes the device capability: the
@@ -33,6 +35,7 @@
 
 #define IRQ		0
 #define DEV		1
+#define DEV2		2		/* a second device (tests/irq_driver.c) */
 #define IRQ_BIT		1
 
 /* What it touches without being given it: the PIC's port, the GIC; and the UART itself. */
@@ -57,6 +60,12 @@ static void sneak(void)
 {
 	inb(COM1_LSR);
 }
+
+/* The second device: its line status register, at the first port it was given. */
+static void read_second(long where)
+{
+	inb(where + 5);
+}
 #else
 #define NOT_GIVEN	0x08000000UL	/* QEMU virt's GIC distributor */
 #define PL011_FR	0x09000018UL	/* QEMU virt's UART's flags, where they are physically */
@@ -69,6 +78,12 @@ static void poke(void)
 static void sneak(void)
 {
 	(void)*(volatile unsigned int *)PL011_FR;
+}
+
+/* The second device: its first register, where it was mapped. */
+static void read_second(long where)
+{
+	(void)*(volatile unsigned int *)where;
 }
 #endif
 
@@ -158,6 +173,20 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "drop"))
 		return drop(cpu);
+	if (!strcmp(argv[1], "two")) {
+		long second;
+
+		if (q_uart_map(DEV) < 0)
+			return 8;
+		second = q_dev_map(DEV2, NULL);
+		if (second < 0) {
+			printf("irq_driver: the second device: error %ld\n", -second);
+			return 10;
+		}
+		q_uart_getc();
+		read_second(second);
+		return 0;
+	}
 	if (!strcmp(argv[1], "sneak")) {
 		sneak();
 		return 9;
