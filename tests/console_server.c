@@ -86,35 +86,62 @@ static bool wait_said(const char *want)
 	return strstr(said, want);
 }
 
+/* Can the tests run here: the server, prog, and the console's input by interrupt? */
+static bool have(const char *prog)
+{
+	return console_input_irq() >= 0 && boot_module_find(CONSOLE_SERVER) && boot_module_find(prog);
+}
+
+/* cmd started while cs is published, as the boot's programs are (it keeps its capability). */
+static struct user_task *spawn_published(struct console_server *cs, const char *cmd)
+{
+	struct user_task *t;
+	int err;
+
+	console_server_publish(cs->ep);
+	t = user_spawn(cmd, NULL, &err);
+	console_server_publish(NULL);
+	KEXPECT(t);
+	return t;
+}
+
+/*
+ * t holds the console once its first line came through the server: the
+ * runner types LINE, t must read it, exit 0, and its echo (echoed) come
+ * back through the server's console capability, whole.
+ */
+static void reads_typed_line(struct console_server *cs, struct user_task *t, const char *echoed)
+{
+	bool holding = t && wait_lines(cs->cons, HOLDING);
+
+	KEXPECT(holding);
+	if (!holding) {
+		if (t)
+			killed(t);
+		return;
+	}
+	console_capture(said, sizeof(said));
+	if (!ktest_type_on_console(LINE "\n"))
+		ktest_info("nobody types on the serial line (run from the monitor)");
+	KEXPECT_EQ(end_of(t), 0);
+	console_capture(NULL, 0);
+	KEXPECT(strstr(said, echoed));
+	KEXPECT(console_obj_lines(cs->cons) >= HOLDING + 1);
+}
+
 KTEST(console_server_serves_a_typed_line_to_a_program)
 {
 	struct console_server cs;
 	struct user_task *reader;
-	bool holding;
 	int err;
 
-	if (console_input_irq() < 0 || !boot_module_find(CONSOLE_SERVER) ||
-	    !boot_module_find(READER))
+	if (!have(READER))
 		KTEST_SKIP("needs " CONSOLE_SERVER ", " READER " and the console's input by interrupt");
 	if (!start_server(&cs))
 		return;
 	reader = user_spawn_with(READER " " LINE, NULL, &err, setup_reader, cs.ep);
 	KEXPECT(reader);
-	/* It holds the console once it said so: from then on keys wait for it. */
-	holding = reader && wait_lines(cs.cons, HOLDING);
-	KEXPECT(holding);
-	if (holding) {
-		console_capture(said, sizeof(said));
-		if (!ktest_type_on_console(LINE "\n"))
-			ktest_info("nobody types on the serial line (run from the monitor)");
-		KEXPECT_EQ(end_of(reader), 0);
-		console_capture(NULL, 0);
-		/* Its printf() came back through the server's console capability, whole. */
-		KEXPECT(strstr(said, ECHOED));
-		KEXPECT(console_obj_lines(cs.cons) >= HOLDING + 1);
-	} else if (reader) {
-		killed(reader);
-	}
+	reads_typed_line(&cs, reader, ECHOED);	/* (its printf(): through the server, whole) */
 	stop_server(&cs);
 }
 
@@ -163,32 +190,12 @@ KTEST(console_server_hands_keys_to_the_kernel_when_nobody_holds)
 KTEST(console_server_published_is_every_programs_console)
 {
 	struct console_server cs;
-	struct user_task *plain;
-	bool holding;
-	int err;
 
-	if (console_input_irq() < 0 || !boot_module_find(CONSOLE_SERVER) ||
-	    !boot_module_find(PLAIN))
+	if (!have(PLAIN))
 		KTEST_SKIP("needs " CONSOLE_SERVER ", " PLAIN " and the console's input by interrupt");
 	if (!start_server(&cs))
 		return;
-	console_server_publish(cs.ep);
-	plain = user_spawn(PLAIN " " LINE, NULL, &err);
-	console_server_publish(NULL);	/* (it has its capability already) */
-	KEXPECT(plain);
-	holding = plain && wait_lines(cs.cons, HOLDING);
-	KEXPECT(holding);
-	if (holding) {
-		console_capture(said, sizeof(said));
-		if (!ktest_type_on_console(LINE "\n"))
-			ktest_info("nobody types on the serial line (run from the monitor)");
-		KEXPECT_EQ(end_of(plain), 0);
-		console_capture(NULL, 0);
-		KEXPECT(strstr(said, PLAIN_ECHOED));
-		KEXPECT(console_obj_lines(cs.cons) >= HOLDING + 1);
-	} else if (plain) {
-		killed(plain);
-	}
+	reads_typed_line(&cs, spawn_published(&cs, PLAIN " " LINE), PLAIN_ECHOED);
 	stop_server(&cs);
 }
 
@@ -202,20 +209,15 @@ KTEST(console_server_hold_ends_when_its_holder_dies)
 	struct console_server cs;
 	struct user_task *plain;
 	bool holding;
-	int err;
 
-	if (console_input_irq() < 0 || !boot_module_find(CONSOLE_SERVER) ||
-	    !boot_module_find(PLAIN))
+	if (!have(PLAIN))
 		KTEST_SKIP("needs " CONSOLE_SERVER ", " PLAIN " and the console's input by interrupt");
 	while (console_getc() >= 0)
 		;
 	if (!start_server(&cs))
 		return;
 	console_capture(said, sizeof(said));
-	console_server_publish(cs.ep);
-	plain = user_spawn(PLAIN " hang", NULL, &err);
-	console_server_publish(NULL);
-	KEXPECT(plain);
+	plain = spawn_published(&cs, PLAIN " hang");
 	holding = plain && wait_lines(cs.cons, HOLDING) && wait_said(HALF_SENT);
 	KEXPECT(holding);
 	if (plain)
@@ -254,18 +256,15 @@ KTEST(console_server_keeps_each_programs_lines_whole)
 {
 	struct console_server cs;
 	struct user_task *a, *b;
-	int err, whole = 0;
+	int whole = 0;
 
-	if (console_input_irq() < 0 || !boot_module_find(CONSOLE_SERVER) ||
-	    !boot_module_find(PLAIN))
+	if (!have(PLAIN))
 		KTEST_SKIP("needs " CONSOLE_SERVER ", " PLAIN " and the console's input by interrupt");
 	if (!start_server(&cs))
 		return;
 	console_capture(said, sizeof(said));
-	console_server_publish(cs.ep);
-	a = user_spawn(PLAIN " lines A", NULL, &err);
-	b = user_spawn(PLAIN " lines B", NULL, &err);
-	console_server_publish(NULL);
+	a = spawn_published(&cs, PLAIN " lines A");
+	b = spawn_published(&cs, PLAIN " lines B");
 	KEXPECT_EQ(end_of(a), 0);
 	KEXPECT_EQ(end_of(b), 0);
 	console_capture(NULL, 0);
