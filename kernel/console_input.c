@@ -94,6 +94,11 @@ int console_input_irq(void)
 	return in.irq;
 }
 
+bool console_input_held(void)
+{
+	return READ_ONCE(in.held);
+}
+
 unsigned long console_rx_interrupts(int cpu)
 {
 	return READ_ONCE(rx_irqs[cpu]);

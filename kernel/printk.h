@@ -36,6 +36,8 @@ int console_getc(void);
 void console_input_init(void);
 /* The UART's receive interrupt line (-1: input is polled). */
 int console_input_irq(void);
+/* Does the kernel's own handler hold it (not a driver: the boot's console server)? */
+bool console_input_held(void);
 /* The kernel lets the line go (a driver takes it), and takes it back: 0 or -errno. */
 void console_input_release(void);
 int console_input_reclaim(void);

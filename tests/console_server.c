@@ -86,10 +86,10 @@ static bool wait_said(const char *want)
 	return strstr(said, want);
 }
 
-/* Can the tests run here: the server, prog, and the console's input by interrupt? */
+/* Can the tests run here: the server, prog, and the console's line held by the kernel? */
 static bool have(const char *prog)
 {
-	return console_input_irq() >= 0 && boot_module_find(CONSOLE_SERVER) && boot_module_find(prog);
+	return kernel_console_line() >= 0 && boot_module_find(CONSOLE_SERVER) && boot_module_find(prog);
 }
 
 /* cmd started while cs is published, as the boot's programs are (it keeps its capability). */
@@ -136,7 +136,7 @@ KTEST(console_server_serves_a_typed_line_to_a_program)
 	int err;
 
 	if (!have(READER))
-		KTEST_SKIP("needs " CONSOLE_SERVER ", " READER " and the console's input by interrupt");
+		KTEST_SKIP("needs " CONSOLE_SERVER ", " READER " and " NOT_THE_KERNELS);
 	if (!start_server(&cs))
 		return;
 	reader = user_spawn_with(READER " " LINE, NULL, &err, setup_reader, cs.ep);
@@ -167,8 +167,8 @@ KTEST(console_server_hands_keys_to_the_kernel_when_nobody_holds)
 {
 	struct console_server cs;
 
-	if (console_input_irq() < 0 || !boot_module_find(CONSOLE_SERVER))
-		KTEST_SKIP("needs " CONSOLE_SERVER " and the console's input by interrupt");
+	if (!have(CONSOLE_SERVER))
+		KTEST_SKIP("needs " CONSOLE_SERVER " and " NOT_THE_KERNELS);
 	while (console_getc() >= 0)
 		;
 	if (!start_server(&cs))
@@ -192,7 +192,7 @@ KTEST(console_server_published_is_every_programs_console)
 	struct console_server cs;
 
 	if (!have(PLAIN))
-		KTEST_SKIP("needs " CONSOLE_SERVER ", " PLAIN " and the console's input by interrupt");
+		KTEST_SKIP("needs " CONSOLE_SERVER ", " PLAIN " and " NOT_THE_KERNELS);
 	if (!start_server(&cs))
 		return;
 	reads_typed_line(&cs, spawn_published(&cs, PLAIN " " LINE), PLAIN_ECHOED);
@@ -211,7 +211,7 @@ KTEST(console_server_hold_ends_when_its_holder_dies)
 	bool holding;
 
 	if (!have(PLAIN))
-		KTEST_SKIP("needs " CONSOLE_SERVER ", " PLAIN " and the console's input by interrupt");
+		KTEST_SKIP("needs " CONSOLE_SERVER ", " PLAIN " and " NOT_THE_KERNELS);
 	while (console_getc() >= 0)
 		;
 	if (!start_server(&cs))
@@ -259,7 +259,7 @@ KTEST(console_server_keeps_each_programs_lines_whole)
 	int whole = 0;
 
 	if (!have(PLAIN))
-		KTEST_SKIP("needs " CONSOLE_SERVER ", " PLAIN " and the console's input by interrupt");
+		KTEST_SKIP("needs " CONSOLE_SERVER ", " PLAIN " and " NOT_THE_KERNELS);
 	if (!start_server(&cs))
 		return;
 	console_capture(said, sizeof(said));

@@ -34,6 +34,18 @@ static inline int killed(struct user_task *t)
 	return end_of(t);
 }
 
+/*
+ * The console's receive line, if the kernel's own handler holds it; -1 if
+ * input is polled, or a driver holds it -- the boot's console server, when
+ * tests run from make run's monitor (boot with console.server=0 for them).
+ */
+#define NOT_THE_KERNELS	"the console's input by interrupt, held by the kernel (console.server=0)"
+
+static inline int kernel_console_line(void)
+{
+	return console_input_held() ? console_input_irq() : -1;
+}
+
 /* Waits until someone holds the line (held) or nobody does (!held). */
 static inline bool wait_held(unsigned int line, bool held)
 {

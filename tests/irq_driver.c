@@ -76,7 +76,7 @@ static int console_line(void)
 {
 	if (!boot_module_find(DRIVER))
 		return -ENOENT;
-	return console_input_irq();
+	return kernel_console_line();
 }
 
 /*
@@ -91,7 +91,7 @@ KTEST(irq_user_driver_serves_the_uart_from_another_cpu)
 	unsigned long before;
 
 	if (line < 0)
-		KTEST_SKIP("needs " DRIVER " and the console's input by interrupt");
+		KTEST_SKIP("needs " DRIVER " and " NOT_THE_KERNELS);
 	while (drv_cpu > 0 && !cpu_online(drv_cpu))
 		drv_cpu--;
 	if (!drv_cpu)
@@ -124,7 +124,7 @@ KTEST(irq_user_driver_killed_releases_its_interrupt)
 	struct user_task *t;
 
 	if (line < 0)
-		KTEST_SKIP("needs " DRIVER " and the console's input by interrupt");
+		KTEST_SKIP("needs " DRIVER " and " NOT_THE_KERNELS);
 	console_input_release();
 	t = start_driver("hold", 0, line);
 	if (t) {
@@ -141,7 +141,7 @@ KTEST(irq_second_holder_is_refused)
 	struct user_task *a;
 
 	if (line < 0)
-		KTEST_SKIP("needs " DRIVER " and the console's input by interrupt");
+		KTEST_SKIP("needs " DRIVER " and " NOT_THE_KERNELS);
 	/* The kernel's console holds the line: a driver is refused. */
 	KEXPECT_EQ(end_of(start_driver("hold", 0, line)), EXIT_EBUSY);
 	console_input_release();
@@ -195,7 +195,7 @@ static const char *not_given_fault(void)
 KTEST(irq_user_driver_touching_another_device_is_killed)
 {
 	if (console_line() < 0)
-		KTEST_SKIP("needs " DRIVER " and the console's input by interrupt");
+		KTEST_SKIP("needs " DRIVER " and " NOT_THE_KERNELS);
 	KEXPECT(killed_by("poke", not_given_fault()));
 }
 
@@ -207,7 +207,7 @@ KTEST(irq_user_driver_touching_another_device_is_killed)
 KTEST(irq_user_driver_uses_two_devices)
 {
 	if (console_line() < 0)
-		KTEST_SKIP("needs " DRIVER " and the console's input by interrupt");
+		KTEST_SKIP("needs " DRIVER " and " NOT_THE_KERNELS);
 	KEXPECT_EQ(end_of(start_driver("two", 0, console_input_irq())), 0);
 }
 
@@ -221,7 +221,7 @@ KTEST(irq_user_driver_uses_two_devices)
 KTEST(irq_device_grant_ends_with_its_capability)
 {
 	if (console_line() < 0)
-		KTEST_SKIP("needs " DRIVER " and the console's input by interrupt");
+		KTEST_SKIP("needs " DRIVER " and " NOT_THE_KERNELS);
 	KEXPECT(killed_by("drop", not_given_fault()));
 }
 
@@ -233,7 +233,7 @@ KTEST(irq_device_grant_ends_with_its_capability)
 KTEST(irq_device_registers_only_through_their_capability)
 {
 	if (console_line() < 0)
-		KTEST_SKIP("needs " DRIVER " and the console's input by interrupt");
+		KTEST_SKIP("needs " DRIVER " and " NOT_THE_KERNELS);
 	KEXPECT_EQ(end_of(start_driver("grab", 0, console_input_irq())), 0);
 	KEXPECT(killed_by("sneak", not_given_fault()));
 }

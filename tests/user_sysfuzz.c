@@ -57,7 +57,7 @@ KTEST(user_syscall_fuzzer_finds_every_promise_kept)
 	struct sys_exit_status st;
 	struct user_task *t;
 	char cmd[128];
-	int err, line = console_input_irq();
+	int err, line = kernel_console_line();	/* (-1: no interrupt capability for it) */
 
 	if (!boot_module_find(FUZZER))
 		KTEST_SKIP("no boot module " FUZZER " (no user programs on this boot)");
