@@ -34,7 +34,7 @@ KTEST(user_syscall_fuzzer_finds_every_promise_kept)
 		KTEST_SKIP("no boot module " FUZZER " (no user programs on this boot)");
 	snprintf(cmd, sizeof(cmd), FUZZER " seed=%s calls=%d threads=%d tasks=%d", seed, calls,
 		 threads, tasks);
-	t = user_spawn(cmd, NULL, &err);
+	t = user_spawn_root(cmd, &err);	/* (it keeps its own program, for its children) */
 	KASSERT(t);
 	if (user_task_wait_timeout(t, ktest_budget_ns(60 + calls / CALLS_PER_S, 2), &st)) {
 		ktest_info("the fuzzer did not end in time: killed");

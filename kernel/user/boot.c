@@ -1,11 +1,13 @@
 /*
- * User space at boot: the boot modules and the reaper, and under make run
- * the root task, the first boot module, which starts the others before
- * the demos play.
+ * User space at boot: the boot modules, their program objects and the
+ * reaper; under make run the root task, the first boot module, which
+ * starts the others before the demos play; and the boot capabilities the
+ * kernel gives the root task (and each task it starts as one).
  */
 #include "user/thread.h"
 #include "user/user.h"
-#include "object/object.h"
+#include "object/cap.h"
+#include "object/program.h"
 #include "demo.h"
 
 /* How long make run waits for the root task before the demos go on. */
@@ -14,7 +16,32 @@
 void user_init(void)
 {
 	boot_modules_init();
+	program_objects_init();
 	reaper_init();
+}
+
+/*
+ * The boot capabilities (lib/ipc.h): a capability to t's own quota, with
+ * which it may read it and let a child spend from it, and one to every
+ * boot program, derived from the boot space's.
+ */
+static int grant_boot_caps(struct user_task *t, void *arg)
+{
+	struct kobject *obj;
+	int err = 0, s;
+
+	(void)arg;
+	obj = quota_obj_create(t->quota, t->quota, &err);
+	if (!obj)
+		return err;
+	s = cap_insert_object(t->cspace, SYS_BOOT_SLOT_QUOTA, obj, SYS_CAP_READ | SYS_CAP_WRITE);
+	kobject_put(obj);	/* (the capability holds its own) */
+	return s < 0 ? s : program_caps_grant(t->cspace);
+}
+
+struct user_task *user_spawn_root(const char *cmdline, int *err)
+{
+	return user_spawn_with(cmdline, NULL, err, grant_boot_caps, NULL);
 }
 
 /*
@@ -35,7 +62,7 @@ void user_run_boot_programs(void)
 		printk("user: the root task %s starts in the demo\n", m->name);
 		return;
 	}
-	t = user_spawn(m->cmdline, NULL, &err);
+	t = user_spawn_root(m->cmdline, &err);
 	if (!t) {
 		printk("user: the root task %s did not start (error %d)\n", m->name, err);
 		return;

@@ -40,7 +40,6 @@ static const struct syscall syscall_table[NR_SYSCALLS] = {
 	[SYS_set_cpu]		= { "set_cpu",		sys_set_cpu,		1 },
 	[SYS_cpu]		= { "cpu",		sys_cpu,		0 },
 	[SYS_set_tls]		= { "set_tls",		sys_set_tls,		1 },
-	[SYS_spawn]		= { "spawn",		sys_spawn,		2 },
 	[SYS_task_wait]		= { "task_wait",	sys_task_wait,		2 },
 	[SYS_abort]		= { "abort",		sys_abort,		0 },
 	[SYS_nr_cpus]		= { "nr_cpus",		sys_nr_cpus,		0 },
@@ -63,9 +62,11 @@ static const struct syscall syscall_table[NR_SYSCALLS] = {
 	[SYS_ntf_poll]		= { "ntf_poll",		sys_ntf_poll,		1 },
 	[SYS_mem_map]		= { "mem_map",		sys_mem_map,		3 },
 	[SYS_mem_unmap]		= { "mem_unmap",	sys_mem_unmap,		1 },
-	[SYS_cap_spawn]		= { "cap_spawn",	sys_cap_spawn,		5 },
+	[SYS_cap_spawn]		= { "cap_spawn",	sys_cap_spawn,		1 },
 	[SYS_obj_kill]		= { "obj_kill",		sys_obj_kill,		1 },
 	[SYS_obj_wait]		= { "obj_wait",		sys_obj_wait,		2 },
+	[SYS_program_name]	= { "program_name",	sys_program_name,	3 },
+	[SYS_quota_info]	= { "quota_info",	sys_quota_info,		2 },
 };
 
 static DEFINE_PER_CPU(unsigned long, syscalls_done);
