@@ -41,13 +41,18 @@
 #define SYS_OBJ_INTERRUPT	6	/* a device interrupt line: granted by the kernel, never created */
 #define SYS_OBJ_DEVICE		7	/* a device's registers: granted by the kernel, never created */
 #define SYS_OBJ_CONSOLE		8	/* the kernel's console, whole lines: granted, never created */
-#define SYS_OBJ_TYPES		9
+#define SYS_OBJ_PROGRAM		9	/* a boot module: granted by the kernel, never created */
+#define SYS_OBJ_QUOTA		10	/* memory to spend on objects (arg: KiB carved out of the caller's) */
+#define SYS_OBJ_TYPES		11
 
 /* Rights: what a capability lets its holder do with the object. */
-#define SYS_CAP_READ		1	/* endpoint: receive; notification: wait, poll; memory: map readable; task, thread: wait for it */
-#define SYS_CAP_WRITE		2	/* endpoint: send, call; notification: signal; memory: map writable; task, thread: kill; interrupt: bind, ack; device: map; console: print, push keys */
+#define SYS_CAP_READ		1	/* endpoint: receive; notification: wait, poll; memory: map readable; task, thread: wait for it;
+					   program: read its name; quota: read its counts */
+#define SYS_CAP_WRITE		2	/* endpoint: send, call; notification: signal; memory: map writable; task, thread: kill;
+					   quota: spawn a task that spends from it; interrupt: bind, ack; device: map;
+					   console: print, push keys */
 #define SYS_CAP_GRANT		4	/* endpoint: send capabilities with messages */
-#define SYS_CAP_EXEC		8	/* memory: map executable */
+#define SYS_CAP_EXEC		8	/* memory: map executable; program: start it (SYS_cap_spawn) */
 #define SYS_CAP_ALL		15
 
 /* The most slots a capability space holds; it grows to this from SYS_CAP_FIRST_SLOTS. */
@@ -99,6 +104,49 @@
 
 /* SYS_ipc_recv's flags (argument 1). */
 #define SYS_RECV_NONBLOCK	1	/* -SYS_EAGAIN if no sender waits */
+
+/*
+ * The boot capabilities: what a task the kernel starts itself begins
+ * with -- the root task under make run, each user test under make test,
+ * a program a kernel test starts as it would start the root task
+ * (docs/microkernel.md, "The root task").  Its own quota, and one
+ * program capability per boot module, in boot order (the first, the
+ * root task's own, included), each with SYS_CAP_READ | SYS_CAP_EXEC.
+ * High in the space, so that the slots from 0 stay the program's own.
+ * A task another task spawns starts with only what its parent passed.
+ */
+#define SYS_BOOT_SLOT_QUOTA	895
+#define SYS_BOOT_SLOT_PROGRAMS	896	/* boot module i in slot 896 + i */
+#define SYS_BOOT_PROGRAMS_MAX	128
+
+/*
+ * SYS_cap_spawn's request: the program to start, with copies of the
+ * caller's capabilities caps[0 .. ncaps-1] in the child's slots 0 ..
+ * ncaps-1 (at most SYS_SPAWN_MAX_CAPS), spending from a quota the caller
+ * names, and a capability to the child in the caller's task_slot
+ * (SYS_CAP_ANY_SLOT: the first empty one; SYS_RECV_SLOT_NONE: none).
+ * Its argv is the program's name, then the words of args (args_len
+ * bytes, no NUL needed; 0: no arguments).
+ */
+struct sys_spawn {
+	int program;			/* a program capability with SYS_CAP_EXEC */
+	int quota;			/* a quota capability with SYS_CAP_WRITE, or SYS_SPAWN_MY_QUOTA */
+	int task_slot;
+	int ncaps;
+	const int *caps;
+	const char *args;
+	unsigned long args_len;
+};
+#define SYS_SPAWN_MY_QUOTA	(-1)	/* the child spends from the caller's own quota */
+#define SYS_SPAWN_MAX_CAPS	8
+
+/* What SYS_quota_info tells about a quota (bytes). */
+struct sys_quota_info {
+	long limit;			/* the most that may be charged to it at once */
+	long used;			/* charged now: objects, capability nodes, tables, quotas carved out */
+	long peak;			/* the most ever charged */
+	unsigned long refused;		/* charges refused (-SYS_ENOMEM) */
+};
 
 /* What SYS_cap_inspect tells about a capability. */
 struct sys_cap_info {

@@ -42,8 +42,8 @@
 #define SYS_set_cpu		12	/* (int cpu): moves the calling thread to cpu */
 #define SYS_cpu			13	/* (): -> the CPU the caller runs on (as it returns) */
 #define SYS_set_tls		14	/* (void *tls): the thread pointer (x86-64 FS base, AArch64 TPIDR_EL0) */
-#define SYS_spawn		15	/* (const char *cmdline, size_t len): -> task id */
-#define SYS_task_wait		16	/* (int id, struct sys_exit_status *st): -> 0 */
+/* 15: free (it was SYS_spawn, a program by name with no capability: SYS_cap_spawn now) */
+#define SYS_task_wait		16	/* (int id, struct sys_exit_status *st): -> 0 (a task it spawned) */
 #define SYS_abort		17	/* (): ends the task as killed by abort(); no return */
 #define SYS_nr_cpus		18	/* (): -> how many CPUs are online */
 /* 19..31: free.  Capabilities and IPC (lib/ipc.h, docs/microkernel.md): */
@@ -65,9 +65,11 @@
 #define SYS_ntf_poll		47	/* (int ntf): -> the bits (0: none), cleared */
 #define SYS_mem_map		48	/* (int mem, void *addr or 0, int prot): -> addr */
 #define SYS_mem_unmap		49	/* (int mem): -> 0 */
-#define SYS_cap_spawn		50	/* (cmdline, len, const int *slots, int n, int dst): -> task id */
+#define SYS_cap_spawn		50	/* (const struct sys_spawn *): -> task id */
 #define SYS_obj_kill		51	/* (int task or thread): -> 0 */
 #define SYS_obj_wait		52	/* (int task or thread, struct sys_exit_status *): -> 0 */
+#define SYS_program_name	53	/* (int program, char *buf, size_t size): -> the name's length */
+#define SYS_quota_info		54	/* (int quota, struct sys_quota_info *): -> 0 */
 /* Drivers (kernel/user/sys_irq.c; docs/drivers.md): 60..69. */
 #define SYS_irq_bind		60	/* (int irq, int ntf, u64 bits): the line signals ntf -> 0 */
 #define SYS_irq_ack		61	/* (int irq): served: the line opens again -> 0 */

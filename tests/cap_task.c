@@ -22,7 +22,7 @@ KTEST(cap_task_of_a_task_that_never_ran_goes_in_process_context)
 	int err = 0;
 
 	KASSERT(test_space_make(&ts));
-	t = user_task_create("tests/never_ran", NULL);	/* an address space, no thread */
+	t = user_task_create("tests/never_ran", NULL, NULL);	/* an address space, no thread */
 	KASSERT(t != NULL);
 	obj = task_obj_create(t, ts.q, &err);
 	KASSERT(obj != NULL);

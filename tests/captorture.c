@@ -151,7 +151,7 @@ KTEST(captorture)
 	snprintf(cmd, sizeof(cmd), PROGRAM " %d", duration_s * 1000);
 	snap(&before);
 	cap_lookup_hook = torture_hold;
-	t = user_spawn(cmd, NULL, &err);
+	t = user_spawn_root(cmd, &err);	/* (its grower starts children of its program) */
 	if (!t) {
 		cap_lookup_hook = NULL;
 		if (err == -ENOENT)

@@ -65,3 +65,38 @@ KTEST(user_caps_lists_a_tasks_capabilities_and_their_derivation)
 	KEXPECT_EQ(user_task_wait_timeout(t, ktest_budget_ns(20, 2), &st), 0);
 	user_task_put(t);
 }
+
+/*
+ * The boot capabilities a task the kernel starts as the root task holds
+ * (user_spawn_root()), as the monitor's caps lists them: its quota, and
+ * every boot program by name, each derived from the kernel's boot space.
+ */
+KTEST(user_caps_lists_the_root_tasks_boot_capabilities)
+{
+	struct sys_exit_status st;
+	struct user_task *t;
+	char line[128];
+	int err;
+
+	t = user_spawn_root(SPINNER, &err);
+	if (!t)
+		KTEST_SKIP("no boot module " SPINNER " (no user programs on this boot)");
+	console_capture(out, sizeof(out));
+	snprintf(line, sizeof(line), "caps %d", t->id);
+	KEXPECT_EQ(monitor_exec(line), MON_OK);
+	console_capture(NULL, 0);
+	snprintf(line, sizeof(line), "  %4d  quota         rw--    0 ", SYS_BOOT_SLOT_QUOTA);
+	KEXPECT(strstr(out, line));
+	for (int i = 0; i < boot_module_count(); i++) {
+		snprintf(line, sizeof(line), "  %4d  program       r-x-    0 ", SYS_BOOT_SLOT_PROGRAMS + i);
+		KEXPECT(strstr(out, line));
+		snprintf(line, sizeof(line), "a kernel space, slot %d  [%s]\n", i, boot_module(i)->name);
+		KEXPECT(strstr(out, line));
+	}
+	snprintf(line, sizeof(line), "%d capabilities in a table of 1024 slots",
+		 boot_module_count() + 1);
+	KEXPECT(strstr(out, line));
+	user_task_kill(t, SYS_KILLED_BY_KERNEL);
+	KEXPECT_EQ(user_task_wait_timeout(t, ktest_budget_ns(20, 2), &st), 0);
+	user_task_put(t);
+}

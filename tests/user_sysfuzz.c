@@ -65,7 +65,8 @@ KTEST(user_syscall_fuzzer_finds_every_promise_kept)
 		 threads, tasks);
 	if (line >= 0)
 		console_input_release();
-	t = user_spawn_with(cmd, NULL, &err, grant_driver_caps, &line);
+	/* (the boot capabilities: it keeps its own program, for its children) */
+	t = user_spawn_root_with(cmd, &err, grant_driver_caps, &line);
 	if (!t && line >= 0)
 		console_input_reclaim();
 	KASSERT(t);

@@ -1,9 +1,13 @@
 /*
  * The root task (docs/microkernel.md, "Services in user space"): the
- * kernel starts it from the first boot module under make run; it starts
- * everything else.  First the program its arguments name (make run's
- * USER_RUN, user/hello by default), waited for as the kernel used to;
- * then the services:
+ * kernel starts it from the first boot module under make run, with a
+ * capability to its quota and one to each boot program (lib/ipc.h's
+ * boot slots), and it starts everything else -- through those
+ * capabilities, the only way a program starts.  First the program its
+ * arguments name (make run's USER_RUN, user/hello by default), waited
+ * for as the kernel used to; then the services, each spending from a
+ * quota carved out of ours (SERVICE_QUOTA_KB), so that none can spend
+ * what the others need:
  *
  *   1. an endpoint for the name server, and user/nameserver with the only
  *      capability that can receive on it (its slot 0);
@@ -29,6 +33,7 @@
 #define CLIENT_TASK	102
 #define WAIT_STEP_NS	1000000UL	/* how often we look for "kv" */
 #define WAIT_STEPS	20000		/* 20 s: long, for a loaded host */
+#define SERVICE_QUOTA_KB 128		/* each service's share of our quota */
 
 static int failed;
 
@@ -66,15 +71,39 @@ static const char *join(char *buf, size_t size, int argc, char **argv)
 	return buf;
 }
 
+/* cmd with cap in its slot 0, spending from a quota of its own carved out of ours. */
 static int spawn(const char *cmd, int cap, int task_slot)
 {
-	int id = q_spawn_caps(cmd, &cap, 1, task_slot);
+	int quota = q_quota_create(SYS_CAP_ANY_SLOT, SERVICE_QUOTA_KB);
+	int id = quota < 0 ? quota : q_spawn_quota(cmd, quota, &cap, 1, task_slot);
 
 	if (id < 0)
 		printf("root: %s did not start (error %d)\n", cmd, id);
 	else
-		printf("root: started %s, task %d, with a capability in its slot 0\n", cmd, id);
+		printf("root: started %s, task %d, with a capability in its slot 0 and %d KiB\n",
+		       cmd, id, SERVICE_QUOTA_KB);
+	if (quota >= 0)
+		q_cap_delete(quota);	/* (the child's task keeps the quota) */
 	return id;
+}
+
+/* What the kernel gave us, if it started us (another parent passes what it chooses). */
+static void say_we_start(void)
+{
+	struct sys_quota_info q;
+	struct sys_cap_info info;
+	int n = 0;
+
+	if (q_quota_info(SYS_BOOT_SLOT_QUOTA, &q)) {
+		printf("root: task %d starts the services\n", q_task_id());
+		return;
+	}
+	while (n < SYS_BOOT_PROGRAMS_MAX && !q_cap_inspect(SYS_BOOT_SLOT_PROGRAMS + n, &info) &&
+	       info.type == SYS_OBJ_PROGRAM)
+		n++;
+	printf("root: task %d starts the services; it holds its quota (slot %d, %ld KiB) and %d "
+	       "programs (slots %d-%d)\n", q_task_id(), SYS_BOOT_SLOT_QUOTA, q.limit / 1024, n,
+	       SYS_BOOT_SLOT_PROGRAMS, SYS_BOOT_SLOT_PROGRAMS + n - 1);
 }
 
 /* The server registers itself: look until it has. */
@@ -126,7 +155,7 @@ int main(int argc, char **argv)
 
 	if (argc > 1)
 		run_program(join(cmd, sizeof(cmd), argc - 1, argv + 1));
-	printf("root: task %d starts the services\n", q_task_id());
+	say_we_start();
 	if (ns < 0 || spawn(NAMESERVER, ns, NS_TASK) < 0)
 		return 1;
 	/* Everyone else may call the name server and send it capabilities, never receive. */

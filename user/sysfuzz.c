@@ -18,7 +18,9 @@
  *
  * Capabilities and IPC (docs/microkernel.md) are fuzzed among several
  * tasks: slot 0 holds an endpoint a server thread answers, slot 1 a
- * notification; every fuzzing thread creates, copies, mints, moves,
+ * notification, slot 2 its own program (of the boot capabilities the
+ * kernel starts it with, the only one it keeps: it starts no other
+ * program); every fuzzing thread creates, copies, mints, moves,
  * deletes, revokes and inspects capabilities in slots 0..31 (now and
  * then anywhere), and sends, calls, receives and replies on them, with
  * capabilities in the messages; tasks=N more fuzzing tasks start with
@@ -49,10 +51,12 @@
 #define ARENA		(USER_MAP_BASE + (1UL << 36))	/* 64 GiB above the map area */
 #define ARENA_PAGES	256
 #define MAX_WORKERS	8
-#define CHILD		"user/sysfuzz exit"
+#define SELF		"user/sysfuzz"
+#define CHILD_ARGS	"exit"
 #define CAP_SLOTS	32			/* the slots fuzzed most */
 #define SERVED_EP	0			/* the endpoint the server thread answers */
 #define FUZZ_NTF	1
+#define PROGRAM		2			/* our own program: the only one we may start */
 #define SHARED_SLOTS	8			/* what a fuzzing child task gets a copy of */
 #define MAX_TASKS	3
 #define DRIVER_SLOTS	8			/* 8: interrupt, 9: device, 10: console (tests/user_sysfuzz.c) */
@@ -74,7 +78,8 @@ static uint64_t seed;
 static char text[8];			/* what console_write may print */
 static int long_lived[MAX_WORKERS + 3];	/* the fuzzing threads, main, the server: never waited for */
 static unsigned long restarts;			/* fuzzing threads stuck in a wait, killed, replaced */
-static char child_cmd[] = CHILD;
+static char child_args[] = CHILD_ARGS;
+static struct sys_spawn spawn_reqs[MAX_WORKERS + 1];
 static struct sys_exit_status statuses[4];
 static volatile int stop;
 
@@ -189,6 +194,21 @@ static void shape_driver_call(struct fuzzer *f, long nr, long *a)
 	}
 }
 
+/* A spawn request: mostly our own program, with "exit" (it ends at once). */
+static struct sys_spawn *shape_spawn(struct fuzzer *f)
+{
+	struct sys_spawn *req = &spawn_reqs[f->id % (MAX_WORKERS + 1)];
+
+	req->program = below(f, 4) ? PROGRAM : (int)cap_slot(f);
+	req->quota = below(f, 2) ? SYS_SPAWN_MY_QUOTA : (int)cap_slot(f);
+	req->task_slot = below(f, 2) ? SYS_RECV_SLOT_NONE : (int)cap_slot(f);
+	req->ncaps = (int)below(f, SHARED_SLOTS + 2);	/* (one too many: -SYS_EINVAL) */
+	req->caps = below(f, 2) ? spawn_slots : (const int *)bad_pointer(f);
+	req->args = below(f, 8) ? child_args : (const char *)bad_pointer(f);
+	req->args_len = req->args == child_args ? strlen(child_args) : (unsigned long)number(f);
+	return req;
+}
+
 static void shape_cap_call(struct fuzzer *f, long nr, long *a)
 {
 	a[0] = cap_slot(f);
@@ -198,6 +218,7 @@ static void shape_cap_call(struct fuzzer *f, long nr, long *a)
 		a[0] = below(f, 8) ? 1 + (long)below(f, SYS_OBJ_TYPES) : number(f);
 		a[1] = cap_slot(f);
 		a[2] = a[0] == SYS_OBJ_MEMORY ? 1 + (long)below(f, 4) :
+		       a[0] == SYS_OBJ_QUOTA && below(f, 2) ? 1 + (long)below(f, 64) :
 		       a[0] == SYS_OBJ_THREAD ? q_thread_id() + (long)below(f, 6) - 3 : number(f);
 		break;
 	case SYS_cap_mint:
@@ -242,11 +263,12 @@ static void shape_cap_call(struct fuzzer *f, long nr, long *a)
 		shape_driver_call(f, nr, a);
 		break;
 	case SYS_cap_spawn:
-		a[0] = below(f, 8) ? bad_pointer(f) : (long)child_cmd;
-		a[1] = a[0] == (long)child_cmd ? (long)strlen(child_cmd) : number(f);
-		a[2] = below(f, 2) ? (long)spawn_slots : bad_pointer(f);
-		a[3] = (long)below(f, SHARED_SLOTS + 2);
-		a[4] = below(f, 2) ? SYS_RECV_SLOT_NONE : cap_slot(f);
+		a[0] = below(f, 8) ? bad_pointer(f) : (long)shape_spawn(f);	/* a task is dear */
+		break;
+	case SYS_program_name:
+	case SYS_quota_info:
+		a[1] = below(f, 2) ? (long)info_page : bad_pointer(f);
+		a[2] = below(f, 2) ? (long)below(f, sizeof(info_page) + 1) : number(f);
 		break;
 	}
 }
@@ -304,10 +326,6 @@ static void shape(struct fuzzer *f, long nr, long *a)
 	case SYS_set_tls:
 		a[0] = below(f, 2) ? bad_pointer(f) : number(f);
 		break;
-	case SYS_spawn:
-		a[0] = below(f, 8) ? bad_pointer(f) : (long)child_cmd;	/* a task is dear */
-		a[1] = a[0] == (long)child_cmd ? (long)strlen(child_cmd) : number(f);
-		break;
 	default:
 		if (nr >= SYS_cap_create && nr < NR_SYSCALLS)
 			shape_cap_call(f, nr, a);
@@ -344,7 +362,8 @@ static bool deadly(const struct fuzzer *f, long nr, const long *a)
 	    a[1] != (long)&statuses[0] && a[1] != (long)&statuses[1] &&
 	    a[1] != (long)&statuses[2] && a[1] != (long)&statuses[3])
 		return true;	/* it would write our memory */
-	if ((nr == SYS_cap_inspect || nr == SYS_obj_wait) && !outside_user(a[1]) &&
+	if ((nr == SYS_cap_inspect || nr == SYS_obj_wait || nr == SYS_program_name ||
+	     nr == SYS_quota_info) && !outside_user(a[1]) &&
 	    a[1] != (long)&cap_info[f->id % (MAX_WORKERS + 1)] && a[1] != (long)info_page)
 		return true;	/* it would write our memory */
 	/* Killing, or waiting for, a thread of ours (or ourselves) ends or stalls the run. */
@@ -380,7 +399,7 @@ static bool kept_cap_call(long nr, const long *a, long r)
 	switch (nr) {
 	case SYS_cap_create:
 		if (a[0] != SYS_OBJ_ENDPOINT && a[0] != SYS_OBJ_NOTIFICATION &&
-		    a[0] != SYS_OBJ_MEMORY && a[0] != SYS_OBJ_THREAD)
+		    a[0] != SYS_OBJ_MEMORY && a[0] != SYS_OBJ_THREAD && a[0] != SYS_OBJ_QUOTA)
 			return r == -SYS_EINVAL;
 		return r < 0 || (r < SYS_CAP_MAX_SLOTS && (a[1] == SYS_CAP_ANY_SLOT || r == a[1]));
 	case SYS_cap_delete:
@@ -426,7 +445,7 @@ static bool kept(long nr, const long *a, long r)
 		return r == -SYS_EFAULT;
 	if ((nr == SYS_thread_wait || nr == SYS_task_wait) && outside_user(a[1]))
 		return r == -SYS_EFAULT;
-	if (nr == SYS_spawn && outside_user(a[0]) && a[1] > 0 && a[1] < 256)
+	if (nr == SYS_cap_spawn && outside_user(a[0]))
 		return r == -SYS_EFAULT;
 	if (nr == SYS_set_tls && a[0] && outside_user(a[0]))
 		return r == -SYS_EINVAL;
@@ -446,7 +465,7 @@ static bool kept(long nr, const long *a, long r)
 static bool dear(long nr)
 {
 	return nr == SYS_map || nr == SYS_unmap || nr == SYS_thread_create ||
-	       nr == SYS_spawn || nr == SYS_set_cpu || nr == SYS_yield || nr == SYS_sleep;
+	       nr == SYS_cap_spawn || nr == SYS_set_cpu || nr == SYS_yield || nr == SYS_sleep;
 }
 
 static long draw_number(struct fuzzer *f)
@@ -476,7 +495,7 @@ static void one_call(struct fuzzer *f)
 		r = q_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	if (nr == SYS_set_tls && !SYS_IS_ERROR(r))
 		q_syscall(SYS_set_tls, (long)own_tls, 0, 0, 0, 0, 0);	/* newlib needs ours */
-	if (nr == SYS_spawn && r > 0)
+	if (nr == SYS_cap_spawn && r > 0)
 		q_task_wait(r, &statuses[f->id % 4]);
 	f->calls++;
 	f->per_call[nr >= 0 && nr < NR_SYSCALLS ? nr : NR_SYSCALLS]++;
@@ -610,13 +629,28 @@ static void supervise(int *tids)
 	}
 }
 
+/*
+ * The kernel started us with its boot capabilities: our own program
+ * moves to PROGRAM, among the slots fuzzed and given to the fuzzing
+ * tasks; every other program and our quota's capability go, so nothing
+ * the fuzzer draws can start another program.
+ */
+static void keep_only_our_program(void)
+{
+	int self = q_program(SELF);
+
+	if (self >= 0 && q_cap_move(self, PROGRAM) != PROGRAM)
+		printf("sysfuzz: could not keep our program in slot %d\n", PROGRAM);
+	q_drop_boot_caps();
+}
+
 /* tasks=N: more fuzzing tasks, each with copies of our first slots. */
 static int start_children(int *ids)
 {
 	char cmd[96];
 	int n = 0;
 
-	snprintf(cmd, sizeof(cmd), "user/sysfuzz child seed=%#llx calls=%lu threads=1",
+	snprintf(cmd, sizeof(cmd), SELF " child seed=%#llx calls=%lu threads=1",
 		 (unsigned long long)(seed + 1), total_calls / 2);
 	for (int i = 0; i < nr_tasks && i < MAX_TASKS; i++) {
 		ids[n] = q_spawn_caps(cmd, spawn_slots, SHARED_SLOTS, SYS_RECV_SLOT_NONE);
@@ -685,7 +719,7 @@ int main(int argc, char **argv)
 	unsigned long broken = 0;
 
 	if (argc > 1 && !strcmp(argv[1], "exit"))
-		return 0;	/* the child SYS_spawn starts */
+		return 0;	/* the child SYS_cap_spawn starts */
 	parse_args(argc, argv);
 	printf("sysfuzz: seed %#llx, %lu calls, %d threads beside the first, %d more tasks "
 	       "(replay: user/sysfuzz seed=%#llx calls=%lu threads=%d tasks=%d)\n",
@@ -696,7 +730,8 @@ int main(int argc, char **argv)
 		fuzzers[i].rng = seed + 0x632be59bd9b4e019ULL * (uint64_t)i;
 		fuzzers[i].id = i;
 	}
-	if (!child_fuzzer) {	/* (a child got both from its parent) */
+	if (!child_fuzzer) {	/* (a child got all three from its parent) */
+		keep_only_our_program();
 		q_endpoint_create(SERVED_EP);
 		q_notification_create(FUZZ_NTF);
 		nr_children = start_children(children);

@@ -110,7 +110,7 @@ static void root_task_runs(void)
 	demo_say("The kernel starts one program, the root task; it makes an endpoint, starts");
 	demo_say("the name server with the only capability that receives on it, then the");
 	demo_say("key-value server, which registers \"kv\", and two clients that look it up:");
-	t = user_spawn(ROOT, NULL, &err);
+	t = user_spawn_root(ROOT, &err);
 	if (!t) {
 		demo_fail("%s did not start (error %d)", ROOT, err);
 		return;

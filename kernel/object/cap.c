@@ -131,6 +131,8 @@ static unsigned int type_rights(unsigned int type)
 	case KOBJ_INTERRUPT:	return SYS_CAP_WRITE;
 	case KOBJ_DEVICE:	return SYS_CAP_WRITE;
 	case KOBJ_CONSOLE:	return SYS_CAP_WRITE;
+	case KOBJ_PROGRAM:	return SYS_CAP_READ | SYS_CAP_EXEC;
+	case KOBJ_QUOTA:	return SYS_CAP_READ | SYS_CAP_WRITE;
 	default:		return 0;
 	}
 }
@@ -177,8 +179,11 @@ int cap_create(struct cspace *cs, unsigned int type, long slot, long arg)
 	case KOBJ_THREAD:
 		obj = thread_obj_of_tid(cs->task, arg, &err);
 		break;
+	case KOBJ_QUOTA:
+		obj = quota_obj_carve(cs->quota, arg, &err);
+		break;
 	default:
-		return -EINVAL;		/* (a task comes from SYS_cap_spawn) */
+		return -EINVAL;		/* (a task comes from SYS_cap_spawn, a program from the boot) */
 	}
 	if (!obj)
 		return err;
@@ -445,11 +450,11 @@ static void parent_str(const struct cap *c, char *out, size_t size)
 
 void cap_show_space(struct cspace *cs)
 {
-	char rights[5], from[48];
+	char rights[5], from[48], what[64];
 	int n = 0;
 
 	mutex_lock(&cap_mutex);
-	printk("  slot  type          rights  badge                 object  derived from\n");
+	printk("  slot  type          rights  badge                 object  derived from  [what]\n");
 	for (long slot = 0; slot < SYS_CAP_MAX_SLOTS; slot++) {
 		struct cap *c = cspace_get(cs, slot);
 
@@ -457,8 +462,10 @@ void cap_show_space(struct cspace *cs)
 			continue;
 		rights_str(c->rights, rights);
 		parent_str(c, from, sizeof(from));
-		printk("  %4ld  %-12s  %-6s  %-20lu  %6lu  %s%s\n", slot, kobject_type_name(c->type),
-		       rights, c->badge, c->obj->id, from, c->revoking ? " (revoking)" : "");
+		kobject_describe(c->obj, what, sizeof(what));
+		printk("  %4ld  %-12s  %-6s  %-20lu  %6lu  %s%s%s%s%s\n", slot,
+		       kobject_type_name(c->type), rights, c->badge, c->obj->id, from,
+		       c->revoking ? " (revoking)" : "", *what ? "  [" : "", what, *what ? "]" : "");
 		n++;
 	}
 	printk("  %d capabilit%s in a table of %u slots\n", n, n == 1 ? "y" : "ies",

@@ -8,6 +8,7 @@
 #include "object/endpoint.h"
 #include "object/memory.h"
 #include "object/notification.h"
+#include "object/program.h"
 #include "object/task.h"
 #include "object/interrupt.h"
 #include "object/device.h"
@@ -49,6 +50,15 @@ const char *kobject_type_name(unsigned int type)
 	if (type == KCACHE_CAP)
 		return "capability";
 	return type < NR_KOBJ_TYPES && types[type].ops ? types[type].ops->name : "?";
+}
+
+void kobject_describe(struct kobject *obj, char *buf, size_t size)
+{
+	const struct kobj_ops *ops = types[obj->head.type].ops;
+
+	buf[0] = 0;
+	if (ops->describe)
+		ops->describe(obj, buf, size);
 }
 
 struct kobject *kobject_create(enum kobj_type type, struct quota *q, long extra)
@@ -194,4 +204,6 @@ void object_init(void)
 	interrupt_obj_init();
 	device_obj_init();
 	console_obj_init();
+	program_obj_init();
+	quota_obj_init();
 }

@@ -5,13 +5,14 @@
  *
  *   object.c        the base: references, capabilities, the free after a grace period
  *   cache.c         the type-stable caches every object comes from
- *   quota.c         what each task may make the kernel allocate
+ *   quota.c         what each task may make the kernel allocate; quota objects
  *   cspace.c        a task's capability space: the table of slots, the RCU lookup
  *   cap.c           capabilities: create, copy, mint, move, delete, revoke (the derivation tree)
  *   endpoint.c      synchronous IPC rendezvous; ipc.c a thread's half of it
  *   notification.c  signal bits
  *   memory.c        frames a task may map
  *   task.c          a task (kernel/user/task.h's, named by a capability)
+ *   program.c       a boot module, as a program a capability lets its holder start
  *   thread.c        a thread (kernel/user/thread.h's), and its IPC state
  *   interrupt.c     a device interrupt line, bound to a notification (docs/drivers.md)
  *   device.c        a device's registers, for its driver (docs/drivers.md)
@@ -44,6 +45,8 @@ enum kobj_type {
 	KOBJ_INTERRUPT = SYS_OBJ_INTERRUPT,
 	KOBJ_DEVICE = SYS_OBJ_DEVICE,
 	KOBJ_CONSOLE = SYS_OBJ_CONSOLE,
+	KOBJ_PROGRAM = SYS_OBJ_PROGRAM,
+	KOBJ_QUOTA = SYS_OBJ_QUOTA,
 	NR_KOBJ_TYPES = SYS_OBJ_TYPES,
 	KCACHE_CAP = 16,		/* capability nodes (cap.c): not objects */
 };
@@ -68,11 +71,15 @@ struct kobj_ops {
 	void (*last_cap)(struct kobject *obj);
 	/* Its last reference is gone, a grace period ago: drop what it holds (may be NULL; must not sleep). */
 	void (*release)(struct kobject *obj);
+	/* A few words on what it is, for the monitor's caps (may be NULL). */
+	void (*describe)(struct kobject *obj, char *buf, size_t size);
 };
 
 /* Registers a type's ops and makes its cache (object_init() calls each type's init). */
 void kobject_register(enum kobj_type type, const struct kobj_ops *ops);
 const char *kobject_type_name(unsigned int type);
+/* The type's describe(), or an empty string. */
+void kobject_describe(struct kobject *obj, char *buf, size_t size);
 
 /* A new object of type, charged to q (size plus extra bytes it will allocate): refs 1. */
 struct kobject *kobject_create(enum kobj_type type, struct quota *q, long extra);

@@ -50,9 +50,13 @@ struct kobject *task_obj_create(struct user_task *t, struct quota *q, int *err)
 	return obj;
 }
 
-int task_objects_init(struct user_task *t)
+int task_objects_init(struct user_task *t, struct quota *q)
 {
-	t->quota = quota_create(quota_default_bytes());
+	if (q)
+		quota_get(q);
+	else
+		q = quota_create(quota_default_bytes());
+	t->quota = q;
 	if (!t->quota)
 		return -ENOMEM;
 	t->cspace = cspace_create(t->quota, t);

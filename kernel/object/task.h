@@ -17,8 +17,12 @@ struct task_obj {
 	struct user_task *task;		/* with a reference */
 };
 
-/* kernel/user/task.c's hooks: the task is made, ends (its space empties), is freed. */
-int task_objects_init(struct user_task *t);
+/*
+ * kernel/user/task.c's hooks: the task is made -- spending from q, or
+ * from a new quota of its own if q is NULL (a task the kernel starts) --,
+ * ends (its space empties), is freed.
+ */
+int task_objects_init(struct user_task *t, struct quota *q);
 void task_objects_exit(struct user_task *t);
 void task_objects_free(struct user_task *t);
 

@@ -1,7 +1,8 @@
 /*
  * Starting the console server (user/console_server.c, docs/drivers.md):
- * the kernel lets the UART's receive line go and starts the program with
- * what it needs, the root-task way -- the line's interrupt capability in
+ * the kernel lets the UART's receive line go and starts the program,
+ * through the boot space's program capability to it, with what it
+ * needs, the root-task way -- the line's interrupt capability in
  * its slot 0, the UART's registers in 1, a new endpoint to serve in 2,
  * the kernel's console in 3.  While no program holds the console, the
  * server hands the keys back to the kernel (SYS_console_push), so the
@@ -19,6 +20,7 @@
 #include "object/console.h"
 #include "object/device.h"
 #include "object/interrupt.h"
+#include "object/program.h"
 #include "user/console_server.h"
 #include <errno.h>
 
@@ -43,8 +45,18 @@ void console_server_publish(struct kobject *ep)
 		kobject_put(old);
 }
 
+int console_server_published(void)
+{
+	int yes;
+
+	mutex_lock(&published_lock);
+	yes = published != NULL;
+	mutex_unlock(&published_lock);
+	return yes;
+}
+
 /*
- * user_spawn_with()'s: t's SYS_CAP_CONSOLE_SLOT gets the published
+ * user_spawn_program()'s: t's SYS_CAP_CONSOLE_SLOT gets the published
  * endpoint, to call and to give capabilities to (a client's hold sends one
  * to its own thread: user/console_server.c), with a badge of its own (the
  * server keeps each client's line and hold apart by it; t has no id yet).
@@ -94,17 +106,22 @@ static int setup(struct user_task *t, void *arg)
 	return 0;
 }
 
+/* (through the boot space's capability to the program, as the root task starts its services) */
 int console_server_start(struct console_server *cs)
 {
+	struct spawn_how how = { .setup = setup, .arg = cs };
+	struct kobject *prog;
 	int err = 0;
 
 	*cs = (struct console_server){ 0 };
 	if (console_input_irq() < 0)
 		return -ENODEV;
-	if (!boot_module_find(CONSOLE_SERVER))
+	prog = program_get(CONSOLE_SERVER);
+	if (!prog)
 		return -ENOENT;
 	console_input_release();
-	cs->task = user_spawn_with(CONSOLE_SERVER, NULL, &err, setup, cs);
+	cs->task = user_spawn_program(program_module(prog), CONSOLE_SERVER, &how, &err);
+	kobject_put(prog);	/* (boot modules stay for ever) */
 	if (!cs->task) {
 		console_server_put(cs);
 		console_input_reclaim();

@@ -16,9 +16,10 @@ struct console_server {
 };
 
 /*
- * Lets the UART's line go and starts the server: 0, or -ENODEV (input is
- * polled), -ENOENT (no such boot module), or the spawn's error (the line
- * taken back).  console_server_put() drops the references.
+ * Lets the UART's line go and starts the server, through the boot space's
+ * program capability: 0, or -ENODEV (input is polled), -ENOENT (no such
+ * boot module), or the spawn's error (the line taken back).
+ * console_server_put() drops the references.
  */
 int console_server_start(struct console_server *cs);
 void console_server_put(struct console_server *cs);
@@ -29,7 +30,12 @@ void console_server_boot(void);
  * their standard input and output go through that server.
  */
 void console_server_publish(struct kobject *ep);
-/* user_spawn_with()'s: the published endpoint into t's SYS_CAP_CONSOLE_SLOT, if any. */
+/* Is a server published (1) or not (0)? */
+int console_server_published(void);
+/*
+ * user_spawn_program()'s, for every start (SYS_cap_spawn's too): the
+ * published endpoint into t's SYS_CAP_CONSOLE_SLOT, if any.
+ */
 void console_server_give(struct user_task *t);
 
 #endif

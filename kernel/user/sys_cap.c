@@ -8,12 +8,10 @@
 #include "user/syscalls.h"
 #include "object/cap.h"
 #include "object/memory.h"
+#include "object/program.h"
 #include "object/task.h"
 #include "object/types.h"
 #include <errno.h>
-
-/* The most capabilities SYS_cap_spawn gives a child (its slots 0 ..). */
-#define SPAWN_MAX_CAPS		8
 
 static struct cspace *current_cspace(void)
 {
@@ -26,8 +24,8 @@ long sys_cap_create(const struct syscall_args *a)
 	long type = a->arg[0];
 
 	if (type != KOBJ_ENDPOINT && type != KOBJ_NOTIFICATION && type != KOBJ_MEMORY &&
-	    type != KOBJ_THREAD)
-		return -EINVAL;
+	    type != KOBJ_THREAD && type != KOBJ_QUOTA)
+		return -EINVAL;		/* (tasks come from SYS_cap_spawn, programs from the boot) */
 	return cap_create(current_cspace(), type, a->arg[1], a->arg[2]);
 }
 
@@ -84,7 +82,7 @@ long sys_mem_unmap(const struct syscall_args *a)
 
 struct spawn_caps {
 	struct cspace *from;
-	int slots[SPAWN_MAX_CAPS];
+	int slots[SYS_SPAWN_MAX_CAPS];
 	int n;
 	long task_slot;			/* where the parent wants the child's capability */
 	struct kobject *task_obj;	/* the capability's object once made (a reference) */
@@ -119,33 +117,85 @@ static int spawn_setup(struct user_task *child, void *arg)
 	return 0;
 }
 
+/* The child's argv: the program's name, then the caller's args. */
+static int spawn_cmdline(char *cmdline, const struct boot_module *m, const struct sys_spawn *req)
+{
+	size_t name_len = strlen(m->name);
+
+	strcpy(cmdline, m->name);
+	if (!req->args_len)
+		return 0;
+	if (req->args_len >= MODULE_CMDLINE_LEN - name_len - 1)
+		return -E2BIG;
+	cmdline[name_len] = ' ';
+	if (copy_from_user(cmdline + name_len + 1, (uintptr_t)req->args, req->args_len))
+		return -EFAULT;
+	cmdline[name_len + 1 + req->args_len] = '\0';
+	return 0;
+}
+
+/* The quota the child spends from, with a reference: the caller's, or a quota capability's. */
+static int spawn_quota(int slot, struct quota **out)
+{
+	struct cap_ref ref;
+	int err;
+
+	if (slot == SYS_SPAWN_MY_QUOTA) {
+		*out = current_user_task()->quota;
+		quota_get(*out);
+		return 0;
+	}
+	err = cap_lookup(current_cspace(), slot, KOBJ_QUOTA, SYS_CAP_WRITE, &ref);
+	if (err)
+		return err;
+	*out = quota_of(ref.obj);
+	quota_get(*out);
+	kobject_put(ref.obj);
+	return 0;
+}
+
 /*
- * (cmdline, len, const int *slots, n, task_slot): the program cmdline
- * names, with copies of the caller's capabilities slots[0 .. n-1] in its
- * slots 0 .. n-1, and a capability to it in the caller's task_slot
- * (SYS_CAP_ANY_SLOT: the first empty one; SYS_RECV_SLOT_NONE: none).
- * The child's task id; nothing is left behind if any step fails.
+ * (const struct sys_spawn *req): the program req->program names (a
+ * capability with SYS_CAP_EXEC: no other way to start one), spending from
+ * req->quota, with copies of the caller's capabilities req->caps[0 ..
+ * ncaps-1] in its slots 0 .. ncaps-1, and a capability to it in the
+ * caller's req->task_slot (SYS_CAP_ANY_SLOT: the first empty one;
+ * SYS_RECV_SLOT_NONE: none).  The child's task id; nothing is left
+ * behind if any step fails.
  */
 long sys_cap_spawn(const struct syscall_args *a)
 {
 	char cmdline[MODULE_CMDLINE_LEN];
 	struct spawn_caps sc = { .from = current_cspace() };
-	size_t len = a->arg[1];
-	long n = a->arg[3], task_slot = a->arg[4];
+	struct spawn_how how = { .parent = current_user_task(), .setup = spawn_setup, .arg = &sc };
+	const struct boot_module *m;
 	struct user_task *child;
+	struct sys_spawn req;
+	struct cap_ref prog;
 	int err, id;
 
-	if (!len || len >= sizeof(cmdline) || n < 0 || n > SPAWN_MAX_CAPS)
-		return len >= sizeof(cmdline) ? -E2BIG : -EINVAL;
-	if (task_slot < SYS_RECV_SLOT_NONE || task_slot >= SYS_CAP_MAX_SLOTS)
-		return -EBADF;
-	if (copy_from_user(cmdline, a->arg[0], len) ||
-	    copy_from_user(sc.slots, a->arg[2], n * sizeof(int)))
+	if (copy_from_user(&req, a->arg[0], sizeof(req)))
 		return -EFAULT;
-	cmdline[len] = '\0';
-	sc.n = n;
-	sc.task_slot = task_slot;
-	child = user_spawn_with(cmdline, current_user_task(), &err, spawn_setup, &sc);
+	if (req.ncaps < 0 || req.ncaps > SYS_SPAWN_MAX_CAPS)
+		return -EINVAL;
+	if (req.task_slot < SYS_RECV_SLOT_NONE || req.task_slot >= SYS_CAP_MAX_SLOTS)
+		return -EBADF;
+	if (req.ncaps && copy_from_user(sc.slots, (uintptr_t)req.caps, req.ncaps * sizeof(int)))
+		return -EFAULT;
+	sc.n = req.ncaps;
+	sc.task_slot = req.task_slot;
+	err = cap_lookup(sc.from, req.program, KOBJ_PROGRAM, SYS_CAP_EXEC, &prog);
+	if (err)
+		return err;
+	m = program_module(prog.obj);
+	kobject_put(prog.obj);		/* (boot modules stay for ever: m stays valid) */
+	err = spawn_cmdline(cmdline, m, &req);
+	if (!err)
+		err = spawn_quota(req.quota, &how.quota);
+	if (err)
+		return err;
+	child = user_spawn_program(m, cmdline, &how, &err);
+	quota_put(how.quota);		/* (the child holds its own) */
 	if (sc.task_obj) {
 		/* A step after the capability failed: the child never runs, and goes with it. */
 		if (!child)
@@ -157,6 +207,48 @@ long sys_cap_spawn(const struct syscall_args *a)
 	id = child->id;
 	user_task_put(child);
 	return id;
+}
+
+/* (program, buf, size): its name, with a NUL, in buf -> the name's length. */
+long sys_program_name(const struct syscall_args *a)
+{
+	const struct boot_module *m;
+	struct cap_ref ref;
+	size_t len;
+	int err = cap_lookup(current_cspace(), a->arg[0], KOBJ_PROGRAM, SYS_CAP_READ, &ref);
+
+	if (err)
+		return err;
+	m = program_module(ref.obj);	/* (boot modules stay for ever) */
+	kobject_put(ref.obj);
+	len = strlen(m->name);
+	if (a->arg[2] < len + 1)
+		return -E2BIG;
+	if (copy_to_user(a->arg[1], m->name, len + 1))
+		return -EFAULT;
+	return len;
+}
+
+/* (quota, struct sys_quota_info *): its limit and counts. */
+long sys_quota_info(const struct syscall_args *a)
+{
+	struct sys_quota_info info = { 0 };
+	struct cap_ref ref;
+	struct quota *q;
+	int err;
+
+	if (put_user(info, a->arg[1]))
+		return -EFAULT;
+	err = cap_lookup(current_cspace(), a->arg[0], KOBJ_QUOTA, SYS_CAP_READ, &ref);
+	if (err)
+		return err;
+	q = quota_of(ref.obj);
+	info.limit = q->limit;
+	info.used = atomic_long_read(&q->used);
+	info.peak = READ_ONCE(q->peak);
+	info.refused = READ_ONCE(q->refused);
+	kobject_put(ref.obj);
+	return put_user(info, a->arg[1]) ? -EFAULT : 0;
 }
 
 /* A task or thread capability with `rights`: its object, with a reference. */

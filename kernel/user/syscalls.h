@@ -24,7 +24,6 @@ typedef long (*syscall_fn)(const struct syscall_args *a);
 long sys_exit(const struct syscall_args *a);
 long sys_abort(const struct syscall_args *a);
 long sys_task_id(const struct syscall_args *a);
-long sys_spawn(const struct syscall_args *a);
 long sys_task_wait(const struct syscall_args *a);
 /* sys_thread.c */
 long sys_thread_create(const struct syscall_args *a);
@@ -55,6 +54,8 @@ long sys_cap_inspect(const struct syscall_args *a);
 long sys_mem_map(const struct syscall_args *a);
 long sys_mem_unmap(const struct syscall_args *a);
 long sys_cap_spawn(const struct syscall_args *a);
+long sys_program_name(const struct syscall_args *a);
+long sys_quota_info(const struct syscall_args *a);
 long sys_obj_kill(const struct syscall_args *a);
 long sys_obj_wait(const struct syscall_args *a);
 /* sys_ipc.c: endpoints and notifications */

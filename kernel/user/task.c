@@ -23,7 +23,8 @@ static const char *basename_of(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-struct user_task *user_task_create(const char *path, struct user_task *parent)
+struct user_task *user_task_create(const char *path, struct user_task *parent,
+				   struct quota *quota)
 {
 	struct user_task *t = kzalloc(sizeof(*t), GFP_KERNEL);
 
@@ -34,7 +35,7 @@ struct user_task *user_task_create(const char *path, struct user_task *parent)
 		kfree(t);
 		return NULL;
 	}
-	if (task_objects_init(t)) {
+	if (task_objects_init(t, quota)) {
 		mm_put(t->mm);
 		kfree(t);
 		return NULL;

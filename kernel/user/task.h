@@ -73,7 +73,9 @@ struct user_task {
 	struct cpumask tlb_ipi_cpus;
 };
 
-struct user_task *user_task_create(const char *path, struct user_task *parent);
+/* quota: what it spends from (NULL: a quota of its own, as the kernel's tasks get). */
+struct user_task *user_task_create(const char *path, struct user_task *parent,
+				   struct quota *quota);
 void user_task_get(struct user_task *t);
 void user_task_put(struct user_task *t);
 /* Puts t on the task list (its first thread is starting), or takes it off. */

@@ -51,7 +51,7 @@ u64 bench_run_program(const char *cmdline)
 	u64 t0 = ktime_get_ns();
 	int err;
 
-	t = user_spawn(cmdline, NULL, &err);
+	t = user_spawn_root(cmdline, &err);	/* (pingpong starts its server task) */
 	if (!t)
 		return 0;
 	if (user_task_wait_timeout(t, ktest_budget_ns(120, 2), &st) || st.killed || st.status) {

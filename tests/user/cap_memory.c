@@ -49,7 +49,7 @@ static void revoke_unmaps_everywhere(int mem)
 {
 	int ntf = q_notification_create(SYS_CAP_ANY_SLOT), caps[2] = { mem, ntf };
 	struct sys_exit_status st;
-	int task = 950;
+	int task = 850;
 
 	CHECK(q_spawn_caps(READER, caps, 2, task) > 0);
 	CHECK_EQ(q_wait(ntf), 1);		/* it mapped the copy and reads it */

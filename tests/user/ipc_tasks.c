@@ -41,7 +41,7 @@ int main(void)
 	caps[0] = ep;
 	caps[1] = release;
 	caps[2] = held;
-	server = 901;
+	server = 801;
 	CHECK(q_spawn_caps(SERVER, caps, 3, server) > 0);
 	/* The clients' capabilities: write only, badged.  Then ours to receive goes. */
 	client = q_cap_mint(ep, SYS_CAP_ANY_SLOT, SYS_CAP_WRITE, 0);
@@ -56,8 +56,8 @@ int main(void)
 
 	/* A client killed while the server holds its call: the server goes on. */
 	caller_caps[0] = q_cap_mint(client, SYS_CAP_ANY_SLOT, SYS_CAP_WRITE, 33);
-	CHECK(q_spawn_caps(CALLER " 2", caller_caps, 1, 900) > 0);
-	caller = 900;
+	CHECK(q_spawn_caps(CALLER " 2", caller_caps, 1, 800) > 0);
+	caller = 800;
 	CHECK_EQ(q_wait(held), 1);		/* the server holds its call */
 	CHECK_EQ(q_kill(caller), 0);
 	CHECK_EQ(q_wait_for(caller, &st), 0);

@@ -2,7 +2,8 @@
  * The services in user space (docs/microkernel.md): the root task runs
  * the name server, the key-value server and two clients, and exits 0 only
  * if every client got its values back and a call to the killed server
- * failed with -EPIPE.  Then the name server's rules, one by one, against
+ * failed with -EPIPE.  It gets the programs it starts from us, as
+ * capabilities, and nothing else: without them it starts nothing.  Then the name server's rules, one by one, against
  * a name server of our own: a registration needs a capability and the
  * endpoint's grant right, a name is taken once, an unknown name is
  * -ENOENT, only the registrant unregisters, and what a lookup returns is
@@ -14,17 +15,28 @@
 
 #define ROOT		"user/root"
 #define NAMESERVER	"user/nameserver"
+#define KVSERVER	"user/kvserver"
+#define KVCLIENT	"user/kvclient"
 #define NS_TASK		200
 
-static void root_task_runs_the_services(void)
+/* The root task with the capabilities to the first n of its programs: its exit status. */
+static int run_root(int n)
 {
+	int programs[] = { q_program(NAMESERVER), q_program(KVSERVER), q_program(KVCLIENT) };
 	struct sys_exit_status st = { -1, -1 };
-	int id = q_spawn(ROOT, strlen(ROOT));
+	int id = q_spawn_caps(ROOT, programs, n, SYS_RECV_SLOT_NONE);
 
 	CHECK(id > 0);
 	CHECK_EQ(q_task_wait(id, &st), 0);
 	CHECK_EQ(st.killed, 0);
-	CHECK_EQ(st.status, 0);
+	return st.status;
+}
+
+static void root_task_runs_the_services(void)
+{
+	CHECK_EQ(run_root(3), 0);
+	/* Without the name server's program it cannot start it, and says so. */
+	CHECK_EQ(run_root(0), 1);
 }
 
 static void name_server_rules(void)

@@ -136,11 +136,24 @@ long q_memory_map(int mem, void *addr, int prot);	/* the address */
 int q_memory_unmap(int mem);
 
 /*
- * Tasks by capability: the program cmdline with copies of caps[0 .. n-1]
- * in its slots 0 .. n-1, and a capability to it in task_slot (or
- * SYS_RECV_SLOT_NONE).  Its task id.
+ * Tasks by capability: the program cmdline names (its first word, found
+ * by q_program()) with the rest of cmdline as its arguments, copies of
+ * caps[0 .. n-1] in its slots 0 .. n-1, and a capability to it in
+ * task_slot (or SYS_RECV_SLOT_NONE).  q_spawn_caps's child spends from
+ * our quota; q_spawn_quota's from the quota capability `quota` (one
+ * carved out with q_quota_create(): a share of its own).  Its task id.
  */
 int q_spawn_caps(const char *cmdline, const int *caps, int n, int task_slot);
+int q_spawn_quota(const char *cmdline, int quota, const int *caps, int n, int task_slot);
+
+/*
+ * Quotas: q_quota_create carves kib KiB out of our quota into a new quota
+ * object (-SYS_ENOMEM if ours cannot spare them; they come back when the
+ * quota is freed: its capabilities, the tasks spending from it and
+ * their objects all gone).  q_quota_info reads one's counts.
+ */
+int q_quota_create(int slot, long kib);
+int q_quota_info(int quota, struct sys_quota_info *info);
 int q_kill(int task_or_thread);
 int q_wait_for(int task_or_thread, struct sys_exit_status *st);
 

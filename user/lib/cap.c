@@ -62,10 +62,14 @@ int q_memory_unmap(int mem)
 	return q_syscall(SYS_mem_unmap, mem, 0, 0, 0, 0, 0);
 }
 
-int q_spawn_caps(const char *cmdline, const int *caps, int n, int task_slot)
+int q_quota_create(int slot, long kib)
 {
-	return q_syscall(SYS_cap_spawn, (long)cmdline, (long)strlen(cmdline), (long)caps, n,
-			 task_slot, 0);
+	return q_syscall(SYS_cap_create, SYS_OBJ_QUOTA, slot, kib, 0, 0, 0);
+}
+
+int q_quota_info(int quota, struct sys_quota_info *info)
+{
+	return q_syscall(SYS_quota_info, quota, (long)info, 0, 0, 0, 0);
 }
 
 int q_kill(int task_or_thread)

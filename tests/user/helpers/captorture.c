@@ -235,16 +235,21 @@ static int child_main(int n)
 static int grower(void *arg)
 {
 	int caps[CHILD_MAX], n = nr_servers < CHILD_MAX ? nr_servers : CHILD_MAX, task;
+	char cmd[24];
+	struct sys_spawn req = {
+		.program = q_program("tests/user/helpers/captorture"), .quota = SYS_SPAWN_MY_QUOTA,
+		.task_slot = CHILD_TASK, .ncaps = n, .caps = caps, .args = cmd,
+	};
 	struct sys_exit_status st;
-	char cmd[64];
 	int r;
 
 	(void)arg;
 	for (int c = 0; c < n; c++)
 		caps[c] = CHILD_CAPS + c;
-	snprintf(cmd, sizeof(cmd), "tests/user/helpers/captorture child %d", n);
+	snprintf(cmd, sizeof(cmd), "child %d", n);
+	req.args_len = strlen(cmd);
 	while (!stop) {
-		r = q_spawn_caps(cmd, caps, n, CHILD_TASK);
+		r = q_cap_spawn(&req);	/* (the program looked up once: a child a loop) */
 		if (r < 0) {
 			FAIL("spawning a child: error %d\n", r);
 			break;
