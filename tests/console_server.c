@@ -200,6 +200,32 @@ KTEST(console_server_published_is_every_programs_console)
 }
 
 /*
+ * A program started by another through SYS_cap_spawn (as the root task
+ * starts everything under make run) gets the published server too: the
+ * child of console_plain's "child" mode -- its parent prints nothing --
+ * must hold the console, read the typed line and echo it through the
+ * server, as a program the kernel started does.
+ */
+KTEST(console_server_published_reaches_programs_tasks_spawn)
+{
+	struct console_server cs;
+	struct user_task *t;
+	int err;
+
+	if (!have(PLAIN))
+		KTEST_SKIP("needs " CONSOLE_SERVER ", " PLAIN " and " NOT_THE_KERNELS);
+	if (!start_server(&cs))
+		return;
+	/* (published until the child is done: it starts after its parent, as the boot's do) */
+	console_server_publish(cs.ep);
+	t = user_spawn_root(PLAIN " child " LINE, &err);	/* (it holds its own program) */
+	KEXPECT(t);
+	reads_typed_line(&cs, t, PLAIN_ECHOED);
+	console_server_publish(NULL);
+	stop_server(&cs);
+}
+
+/*
  * A program killed while it holds the console (waiting in fgets()) lets
  * the hold go: keys typed afterwards reach the kernel's readers again,
  * and the half line it left is printed, ended.

@@ -11,6 +11,10 @@
  *   console_plain hang   prints half a line, says so through the kernel's
  *                        console, and waits for input for ever (the test
  *                        kills it while it holds the console)
+ *   console_plain child LINE  starts "console_plain LINE" through its
+ *                        program capability (SYS_cap_spawn: the kernel
+ *                        hands the child the server too), prints nothing
+ *                        itself, and exits with the child's status
  */
 #include <stdio.h>
 #include <string.h>
@@ -32,6 +36,22 @@ static void chatter(const char *tag)
 		printf("console_plain %s %02d %s\n", tag, i, fill);
 }
 
+/* Our own program again, spawned as any task spawns one: its exit status (100 + why if not). */
+static int run_child(const char *line)
+{
+	struct sys_exit_status st;
+	char cmd[128];
+	int id;
+
+	snprintf(cmd, sizeof(cmd), "tests/user/helpers/console_plain %s", line);
+	id = q_spawn(cmd, strlen(cmd));
+	if (id < 0)
+		return 100;
+	if (q_task_wait(id, &st))
+		return 101;
+	return st.killed ? 102 : st.status;
+}
+
 int main(int argc, char **argv)
 {
 	char line[128];
@@ -40,6 +60,8 @@ int main(int argc, char **argv)
 		chatter(argv[2]);
 		return 0;
 	}
+	if (argc == 3 && !strcmp(argv[1], "child"))
+		return run_child(argv[2]);
 	if (argc != 2)
 		return 2;
 	read(0, line, 0);	/* holds the console, as any first read: keys wait for us */
