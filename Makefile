@@ -105,7 +105,7 @@ LDFLAGS := $(ARCH_LDFLAGS) -nostdlib -static -z max-page-size=4096 -z noexecstac
 # `test` and `torture` need the tests in it).  Any file dropped in one of
 # these folders is built: there is no list to edit.
 ARCH_SRCS   := $(wildcard boot/$(ARCH)/*.S arch/$(ARCH)/*.S arch/$(ARCH)/*.c)
-KERNEL_SRCS := $(wildcard kernel/*.c kernel/rcu/*.c kernel/user/*.c)
+KERNEL_SRCS := $(wildcard kernel/*.c kernel/rcu/*.c kernel/user/*.c kernel/object/*.c)
 DEMO_SRCS   := $(wildcard kernel/demo/*.c)
 TEST_SRCS   := $(sort $(wildcard tests/*.c tests/$(ARCH)/*.c tests/bench/*.c))
 SRCS := $(ARCH_SRCS) $(KERNEL_SRCS) $(DEMO_SRCS) $(TEST_SRCS)

@@ -170,6 +170,12 @@ uintptr_t arch_frame_sp(const struct trap_frame *tf);
 unsigned long arch_syscall_nr(const struct trap_frame *tf);
 unsigned long arch_syscall_arg(const struct trap_frame *tf, int n);
 void arch_syscall_set_result(struct trap_frame *tf, long ret);
+/*
+ * Writes argument register n (1 to 5) of the system call in tf, which
+ * user mode sees on return: IPC hands a received message back in them
+ * (lib/ipc.h).  Never argument 0 (on AArch64 it is the result register).
+ */
+void arch_syscall_set_arg(struct trap_frame *tf, int n, unsigned long v);
 
 /*
  * Copies between kernel and user memory with a fault fix-up: a fault

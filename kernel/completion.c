@@ -98,10 +98,10 @@ static int do_wait_for_completion(struct completion *c, int how)
 		current->state = TASK_BLOCKED;
 		if (how & WAIT_KILLABLE) {
 			/*
-			 * [killable_mb] pairs [task_kill_mb], [task_exit_mb]:
-			 * blocked before we read the kill; the killer stores
-			 * it before its wake-up reads our state.  One of us
-			 * sees the other.
+			 * [killable_mb] pairs [task_kill_mb], [task_exit_mb],
+			 * [thread_kill_mb]: blocked before we read the kill;
+			 * the killer stores it before its wake-up reads our
+			 * state.  One of us sees the other.
 			 */
 			smp_mb();
 			if (fatal_signal_pending(current)) {

@@ -56,6 +56,8 @@ void demo_list(void);
 bool demo_run(const struct demo *d);
 /* Plays every demo in order; returns how many failed. */
 int demo_run_all(void);
+/* demo=NAME and nothing else (make run DEMO=NAME). */
+bool demo_only(const char *name);
 /* The boot path: demo=NAME / list / none, then the monitor or the exit. */
 void demo_boot(void) __attribute__((noreturn));
 

@@ -5,6 +5,7 @@
 #include "ktest_runner.h"
 #include "demo.h"
 #include "user/user.h"
+#include "object/object.h"
 
 #define QUIESCENT_VERSION "0.1"
 
@@ -33,6 +34,7 @@ void kmain(void *boot_info)
 	rcu_init_cpu_threads();
 	srcu_init();
 	trace_boot();
+	object_init();		/* kernel objects and capabilities (kernel/object/) */
 	user_init();		/* the boot modules, the reaper thread */
 
 	if (!kthread_run_on_cpu(ktest_requested() ? ktest_main : demo_main, NULL, 0,

@@ -15,6 +15,8 @@
 #include "demo.h"
 #include "monitor.h"
 #include "user/user.h"
+#include "user/task.h"
+#include "object/cap.h"
 
 #define POLL_MS		10
 
@@ -129,6 +131,27 @@ static enum monitor_result cmd_ps(int argc, char **argv)
 	printk("  kernel threads:\n  pid   task            cpu  state\n");
 	for_each_task(show_task, NULL);
 	user_show_tasks();
+	return MON_OK;
+}
+
+static enum monitor_result cmd_caps(int argc, char **argv)
+{
+	struct user_task *t;
+	char *end;
+	long id;
+
+	if (argc != 2)
+		return usage("caps", "which task? caps TASK (its id, as ps lists it)");
+	id = strtol(argv[1], &end, 10);
+	if (*end || id <= 0 || (int)id != id)
+		return usage("caps", "TASK is a task id (a number, as ps lists it)");
+	t = user_task_find((int)id);
+	if (!t)
+		return usage("caps", "no user task with that id");
+	printk("  task %d (%s):\n", t->id, t->name);
+	if (t->cspace)
+		cap_show_space(t->cspace);
+	user_task_put(t);
 	return MON_OK;
 }
 
@@ -273,6 +296,7 @@ static const struct command commands[] = {
 	{ "cpus", "", "each CPU: current task, switches, idle, busy or offline", cmd_cpus },
 	{ "cpu", "off|on N", "take CPU N offline or bring it back", cmd_cpu },
 	{ "ps", "", "each CPU's run queue and current task; every kernel thread; every user task and its threads", cmd_ps },
+	{ "caps", "TASK", "a user task's capabilities: type, rights, badge, object, derived from", cmd_caps },
 	{ "rcu", "", "call_rcu() grace period, synchronize_rcu() tours, callbacks", cmd_rcu },
 	{ "demo", "[NAME|list|all]", "play a demo (no name: list them)", cmd_demo },
 	{ "test", "GLOB", "run the in-kernel tests matching GLOB", cmd_test },

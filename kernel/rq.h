@@ -23,6 +23,8 @@ struct rq {
 	struct task_struct *prev;	/* switched away from; finish_task_switch() */
 	struct list_head sleepers;	/* msleep() */
 	u64 nr_switches;
+	u64 nr_direct_switches;		/* of those, IPC's (schedule_to()) */
+	struct task_struct *handoff;	/* schedule_to()'s choice for the next switch */
 	u64 last_switch_ns;
 	bool unannounced;		/* queued by this CPU while idle: no IPI says so */
 	bool need_resched;		/* the running task should yield (need_resched()) */

@@ -192,6 +192,34 @@ static struct task_struct *pick_next(struct rq *rq)
 	return next;
 }
 
+/*
+ * The thread schedule_to() hands the CPU to, rq->lock held; NULL: none,
+ * or it cannot take it -- a kill woke it meanwhile (it is queued, or
+ * running already), or the CPU is going down (it is queued the ordinary
+ * way, here, as wake_up_process() would).  ipc_complete_locked() chose a
+ * thread blocked on this CPU, and a blocked task does not move: one
+ * found elsewhere would sleep for ever, so it is a bug, named.
+ */
+static struct task_struct *take_handoff(struct rq *rq)
+{
+	struct task_struct *next = rq->handoff;
+
+	if (!next)
+		return NULL;
+	rq->handoff = NULL;
+	if (next->state != TASK_BLOCKED)
+		return NULL;
+	if (WARN_ON_ONCE(next->cpu != smp_processor_id() || rq->curr == next))
+		return NULL;
+	if (rq->dying) {
+		enqueue_locked(rq, next, smp_processor_id());
+		return NULL;
+	}
+	next->state = TASK_RUNNING;
+	rq->nr_direct_switches++;
+	return next;
+}
+
 void __schedule(void)
 {
 	struct task_struct *prev = current, *next;
@@ -220,7 +248,7 @@ void __schedule(void)
 	 * visits, each pairing with the one on the CPU it came from; without
 	 * them the updater's kfree() could overtake a reader's loads on a
 	 * CPU it visited.  Lock plus unlock alone is not a full barrier on
-	 * AArch64.
+	 * AArch64.  IPC's direct switch (schedule_to()) passes here too.
 	 */
 	smp_mb();
 	if (prev != rq->idle && prev->state == TASK_RUNNING && prev->migrate_to < 0) {
@@ -232,8 +260,11 @@ void __schedule(void)
 			rq->nr_queued++;
 		}
 	}
-	next = pick_next(rq);
-	rq->need_resched = false;
+	next = take_handoff(rq);
+	if (!next) {
+		next = pick_next(rq);
+		rq->need_resched = false;	/* (not after a handoff: the queue still waits) */
+	}
 	next->run_on_hop = false;	/* it runs: a hop that queued it has arrived */
 	if (next == prev) {
 		spin_unlock(&rq->lock);
@@ -255,6 +286,28 @@ void __schedule(void)
 	/* prev runs again here, perhaps on another CPU. */
 	finish_task_switch();
 	local_irq_restore(flags);
+}
+
+/*
+ * IPC's direct switch (kernel/object/ipc.c): next, a thread blocked on
+ * this CPU whose IPC the caller just completed, runs now in place of the
+ * caller, which blocks for the answer -- without a trip through the run
+ * queue, as L4's and seL4's IPC fast paths hand the CPU to the receiver.
+ * It is __schedule() with another choice of next, so it is a context
+ * switch in every way RCU counts on: rcu_note_context_switch() reports
+ * the quiescent state, [schedule_mb] orders what ran here before
+ * whatever next does, and rq->curr changes, so run_on()'s argument (a
+ * task that runs on a CPU came after every reader that CPU ran before)
+ * holds for direct switches too.  The tasks waiting in the run queue are
+ * not passed over for long: need_resched() stays set, so next gives up
+ * the CPU at its return to user mode if any wait.  PREEMPT=1 never gets
+ * here (ipc.c: a preempted caller could let next run and exit first).
+ */
+void schedule_to(struct task_struct *next)
+{
+	might_sleep_check("schedule_to");
+	this_rq()->handoff = next;	/* (only this CPU's running task sets or takes it) */
+	__schedule();
 }
 
 void schedule(void)

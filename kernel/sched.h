@@ -83,6 +83,8 @@ void sched_init_cpu(int cpu);		/* each CPU, on itself */
 void cpu_idle_loop(void) __noreturn;
 
 void schedule(void);
+/* IPC's direct switch to next, blocked on this CPU (kernel/sched.c says when it may). */
+void schedule_to(struct task_struct *next);
 void cond_resched(void);
 /* Should the running task yield at its next chance (a task was queued here, a slice ended)? */
 bool need_resched(void);
@@ -119,6 +121,7 @@ void might_sleep_check(const char *what);
 int sched_nr_running(int cpu);
 struct task_struct *sched_curr(int cpu);
 u64 sched_nr_switches(int cpu);
+u64 sched_nr_direct_switches(int cpu);
 u64 sched_last_switch_ns(int cpu);
 void sched_show_cpu(int cpu);
 bool sched_cpu_idle(int cpu);

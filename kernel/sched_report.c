@@ -7,6 +7,7 @@
 int sched_nr_running(int cpu) { return READ_ONCE(runqueues[cpu].nr_queued); }
 struct task_struct *sched_curr(int cpu) { return READ_ONCE(runqueues[cpu].curr); }
 u64 sched_nr_switches(int cpu) { return READ_ONCE(runqueues[cpu].nr_switches); }
+u64 sched_nr_direct_switches(int cpu) { return READ_ONCE(runqueues[cpu].nr_direct_switches); }
 u64 sched_last_switch_ns(int cpu) { return READ_ONCE(runqueues[cpu].last_switch_ns); }
 /*
  * For stall reports: the task waiting longest in cpu's queue, copied under

@@ -30,6 +30,13 @@ struct cpu {
 	uintptr_t user_scratch;
 	int id;
 	int locks_held;		/* spinlocks this CPU holds now */
+	/*
+	 * Spinlocks taken by task code (not interrupt handlers) on this CPU,
+	 * ever: a code path that took none leaves it unchanged, which is how
+	 * the checking build proves the capability lookup takes no lock
+	 * (kernel/object/cspace.c).  Mutexes and rwlocks count: they take one.
+	 */
+	unsigned long task_locks_taken;
 	int irq_depth;		/* > 0 inside an interrupt handler */
 	u64 ticks;		/* timer interrupts taken */
 	u64 ipis;		/* IPIs taken */

@@ -28,6 +28,18 @@ static void check_recursion(spinlock_t *lock)
 		      smp_processor_id(), lock->name ? lock->name : "?");
 }
 
+/* We hold lock now: for recursion checks, might_sleep_check(), the no-lock proof (smp.h). */
+static void note_acquired(spinlock_t *lock)
+{
+	struct cpu *c = this_cpu();
+
+	lock->holder_irq_depth = c->irq_depth;
+	WRITE_ONCE(lock->holder, c->id);
+	c->locks_held++;
+	if (!c->irq_depth)
+		c->task_locks_taken++;
+}
+
 void spin_lock(spinlock_t *lock)
 {
 	unsigned int ticket;
@@ -45,9 +57,7 @@ void spin_lock(spinlock_t *lock)
 			break;
 		cpu_relax();
 	}
-	lock->holder_irq_depth = this_cpu()->irq_depth;
-	WRITE_ONCE(lock->holder, smp_processor_id());
-	this_cpu()->locks_held++;
+	note_acquired(lock);
 }
 
 bool spin_trylock(spinlock_t *lock)
@@ -76,9 +86,7 @@ bool spin_trylock(spinlock_t *lock)
 		preempt_enable();
 		return false;
 	}
-	lock->holder_irq_depth = this_cpu()->irq_depth;
-	WRITE_ONCE(lock->holder, smp_processor_id());
-	this_cpu()->locks_held++;
+	note_acquired(lock);
 	return true;
 }
 

@@ -42,11 +42,35 @@
 #define SYS_set_cpu		12	/* (int cpu): moves the calling thread to cpu */
 #define SYS_cpu			13	/* (): -> the CPU the caller runs on (as it returns) */
 #define SYS_set_tls		14	/* (void *tls): the thread pointer (x86-64 FS base, AArch64 TPIDR_EL0) */
-#define SYS_spawn		15	/* (const char *cmdline, size_t len): -> task id */
-#define SYS_task_wait		16	/* (int id, struct sys_exit_status *st): -> 0 */
+/* 15: free (it was SYS_spawn, a program by name with no capability: SYS_cap_spawn now) */
+#define SYS_task_wait		16	/* (int id, struct sys_exit_status *st): -> 0 (a task it spawned) */
 #define SYS_abort		17	/* (): ends the task as killed by abort(); no return */
 #define SYS_nr_cpus		18	/* (): -> how many CPUs are online */
-#define NR_SYSCALLS		19
+/* 19..31: free.  Capabilities and IPC (lib/ipc.h, docs/microkernel.md): */
+#define SYS_cap_create		32	/* (int type, int slot, long arg): -> the slot */
+#define SYS_cap_copy		33	/* (int src, int dst): -> the slot; same rights and badge */
+#define SYS_cap_mint		34	/* (int src, int dst, int rights, u64 badge): -> the slot */
+#define SYS_cap_move		35	/* (int src, int dst): -> the slot */
+#define SYS_cap_delete		36	/* (int slot): -> 0 */
+#define SYS_cap_revoke		37	/* (int slot): deletes every capability derived from it -> how many */
+#define SYS_cap_inspect		38	/* (int slot, struct sys_cap_info *): -> 0 */
+#define SYS_ipc_send		39	/* (int ep, info, w0..w3): -> 0 */
+#define SYS_ipc_call		40	/* (int ep, info, w0..w3): -> 0, the reply in the registers */
+#define SYS_ipc_recv		41	/* (int ep, int flags): -> badge, the message in the registers */
+#define SYS_ipc_reply		42	/* (-, info, w0..w3): -> 0, or -SYS_ESRCH: the caller is gone */
+#define SYS_ipc_reply_recv	43	/* (int ep, info, w0..w3): reply, then receive -> badge */
+#define SYS_ipc_recv_slot	44	/* (int slot): where received capabilities land (-1: any, -2: none) */
+#define SYS_ntf_signal		45	/* (int ntf, u64 bits): -> 0 */
+#define SYS_ntf_wait		46	/* (int ntf): -> the bits (never 0), cleared */
+#define SYS_ntf_poll		47	/* (int ntf): -> the bits (0: none), cleared */
+#define SYS_mem_map		48	/* (int mem, void *addr or 0, int prot): -> addr */
+#define SYS_mem_unmap		49	/* (int mem): -> 0 */
+#define SYS_cap_spawn		50	/* (const struct sys_spawn *): -> task id */
+#define SYS_obj_kill		51	/* (int task or thread): -> 0 */
+#define SYS_obj_wait		52	/* (int task or thread, struct sys_exit_status *): -> 0 */
+#define SYS_program_name	53	/* (int program, char *buf, size_t size): -> the name's length */
+#define SYS_quota_info		54	/* (int quota, struct sys_quota_info *): -> 0 */
+#define NR_SYSCALLS		55
 
 /* SYS_map's prot: never both WRITE and EXEC (-SYS_EINVAL). */
 #define SYS_PROT_READ		1
@@ -70,26 +94,35 @@ struct sys_exit_status {
 #define SYS_KILLED_FAULT	1	/* a fault in user mode (the console names it) */
 #define SYS_KILLED_ABORT	2	/* abort() */
 #define SYS_KILLED_BY_KERNEL	3	/* the kernel ended it (a test's timeout, shutdown) */
+#define SYS_KILLED_BY_TASK	4	/* another task killed it through a capability (SYS_obj_kill) */
 
 /* The error numbers (newlib's <errno.h> values); a call returns -SYS_E... */
 #define SYS_EPERM		1
 #define SYS_ENOENT		2
 #define SYS_ESRCH		3
+#define SYS_EINTR		4
 #define SYS_E2BIG		7
 #define SYS_ENOEXEC		8
+#define SYS_EBADF		9	/* no capability in that slot (empty, out of range) */
 #define SYS_ECHILD		10
 #define SYS_EAGAIN		11
 #define SYS_ENOMEM		12
+#define SYS_EACCES		13	/* the capability lacks a right the call needs */
 #define SYS_EFAULT		14
 #define SYS_EBUSY		16
 #define SYS_EEXIST		17
 #define SYS_ENODEV		19
 #define SYS_EINVAL		22
+#define SYS_ENOSPC		28	/* the capability space is full */
+#define SYS_EPIPE		32	/* the other end is gone: nobody can ever answer */
 #define SYS_EDEADLK		45
 #define SYS_ENOSYS		88
+#define SYS_ENOTSUP		134	/* a capability of the wrong type for the call */
 
 /* Is a raw result an error?  (-4095 .. -1, as Linux's IS_ERR_VALUE.) */
 #define SYS_MAX_ERRNO		4095
 #define SYS_IS_ERROR(r)		((unsigned long)(r) >= (unsigned long)-SYS_MAX_ERRNO)
+
+#include "ipc.h"
 
 #endif

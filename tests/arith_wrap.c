@@ -64,15 +64,26 @@ static bool end_grace_periods_holding_cpu(long target, u64 end)
 	return true;
 }
 
+/* gp_seq when the test began: below the wrap, unless it skips. */
+static long wrap_start_seq;
+
+/*
+ * The wrap is to blame when gp_seq crossed it during the test: at this
+ * step (the callback's number below zero, gp_seq above), or at an
+ * earlier one, where some other callback of this CPU's (the boot's
+ * object frees queue theirs too) was left waiting for a number from
+ * before the wrap, and holds back every callback queued after it.
+ */
 static void explain_stuck(long snap, long now, bool cb_ran, bool cookie_done)
 {
 	ktest_info("stuck: the callback queued for grace period %ld has %s though gp_seq "
 		   "is %ld; the cookie taken with it reads %s", snap, cb_ran ? "run" : "not run",
 		   now, cookie_done ? "done" : "not done");
-	if (snap < 0 && now >= 0)
-		ktest_info("gp_seq crossed the wrap of its unsigned long between the two (it "
-			   "starts 300 grace periods below it): compare grace-period numbers "
-			   "only with rcu_seq_done(), never with < or >=");
+	if ((snap < 0 || wrap_start_seq < 0) && now >= 0)
+		ktest_info("gp_seq crossed the wrap of its unsigned long during this test (it "
+			   "starts 300 grace periods below it; a callback left waiting for a "
+			   "number from before the wrap holds back every later one): compare "
+			   "grace-period numbers only with rcu_seq_done(), never with < or >=");
 }
 
 /*
@@ -126,6 +137,7 @@ KTEST(counters_cross_the_wrap)
 		KTEST_SKIP("both counters crossed the wrap before this test ran: "
 			   "run it first (TESTS=counters_cross_the_wrap)");
 	atomic_set(&wrap_cbs, 0);
+	wrap_start_seq = start_seq;
 	/* Until both counters are past zero, and a few grace periods beyond. */
 	while ((gp_seq_now() < 4 || (long)get_state_synchronize_rcu() < 2) && n < 1000) {
 		KASSERT(one_step(first));

@@ -342,3 +342,15 @@ KTEST(demo_monitor_bad_input)
 	KEXPECT_EQ(mon("bogus"), MON_ERROR);
 	KEXPECT(strchr(out, '\n') == out + strlen(out) - 1);
 }
+
+KTEST(demo_microkernel)
+{
+	KEXPECT(play("microkernel"));
+	KEXPECT(said("demo microkernel: done"));
+	if (num_online_cpus() < 2)
+		KTEST_SKIP("the revoke under readers needs a second CPU");
+	KEXPECT(said("A new call through slot 1 fails at once: -9 (-EBADF)"));
+	KEXPECT(said_before(" the revoke waits for: CPU", "leaves its lookup"));
+	KEXPECT(said_before("leaves its lookup", "Grace period over"));
+	KEXPECT(!strstr(out, "FREED under it"));
+}

@@ -5,7 +5,8 @@
  *
  * sysfuzz.calls=N (make test: 3000; make fuzz: millions), sysfuzz.seed=S
  * (0: the fuzzer draws one and prints it; give it back to replay a run),
- * sysfuzz.threads=N (fuzzing threads beside the first).
+ * sysfuzz.threads=N (fuzzing threads beside the first), sysfuzz.tasks=N (more
+ * fuzzing tasks, with copies of its first capabilities: 1 by default).
  */
 #include "ktest.h"
 #include "user/thread.h"
@@ -19,6 +20,8 @@ static char seed[32] = "0";
 KPARAM_STRING("sysfuzz.seed", seed);
 static int threads = 2;
 KPARAM_INT("sysfuzz.threads", threads, 0, 8);
+static int tasks = 1;	/* more fuzzing tasks, sharing capabilities (docs/microkernel.md) */
+KPARAM_INT("sysfuzz.tasks", tasks, 0, 3);
 
 KTEST(user_syscall_fuzzer_finds_every_promise_kept)
 {
@@ -29,8 +32,9 @@ KTEST(user_syscall_fuzzer_finds_every_promise_kept)
 
 	if (!boot_module_find(FUZZER))
 		KTEST_SKIP("no boot module " FUZZER " (no user programs on this boot)");
-	snprintf(cmd, sizeof(cmd), FUZZER " seed=%s calls=%d threads=%d", seed, calls, threads);
-	t = user_spawn(cmd, NULL, &err);
+	snprintf(cmd, sizeof(cmd), FUZZER " seed=%s calls=%d threads=%d tasks=%d", seed, calls,
+		 threads, tasks);
+	t = user_spawn_root(cmd, &err);	/* (it keeps its own program, for its children) */
 	KASSERT(t);
 	if (user_task_wait_timeout(t, ktest_budget_ns(60 + calls / CALLS_PER_S, 2), &st)) {
 		ktest_info("the fuzzer did not end in time: killed");

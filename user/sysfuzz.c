@@ -2,7 +2,7 @@
  * sysfuzz: random system calls with random and boundary arguments, in the
  * manner of trinity or syzkaller's random mode, from user mode.
  *
- *	user/sysfuzz [seed=N] [calls=N] [threads=N]
+ *	user/sysfuzz [seed=N] [calls=N] [threads=N] [tasks=N]
  *
  * Every call draws its number (mostly real ones, some unknown) and each
  * argument from a pool of values that find bugs: 0, -1, small numbers,
@@ -16,6 +16,19 @@
  * the ABI promises something: a pointer outside user space must give
  * -EFAULT or -EINVAL, never success; an unknown number -ENOSYS.
  *
+ * Capabilities and IPC (docs/microkernel.md) are fuzzed among several
+ * tasks: slot 0 holds an endpoint a server thread answers, slot 1 a
+ * notification, slot 2 its own program (of the boot capabilities the
+ * kernel starts it with, the only one it keeps: it starts no other
+ * program); every fuzzing thread creates, copies, mints, moves,
+ * deletes, revokes and inspects capabilities in slots 0..31 (now and
+ * then anywhere), and sends, calls, receives and replies on them, with
+ * capabilities in the messages; tasks=N more fuzzing tasks start with
+ * copies of slots 0..7, so revokes and messages cross tasks.  A call or a
+ * receive may block until the end, when the fuzzer deletes everything it
+ * holds: every waiter wakes (-EPIPE), and a thread still stuck (two that
+ * each wait for the other's reply) is killed through its capability.
+ *
  * The seed (printed first) replays the run: each thread's sequence of
  * calls is a function of it (their interleaving is the scheduler's).  It
  * ends with exit status 0 when every answer kept the ABI's promises; the
@@ -25,13 +38,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "quiescent.h"
+#include "qcap.h"
 
 #define PAGE		4096UL
 #define ARENA		(USER_MAP_BASE + (1UL << 36))	/* 64 GiB above the map area */
 #define ARENA_PAGES	256
 #define MAX_WORKERS	8
-#define CHILD		"user/sysfuzz exit"
+#define SELF		"user/sysfuzz"
+#define CHILD_ARGS	"exit"
+#define CAP_SLOTS	32			/* the slots fuzzed most */
+#define SERVED_EP	0			/* the endpoint the server thread answers */
+#define FUZZ_NTF	1
+#define PROGRAM		2			/* our own program: the only one we may start */
+#define SHARED_SLOTS	8			/* what a fuzzing child task gets a copy of */
+#define MAX_TASKS	3
 
 struct fuzzer {
 	uint64_t rng;
@@ -42,11 +62,16 @@ struct fuzzer {
 };
 
 static unsigned long total_calls = 20000;
-static int nr_workers = 2;
+static int nr_workers = 2, nr_tasks, child_fuzzer;
+static int spawn_slots[SHARED_SLOTS] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+static struct sys_cap_info cap_info[MAX_WORKERS + 1];
+static char info_page[64];
 static uint64_t seed;
 static char text[8];			/* what console_write may print */
-static int long_lived[MAX_WORKERS + 1];	/* the fuzzing threads: never waited for */
-static char child_cmd[] = CHILD;
+static int long_lived[MAX_WORKERS + 3];	/* the fuzzing threads, main, the server: never waited for */
+static unsigned long restarts;			/* fuzzing threads stuck in a wait, killed, replaced */
+static char child_args[] = CHILD_ARGS;
+static struct sys_spawn spawn_reqs[MAX_WORKERS + 1];
 static struct sys_exit_status statuses[4];
 static volatile int stop;
 
@@ -113,6 +138,113 @@ static long arena_len(struct fuzzer *f)
 	return below(f, 8) ? (long)((1 + below(f, 8)) * PAGE) : number(f);
 }
 
+/* A capability slot: mostly the few fuzzed, now and then any number at all. */
+static long cap_slot(struct fuzzer *f)
+{
+	switch (below(f, 8)) {
+	case 0:
+		return number(f);
+	case 1:
+		return SYS_CAP_ANY_SLOT;
+	default:
+		return (long)below(f, CAP_SLOTS);
+	}
+}
+
+/* A message's info word: a label, perhaps a capability (moved or not), flags valid or not. */
+static long msg_info(struct fuzzer *f)
+{
+	long info = (long)below(f, 1000);
+
+	if (below(f, 4) == 0)
+		info |= SYS_MSG_CAP(below(f, CAP_SLOTS));
+	if (below(f, 8) == 0)
+		info |= SYS_MSG_MOVE;
+	if (below(f, 16) == 0)
+		info = number(f);
+	return info;
+}
+
+/* A spawn request: mostly our own program, with "exit" (it ends at once). */
+static struct sys_spawn *shape_spawn(struct fuzzer *f)
+{
+	struct sys_spawn *req = &spawn_reqs[f->id % (MAX_WORKERS + 1)];
+
+	req->program = below(f, 4) ? PROGRAM : (int)cap_slot(f);
+	req->quota = below(f, 2) ? SYS_SPAWN_MY_QUOTA : (int)cap_slot(f);
+	req->task_slot = below(f, 2) ? SYS_RECV_SLOT_NONE : (int)cap_slot(f);
+	req->ncaps = (int)below(f, SHARED_SLOTS + 2);	/* (one too many: -SYS_EINVAL) */
+	req->caps = below(f, 2) ? spawn_slots : (const int *)bad_pointer(f);
+	req->args = below(f, 8) ? child_args : (const char *)bad_pointer(f);
+	req->args_len = req->args == child_args ? strlen(child_args) : (unsigned long)number(f);
+	return req;
+}
+
+static void shape_cap_call(struct fuzzer *f, long nr, long *a)
+{
+	a[0] = cap_slot(f);
+	a[1] = cap_slot(f);
+	switch (nr) {
+	case SYS_cap_create:
+		a[0] = below(f, 8) ? 1 + (long)below(f, SYS_OBJ_TYPES) : number(f);
+		a[1] = cap_slot(f);
+		a[2] = a[0] == SYS_OBJ_MEMORY ? 1 + (long)below(f, 4) :
+		       a[0] == SYS_OBJ_QUOTA && below(f, 2) ? 1 + (long)below(f, 64) :
+		       a[0] == SYS_OBJ_THREAD ? q_thread_id() + (long)below(f, 6) - 3 : number(f);
+		break;
+	case SYS_cap_mint:
+		a[2] = below(f, 4) ? (long)below(f, SYS_CAP_ALL + 1) : number(f);
+		a[3] = below(f, 2) ? (long)below(f, 100) : number(f);
+		break;
+	case SYS_cap_inspect:
+	case SYS_obj_wait:
+		a[1] = below(f, 4) ? (long)(f->id == MAX_WORKERS ? info_page :
+					      (char *)&cap_info[f->id]) : bad_pointer(f);
+		break;
+	case SYS_ipc_send:
+	case SYS_ipc_call:
+	case SYS_ipc_reply:
+	case SYS_ipc_reply_recv:
+		a[1] = msg_info(f);
+		if (nr == SYS_ipc_send && below(f, 8))
+			a[1] |= SYS_MSG_NONBLOCK;	/* (a blocking one may wait until it is killed) */
+		if (nr == SYS_ipc_call && below(f, 8))
+			a[0] = SERVED_EP;
+		if (nr == SYS_ipc_reply)
+			a[0] = below(f, 8) ? 0 : number(f);
+		break;
+	case SYS_ipc_recv:
+		a[1] = below(f, 8) ? SYS_RECV_NONBLOCK : number(f);
+		break;
+	case SYS_ipc_recv_slot:
+		a[0] = below(f, 2) ? (long)below(f, CAP_SLOTS) - 2 : number(f);
+		break;
+	case SYS_ntf_signal:
+		a[1] = below(f, 4) ? (long)below(f, 256) : number(f);
+		break;
+	case SYS_mem_map:
+		a[1] = below(f, 2) ? 0 : below(f, 2) ? arena_addr(f) : bad_pointer(f);
+		a[2] = (long)below(f, 9);
+		break;
+	case SYS_cap_spawn:
+		a[0] = below(f, 8) ? bad_pointer(f) : (long)shape_spawn(f);	/* a task is dear */
+		break;
+	case SYS_program_name:
+	case SYS_quota_info:
+		a[1] = below(f, 2) ? (long)info_page : bad_pointer(f);
+		a[2] = below(f, 2) ? (long)below(f, sizeof(info_page) + 1) : number(f);
+		break;
+	}
+}
+
+/* The type of the capability in slot now (0: none). */
+static int slot_type(long slot)
+{
+	struct sys_cap_info info;
+
+	return q_cap_inspect(slot, &info) ? 0 : info.type;
+}
+
 static int worker(void *arg);
 static struct fuzzer fuzzers[MAX_WORKERS + 1];	/* the last: what workers found */
 
@@ -158,9 +290,9 @@ static void shape(struct fuzzer *f, long nr, long *a)
 	case SYS_set_tls:
 		a[0] = below(f, 2) ? bad_pointer(f) : number(f);
 		break;
-	case SYS_spawn:
-		a[0] = below(f, 8) ? bad_pointer(f) : (long)child_cmd;	/* a task is dear */
-		a[1] = a[0] == (long)child_cmd ? (long)strlen(child_cmd) : number(f);
+	default:
+		if (nr >= SYS_cap_create && nr < NR_SYSCALLS)
+			shape_cap_call(f, nr, a);
 		break;
 	}
 }
@@ -175,7 +307,7 @@ static bool deadly(const struct fuzzer *f, long nr, const long *a)
 	if (nr == SYS_thread_wait) {
 		if (f->id >= MAX_WORKERS)
 			return true;
-		for (int i = 0; i <= MAX_WORKERS; i++)
+		for (int i = 0; i < MAX_WORKERS + 3; i++)
 			if (long_lived[i] && a[0] == long_lived[i])
 				return true;
 	}
@@ -194,7 +326,61 @@ static bool deadly(const struct fuzzer *f, long nr, const long *a)
 	    a[1] != (long)&statuses[0] && a[1] != (long)&statuses[1] &&
 	    a[1] != (long)&statuses[2] && a[1] != (long)&statuses[3])
 		return true;	/* it would write our memory */
+	if ((nr == SYS_cap_inspect || nr == SYS_obj_wait || nr == SYS_program_name ||
+	     nr == SYS_quota_info) && !outside_user(a[1]) &&
+	    a[1] != (long)&cap_info[f->id % (MAX_WORKERS + 1)] && a[1] != (long)info_page)
+		return true;	/* it would write our memory */
+	/* Killing, or waiting for, a thread of ours (or ourselves) ends or stalls the run. */
+	if ((nr == SYS_obj_kill || nr == SYS_obj_wait) && slot_type(a[0]) != SYS_OBJ_TASK)
+		return nr == SYS_obj_kill || slot_type(a[0]) == SYS_OBJ_THREAD;
+	if (nr == SYS_mem_map && !outside_user(a[1]) &&
+	    ((unsigned long)a[1] < ARENA || (unsigned long)a[1] >= ARENA + ARENA_PAGES * PAGE))
+		return true;	/* (only 0, the arena, or outside user space) */
+	/* A worker must end (others wait for it): nothing that may wait for ever. */
+	if (f->id == MAX_WORKERS &&
+	    (nr == SYS_ipc_reply_recv || nr == SYS_ipc_call || nr == SYS_ntf_wait ||
+	     nr == SYS_obj_wait || (nr == SYS_ipc_recv && !(a[1] & SYS_RECV_NONBLOCK)) ||
+	     (nr == SYS_ipc_send && !(a[1] & SYS_MSG_NONBLOCK))))
+		return true;
 	return false;
+}
+
+/* A slot number no capability space has (lib/ipc.h). */
+static bool no_slot(long slot)
+{
+	return slot < 0 || slot >= SYS_CAP_MAX_SLOTS;
+}
+
+/* The capability calls' promises (lib/ipc.h), where the arguments alone decide. */
+static bool kept_cap_call(long nr, const long *a, long r)
+{
+	switch (nr) {
+	case SYS_cap_create:
+		if (a[0] != SYS_OBJ_ENDPOINT && a[0] != SYS_OBJ_NOTIFICATION &&
+		    a[0] != SYS_OBJ_MEMORY && a[0] != SYS_OBJ_THREAD && a[0] != SYS_OBJ_QUOTA)
+			return r == -SYS_EINVAL;
+		return r < 0 || (r < SYS_CAP_MAX_SLOTS && (a[1] == SYS_CAP_ANY_SLOT || r == a[1]));
+	case SYS_cap_delete:
+	case SYS_cap_revoke:
+	case SYS_ntf_poll:
+	case SYS_mem_unmap:
+		return !no_slot(a[0]) || r == -SYS_EBADF;
+	case SYS_cap_mint:
+		if ((unsigned long)a[2] > SYS_CAP_ALL || (unsigned long)a[3] > SYS_BADGE_MAX)
+			return r == -SYS_EINVAL;
+		return !no_slot(a[0]) || r == -SYS_EBADF;
+	case SYS_cap_inspect:
+		return !outside_user(a[1]) || r == -SYS_EFAULT;
+	case SYS_ipc_recv:
+		if ((unsigned long)a[1] > SYS_RECV_NONBLOCK)
+			return r == -SYS_EINVAL;
+		return r < 0 ? !no_slot(a[0]) || r == -SYS_EBADF : (unsigned long)r <= SYS_BADGE_MAX;
+	case SYS_ntf_signal:
+		return (unsigned long)a[1] <= SYS_BADGE_MAX || r == -SYS_EINVAL;
+	case SYS_ipc_recv_slot:
+		return (a[0] >= SYS_RECV_SLOT_NONE && a[0] < SYS_CAP_MAX_SLOTS) || r == -SYS_EBADF;
+	}
+	return true;
 }
 
 /* What the ABI promises, where it promises something; false if the kernel broke it. */
@@ -206,7 +392,7 @@ static bool kept(long nr, const long *a, long r)
 		return r == -SYS_EFAULT;
 	if ((nr == SYS_thread_wait || nr == SYS_task_wait) && outside_user(a[1]))
 		return r == -SYS_EFAULT;
-	if (nr == SYS_spawn && outside_user(a[0]) && a[1] > 0 && a[1] < 256)
+	if (nr == SYS_cap_spawn && outside_user(a[0]))
 		return r == -SYS_EFAULT;
 	if (nr == SYS_set_tls && a[0] && outside_user(a[0]))
 		return r == -SYS_EINVAL;
@@ -214,7 +400,7 @@ static bool kept(long nr, const long *a, long r)
 		return r == -SYS_EINVAL;
 	if (nr == SYS_map && (a[2] & SYS_PROT_WRITE) && (a[2] & SYS_PROT_EXEC))
 		return r == -SYS_EINVAL;
-	return true;
+	return kept_cap_call(nr, a, r);
 }
 
 /*
@@ -226,7 +412,7 @@ static bool kept(long nr, const long *a, long r)
 static bool dear(long nr)
 {
 	return nr == SYS_map || nr == SYS_unmap || nr == SYS_thread_create ||
-	       nr == SYS_spawn || nr == SYS_set_cpu || nr == SYS_yield || nr == SYS_sleep;
+	       nr == SYS_cap_spawn || nr == SYS_set_cpu || nr == SYS_yield || nr == SYS_sleep;
 }
 
 static long draw_number(struct fuzzer *f)
@@ -256,7 +442,7 @@ static void one_call(struct fuzzer *f)
 		r = q_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	if (nr == SYS_set_tls && !SYS_IS_ERROR(r))
 		q_syscall(SYS_set_tls, (long)own_tls, 0, 0, 0, 0, 0);	/* newlib needs ours */
-	if (nr == SYS_spawn && r > 0)
+	if (nr == SYS_cap_spawn && r > 0)
 		q_task_wait(r, &statuses[f->id % 4]);
 	f->calls++;
 	f->per_call[nr >= 0 && nr < NR_SYSCALLS ? nr : NR_SYSCALLS]++;
@@ -294,6 +480,133 @@ static int fuzz_thread(void *arg)
 	return 0;
 }
 
+/* The server of SERVED_EP: answers every call (with the caller's first word back). */
+static long answer(unsigned long badge, const struct q_msg *req, struct q_msg *reply, void *arg)
+{
+	(void)badge;
+	(void)arg;
+	reply->w[0] = req->w[0];
+	return 0;
+}
+
+static int server(void *arg)
+{
+	(void)arg;
+	q_serve(SERVED_EP, answer, NULL);	/* until nothing can send to it any more */
+	return 0;
+}
+
+/*
+ * The end: every capability of this task goes, so every call, send,
+ * receive and wait on them ends (-EPIPE, -EBADF); a thread still stuck
+ * after that (two threads each holding the other's reply) is killed
+ * through a capability to it.
+ */
+static void stop_everything(const int *tids, int n, int server_tid)
+{
+	struct sys_exit_status st;
+
+	stop = 1;
+	for (int s = 0; s < SYS_CAP_MAX_SLOTS; s++)
+		q_cap_delete(s);
+	q_sleep_ns(100000000);
+	for (int i = 0; i < n; i++) {
+		int t = q_thread_cap(SYS_CAP_ANY_SLOT, tids[i]);
+
+		if (t >= 0 && q_kill(t) == 0)
+			printf("sysfuzz: thread %d still waited at the end: killed\n", tids[i]);
+		q_cap_delete(t);
+		q_thread_join(tids[i], &st);
+	}
+	q_thread_join(server_tid, &st);
+}
+
+/*
+ * Until every fuzzing thread made its share of the calls (or 60 s went
+ * by).  IPC has no timeouts: a thread that calls an endpoint nobody
+ * serves, or waits for a notification nobody signals, waits for ever.
+ * One that made no call for STALL_POLLS polls (100 ms) is killed through a
+ * capability to it -- which must wake it, wherever it waits -- and a new
+ * thread takes its place and its share.
+ */
+#define SHARE_WAIT_POLLS	6000
+#define SHARE_WAIT_POLL_NS	10000000
+#define STALL_POLLS		10
+
+static void restart(int i, int *tids)
+{
+	struct sys_exit_status st;
+	int t = q_thread_cap(SYS_CAP_ANY_SLOT, tids[i]);
+
+	if (t >= 0) {
+		q_kill(t);
+		q_cap_delete(t);
+	}
+	q_thread_join(tids[i], &st);
+	restarts++;
+	tids[i] = q_thread_create(fuzz_thread, &fuzzers[i], SYS_CPU_ANY);
+	long_lived[i] = tids[i];
+}
+
+static void supervise(int *tids)
+{
+	unsigned long share = total_calls / (nr_workers + 1), last[MAX_WORKERS + 1] = { 0 };
+	int still[MAX_WORKERS + 1] = { 0 };
+
+	for (int tries = 0; tries < SHARE_WAIT_POLLS; tries++) {
+		bool all = true;
+
+		for (int i = 0; i <= nr_workers; i++) {
+			unsigned long calls = __atomic_load_n(&fuzzers[i].calls, __ATOMIC_RELAXED);
+
+			if (calls >= share)
+				continue;
+			all = false;
+			if (calls != last[i]) {
+				last[i] = calls;
+				still[i] = 0;
+			} else if (++still[i] == STALL_POLLS) {
+				restart(i, tids);
+				still[i] = 0;
+			}
+		}
+		if (all)
+			return;
+		q_sleep_ns(SHARE_WAIT_POLL_NS);
+	}
+}
+
+/*
+ * The kernel started us with its boot capabilities: our own program
+ * moves to PROGRAM, among the slots fuzzed and given to the fuzzing
+ * tasks; every other program and our quota's capability go, so nothing
+ * the fuzzer draws can start another program.
+ */
+static void keep_only_our_program(void)
+{
+	int self = q_program(SELF);
+
+	if (self >= 0 && q_cap_move(self, PROGRAM) != PROGRAM)
+		printf("sysfuzz: could not keep our program in slot %d\n", PROGRAM);
+	q_drop_boot_caps();
+}
+
+/* tasks=N: more fuzzing tasks, each with copies of our first slots. */
+static int start_children(int *ids)
+{
+	char cmd[96];
+	int n = 0;
+
+	snprintf(cmd, sizeof(cmd), SELF " child seed=%#llx calls=%lu threads=1",
+		 (unsigned long long)(seed + 1), total_calls / 2);
+	for (int i = 0; i < nr_tasks && i < MAX_TASKS; i++) {
+		ids[n] = q_spawn_caps(cmd, spawn_slots, SHARED_SLOTS, SYS_RECV_SLOT_NONE);
+		if (ids[n] > 0)
+			n++;
+	}
+	return n;
+}
+
 static void parse_args(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {
@@ -303,6 +616,10 @@ static void parse_args(int argc, char **argv)
 			total_calls = strtoul(argv[i] + 6, NULL, 0);
 		else if (!strncmp(argv[i], "threads=", 8))
 			nr_workers = atoi(argv[i] + 8);
+		else if (!strncmp(argv[i], "tasks=", 6))
+			nr_tasks = atoi(argv[i] + 6);
+		else if (!strcmp(argv[i], "child"))
+			child_fuzzer = 1;
 	}
 	if (nr_workers < 0 || nr_workers > MAX_WORKERS)
 		nr_workers = 2;
@@ -320,8 +637,9 @@ static void report(void)
 		broken += fuzzers[i].promises_broken;
 	}
 	broken += fuzzers[MAX_WORKERS].promises_broken;
-	printf("\nsysfuzz: %lu calls (%lu succeeded), %lu broken promises; seed %#llx\n", calls, ok,
-	       broken, (unsigned long long)seed);
+	printf("\nsysfuzz: %lu calls (%lu succeeded), %lu broken promises, %lu threads stuck "
+	       "in a wait killed; seed %#llx\n", calls, ok, broken, restarts,
+	       (unsigned long long)seed);
 	printf("sysfuzz: per call:");
 	for (int nr = 0; nr <= NR_SYSCALLS; nr++) {
 		unsigned long n = 0;
@@ -344,33 +662,48 @@ static void report(void)
 
 int main(int argc, char **argv)
 {
-	int tids[MAX_WORKERS];
+	int tids[MAX_WORKERS + 1], children[MAX_TASKS], nr_children = 0, server_tid;
 	unsigned long broken = 0;
 
 	if (argc > 1 && !strcmp(argv[1], "exit"))
-		return 0;	/* the child SYS_spawn starts */
+		return 0;	/* the child SYS_cap_spawn starts */
 	parse_args(argc, argv);
-	printf("sysfuzz: seed %#llx, %lu calls, %d threads beside the first "
-	       "(replay: user/sysfuzz seed=%#llx calls=%lu threads=%d)\n",
-	       (unsigned long long)seed, total_calls, nr_workers, (unsigned long long)seed,
-	       total_calls, nr_workers);
+	printf("sysfuzz: seed %#llx, %lu calls, %d threads beside the first, %d more tasks "
+	       "(replay: user/sysfuzz seed=%#llx calls=%lu threads=%d tasks=%d)\n",
+	       (unsigned long long)seed, total_calls, nr_workers, nr_tasks,
+	       (unsigned long long)seed, total_calls, nr_workers, nr_tasks);
 	memset(text, 'z', sizeof(text));
 	for (int i = 0; i <= nr_workers; i++) {
 		fuzzers[i].rng = seed + 0x632be59bd9b4e019ULL * (uint64_t)i;
 		fuzzers[i].id = i;
 	}
-	long_lived[0] = q_thread_id();
-	for (int i = 0; i < nr_workers; i++) {
-		tids[i] = q_thread_create(fuzz_thread, &fuzzers[i + 1], SYS_CPU_ANY);
-		long_lived[i + 1] = tids[i];
+	if (!child_fuzzer) {	/* (a child got all three from its parent) */
+		keep_only_our_program();
+		q_endpoint_create(SERVED_EP);
+		q_notification_create(FUZZ_NTF);
+		nr_children = start_children(children);
 	}
-	fuzz_thread(&fuzzers[0]);
-	for (int i = 0; i < nr_workers; i++)
-		if (tids[i] > 0)
-			q_thread_join(tids[i], &statuses[0]);
-	stop = 1;
+	server_tid = q_thread_create(server, NULL, SYS_CPU_ANY);
+	/* Every fuzzer in a thread of its own: main must stay free to unstick them. */
+	long_lived[MAX_WORKERS + 1] = q_thread_id();
+	long_lived[MAX_WORKERS + 2] = server_tid;
+	for (int i = 0; i <= nr_workers; i++) {
+		tids[i] = q_thread_create(fuzz_thread, &fuzzers[i], SYS_CPU_ANY);
+		long_lived[i] = tids[i];
+	}
+	supervise(tids);
+	for (int i = 0; i < nr_children; i++) {
+		struct sys_exit_status cst = { 0 };
+
+		if (q_task_wait(children[i], &cst) || cst.status || cst.killed) {
+			printf("sysfuzz: fuzzing task %d ended with status %d, killed %d\n",
+			       children[i], cst.status, cst.killed);
+			broken++;
+		}
+	}
+	stop_everything(tids, nr_workers + 1, server_tid);
 	report();
 	for (int i = 0; i <= nr_workers; i++)
 		broken += fuzzers[i].promises_broken;
-	return broken + fuzzers[MAX_WORKERS].promises_broken ? 1 : 0;
+	return broken + fuzzers[MAX_WORKERS].promises_broken ? 1 : 0;	/* (children's included) */
 }

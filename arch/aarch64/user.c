@@ -42,6 +42,12 @@ void arch_syscall_set_result(struct trap_frame *tf, long ret)
 	tf->x[0] = ret;
 }
 
+void arch_syscall_set_arg(struct trap_frame *tf, int n, unsigned long v)
+{
+	if (n >= 1 && n < 6)
+		tf->x[n] = v;
+}
+
 /*
  * The frame of the running thread's entry from user mode: always at the
  * top of its kernel stack (vectors.S, user_entry).

@@ -86,6 +86,14 @@ void arch_syscall_set_result(struct trap_frame *tf, long ret)
 	tf->rax = ret;
 }
 
+void arch_syscall_set_arg(struct trap_frame *tf, int n, unsigned long v)
+{
+	u64 *regs[6] = { &tf->rdi, &tf->rsi, &tf->rdx, &tf->r10, &tf->r8, &tf->r9 };
+
+	if (n >= 1 && n < 6)
+		*regs[n] = v;
+}
+
 /* The thread pointer is the FS base: only the kernel writes it (no FSGSBASE in user mode). */
 void arch_set_tls(uintptr_t tls)
 {

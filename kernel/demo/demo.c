@@ -408,6 +408,11 @@ static int run_named(const char *names)
 	return failed;
 }
 
+bool demo_only(const char *name)
+{
+	return !strcmp(demo_names, name);
+}
+
 void demo_boot(void)
 {
 	bool all = !demo_names[0] || !strcmp(demo_names, "all");

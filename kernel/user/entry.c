@@ -19,7 +19,7 @@
 
 bool fatal_signal_pending(struct task_struct *t)
 {
-	return t->user && user_task_dying(t->user->task);
+	return t->user && (user_task_dying(t->user->task) || READ_ONCE(t->user->killed));
 }
 
 void enter_from_user_mode(void)
@@ -38,7 +38,7 @@ void exit_to_user_mode(void)
 	struct user_thread *ut = current->user;
 
 	for (;;) {
-		if (user_task_dying(ut->task)) {
+		if (user_task_dying(ut->task) || READ_ONCE(ut->killed)) {
 			local_irq_enable();
 			user_thread_exit(0);
 		}

@@ -1,6 +1,8 @@
 /*
- * Starting a program (user_spawn()): the boot module named by the first
- * word of a command line, checked by the ELF loader (elf.c), its
+ * Starting a program (user_spawn_program()): a boot module, named by a
+ * program capability (SYS_cap_spawn) or, for the kernel's own starts
+ * (user_spawn()), by the first word of a command line; checked by the
+ * ELF loader (elf.c), its
  * segments copied into a new address space, a stack holding its argv,
  * and its first thread at the ELF entry point.
  *
@@ -93,19 +95,34 @@ static bool args_fit(const char *cmdline)
 
 struct user_task *user_spawn(const char *cmdline, struct user_task *parent, int *err)
 {
-	char name[MODULE_NAME_LEN], why[128];
+	return user_spawn_with(cmdline, parent, err, NULL, NULL);
+}
+
+struct user_task *user_spawn_with(const char *cmdline, struct user_task *parent, int *err,
+				  int (*setup)(struct user_task *t, void *arg), void *arg)
+{
+	struct spawn_how how = { .parent = parent, .setup = setup, .arg = arg };
+	char name[MODULE_NAME_LEN];
 	const struct boot_module *m;
+
+	if (sscanf(cmdline, "%63s", name) != 1 || !(m = boot_module_find(name))) {
+		*err = -ENOENT;
+		return NULL;
+	}
+	return user_spawn_program(m, cmdline, &how, err);
+}
+
+struct user_task *user_spawn_program(const struct boot_module *m, const char *cmdline,
+				     const struct spawn_how *how, int *err)
+{
 	struct elf_image img;
 	struct user_task *t;
+	char why[128];
 	long sp;
 	int r;
 
 	if (!args_fit(cmdline)) {
 		*err = -E2BIG;
-		return NULL;
-	}
-	if (sscanf(cmdline, "%63s", name) != 1 || !(m = boot_module_find(name))) {
-		*err = -ENOENT;
 		return NULL;
 	}
 	if (elf_parse(m->data, m->size, ARCH_ELF_MACHINE, USER_BASE, USER_TOP, &img,
@@ -114,13 +131,15 @@ struct user_task *user_spawn(const char *cmdline, struct user_task *parent, int 
 		*err = -ENOEXEC;
 		return NULL;
 	}
-	t = user_task_create(m->name, parent);
+	t = user_task_create(m->name, how->parent, how->quota);
 	if (!t) {
 		*err = -ENOMEM;
 		return NULL;
 	}
 	r = load_segments(t->mm, m, &img);
 	sp = r ? r : build_stack(t->mm, cmdline);
+	if (sp >= 0 && how->setup && (r = how->setup(t, how->arg)) < 0)
+		sp = r;
 	if (sp < 0) {
 		*err = sp;
 		user_task_put(t);

@@ -93,10 +93,14 @@ static void insert_region(struct mm_struct *mm, struct vm_region *r)
 	list_add_tail(&r->node, &mm->regions);
 }
 
-/* Unmaps and frees the frames of [start, end), in batches (tlb.c first). */
+/*
+ * Unmaps the frames of [start, end), in batches, and frees them once the
+ * TLBs forgot them (tlb.c) -- unless they are not ours (VM_SHARED: a
+ * memory object's, freed with it).
+ */
 #define UNMAP_BATCH	64
 
-static void unmap_pages(struct mm_struct *mm, uintptr_t start, uintptr_t end)
+static void unmap_pages(struct mm_struct *mm, uintptr_t start, uintptr_t end, bool free)
 {
 	void *frames[UNMAP_BATCH];
 
@@ -118,26 +122,24 @@ static void unmap_pages(struct mm_struct *mm, uintptr_t start, uintptr_t end)
 		 * has flushed may they be reused.
 		 */
 		tlb_shootdown(mm, batch_start, start);
-		for (int i = 0; i < n; i++)
+		for (int i = 0; free && i < n; i++)
 			page_free(frames[i], 1);
 		mm->pages -= n;
 	}
 }
 
-long mm_map(struct mm_struct *mm, uintptr_t addr, size_t len, int prot, enum vm_kind kind)
+/*
+ * Maps [addr, addr + len) (addr 0: where there is room) with prot as a
+ * region of kind: the frames of a memory object (frames, contiguous), or
+ * new zeroed ones (frames NULL).  The address, or -ENOMEM, -EEXIST.
+ */
+static long map_region(struct mm_struct *mm, uintptr_t addr, size_t len, int prot,
+		       enum vm_kind kind, void *frames)
 {
-	struct vm_region *r;
+	struct vm_region *r = kzalloc(sizeof(*r), GFP_KERNEL);
 	uintptr_t a;
 	long ret = -ENOMEM;
 
-	if (!len || len > USER_TOP - USER_BASE || !prot_valid(prot))
-		return -EINVAL;
-	len = ALIGN_UP(len, PAGE_SIZE);
-	if (len / PAGE_SIZE > page_free_count())
-		return -ENOMEM;		/* would fail anyway, after taking every page */
-	if (addr && !user_range(addr, addr + len))
-		return -EINVAL;
-	r = kzalloc(sizeof(*r), GFP_KERNEL);
 	if (!r)
 		return -ENOMEM;
 	mutex_lock(&mm->lock);
@@ -150,19 +152,21 @@ long mm_map(struct mm_struct *mm, uintptr_t addr, size_t len, int prot, enum vm_
 		goto fail;
 	}
 	for (a = addr; a < addr + len; a += PAGE_SIZE) {
-		void *frame = page_alloc(1);
+		void *frame = frames ? (char *)frames + (a - addr) : page_alloc(1);
 
 		if (!frame)
 			break;
-		memset(frame, 0, PAGE_SIZE);
+		if (!frames)
+			memset(frame, 0, PAGE_SIZE);
 		if (arch_mm_map(&mm->arch, a, (uintptr_t)frame, prot)) {
-			page_free(frame, 1);
+			if (!frames)
+				page_free(frame, 1);
 			break;
 		}
 		mm->pages++;
 	}
 	if (a < addr + len) {
-		unmap_pages(mm, addr, a);	/* out of memory: undo */
+		unmap_pages(mm, addr, a, !frames);	/* out of memory: undo */
 		goto fail;
 	}
 	r->start = addr;
@@ -176,6 +180,43 @@ fail:
 	mutex_unlock(&mm->lock);
 	kfree(r);
 	return ret;
+}
+
+long mm_map(struct mm_struct *mm, uintptr_t addr, size_t len, int prot, enum vm_kind kind)
+{
+	if (!len || len > USER_TOP - USER_BASE || !prot_valid(prot))
+		return -EINVAL;
+	len = ALIGN_UP(len, PAGE_SIZE);
+	if (len / PAGE_SIZE > page_free_count())
+		return -ENOMEM;		/* would fail anyway, after taking every page */
+	if (addr && !user_range(addr, addr + len))
+		return -EINVAL;
+	return map_region(mm, addr, len, prot, kind, NULL);
+}
+
+long mm_map_shared(struct mm_struct *mm, uintptr_t addr, void *frames, size_t npages, int prot)
+{
+	size_t len = npages * PAGE_SIZE;
+
+	if (!npages || !prot_valid(prot) || (addr && !user_range(addr, addr + len)))
+		return -EINVAL;
+	return map_region(mm, addr, len, prot, VM_SHARED, frames);
+}
+
+void mm_unmap_shared(struct mm_struct *mm, uintptr_t addr)
+{
+	struct vm_region *r;
+
+	mutex_lock(&mm->lock);
+	list_for_each_entry(r, &mm->regions, node) {
+		if (r->kind == VM_SHARED && r->start == addr) {
+			unmap_pages(mm, r->start, r->end, false);	/* waits for the TLBs */
+			list_del(&r->node);
+			kfree(r);
+			break;
+		}
+	}
+	mutex_unlock(&mm->lock);
 }
 
 /*
@@ -220,12 +261,20 @@ int mm_unmap(struct mm_struct *mm, uintptr_t addr, size_t len)
 	if (!spare)
 		return -ENOMEM;
 	mutex_lock(&mm->lock);
+	list_for_each_entry(r, &mm->regions, node) {
+		if (r->kind == VM_SHARED && addr < r->end && end > r->start) {
+			/* A memory object's mapping goes with its capability (SYS_mem_unmap). */
+			mutex_unlock(&mm->lock);
+			kfree(spare);
+			return -EINVAL;
+		}
+	}
 	list_for_each_entry_safe(r, n, &mm->regions, node) {
 		uintptr_t s = max(addr, r->start), e = min(end, r->end);
 
 		if (s >= e)
 			continue;
-		unmap_pages(mm, s, e);
+		unmap_pages(mm, s, e, true);
 		if (cut_region(r, s, e, &spare)) {
 			list_del(&r->node);
 			kfree(r);
@@ -252,7 +301,7 @@ void mm_put(struct mm_struct *mm)
 		      cpumask_first(&mm->cpus));
 	mutex_lock(&mm->lock);
 	list_for_each_entry_safe(r, n, &mm->regions, node) {
-		unmap_pages(mm, r->start, r->end);
+		unmap_pages(mm, r->start, r->end, r->kind != VM_SHARED);
 		list_del(&r->node);
 		kfree(r);
 	}

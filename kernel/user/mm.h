@@ -26,6 +26,7 @@ enum vm_kind {
 	VM_ANON,		/* SYS_map */
 	VM_PROGRAM,		/* an ELF segment */
 	VM_STACK,		/* a thread's stack (a guard page below it stays unmapped) */
+	VM_SHARED,		/* a memory object's frames (kernel/object/memory.c): not ours to free */
 };
 
 struct vm_region {
@@ -63,8 +64,20 @@ void mm_put(struct mm_struct *mm);
  * arguments, W+X), -EEXIST (addr overlaps a region), -ENOMEM.
  */
 long mm_map(struct mm_struct *mm, uintptr_t addr, size_t len, int prot, enum vm_kind kind);
-/* Unmaps [addr, addr + len): 0, or -EINVAL. Pages not mapped are skipped. */
+/*
+ * Unmaps [addr, addr + len): 0, or -EINVAL (bad range, or it touches a
+ * VM_SHARED region, which only its capability unmaps). Pages not mapped
+ * are skipped.
+ */
 int mm_unmap(struct mm_struct *mm, uintptr_t addr, size_t len);
+/*
+ * A memory object's npages frames at addr (0: where there is room) with
+ * prot, as a VM_SHARED region: the address, or -EINVAL, -EEXIST, -ENOMEM.
+ * mm_unmap_shared() removes it, waiting for the TLB shootdown; neither
+ * frees the frames, which are the object's.
+ */
+long mm_map_shared(struct mm_struct *mm, uintptr_t addr, void *frames, size_t npages, int prot);
+void mm_unmap_shared(struct mm_struct *mm, uintptr_t addr);
 /*
  * The kernel's address of the frame behind a mapped user page (identity
  * mapped: the loader fills pages through it, never through the user's

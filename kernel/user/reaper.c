@@ -4,11 +4,13 @@
  * task_struct can go only once it is off its CPU for good: the kernel
  * thread `reaper` waits for that (kt->exited, completed by the switch
  * away from the dead thread: finish_task_switch()), then frees them and
- * drops the references the thread held (to its task, to itself).
+ * drops the references the thread held (to its task, to itself).  It also
+ * drops task references for callers that may not sleep (reaper_put_task()).
  */
 #include "user/thread.h"
 
 static LIST_HEAD(dead);
+static LIST_HEAD(task_puts);		/* tasks whose reference it drops (reaper_put_task()) */
 static DEFINE_SPINLOCK(dead_lock);
 static struct task_struct *reaper;
 static struct completion reaper_work;
@@ -25,18 +27,51 @@ void reaper_add(struct user_thread *ut)
 	complete(&reaper_work);
 }
 
-static struct user_thread *next_dead(void)
+/*
+ * A task's last reference may be the one a task capability's object
+ * held, dropped when that object is freed: in an RCU callback, which
+ * must not sleep -- and the last put of a task that never ran frees its
+ * address space (mm_put() takes a mutex) and its capability space.  The
+ * reaper drops it instead.
+ */
+void reaper_put_task(struct user_task *t)
 {
-	struct user_thread *ut = NULL;
+	unsigned long flags;
+
+	atomic_long_inc(&pending);
+	spin_lock_irqsave(&dead_lock, flags);
+	list_add_tail(&t->reap_node, &task_puts);
+	spin_unlock_irqrestore(&dead_lock, flags);
+	complete(&reaper_work);
+}
+
+/* The first entry of list, taken off it under dead_lock; NULL if it is empty. */
+static struct list_head *pop_first(struct list_head *list)
+{
+	struct list_head *first = NULL;
 	unsigned long flags;
 
 	spin_lock_irqsave(&dead_lock, flags);
-	if (!list_empty(&dead)) {
-		ut = list_first_entry(&dead, struct user_thread, reap_node);
-		list_del(&ut->reap_node);
+	if (!list_empty(list)) {
+		first = list->next;
+		list_del(first);
 	}
 	spin_unlock_irqrestore(&dead_lock, flags);
-	return ut;
+	return first;
+}
+
+static struct user_task *next_put(void)
+{
+	struct list_head *n = pop_first(&task_puts);
+
+	return n ? list_entry(n, struct user_task, reap_node) : NULL;
+}
+
+static struct user_thread *next_dead(void)
+{
+	struct list_head *n = pop_first(&dead);
+
+	return n ? list_entry(n, struct user_thread, reap_node) : NULL;
 }
 
 static int reaper_fn(void *arg)
@@ -44,15 +79,19 @@ static int reaper_fn(void *arg)
 	(void)arg;
 	for (;;) {
 		struct user_thread *ut;
+		struct user_task *t;
 
 		wait_for_completion_idle(&reaper_work);	/* no work is no hang */
 		while ((ut = next_dead())) {
-			struct user_task *t = ut->task;
-
+			t = ut->task;
 			kthread_reap(ut->kt);	/* waits until it is off its CPU */
 			ut->kt = NULL;
 			user_task_put(t);
 			user_thread_put(ut);
+			atomic_long_dec(&pending);
+		}
+		while ((t = next_put())) {
+			user_task_put(t);
 			atomic_long_dec(&pending);
 		}
 	}
@@ -67,7 +106,12 @@ void reaper_init(void)
 		panic("user: cannot start the reaper thread");
 }
 
-/* Waits until every thread given to the reaper so far is freed (the leak check). */
+/* Waits until everything given to the reaper so far is freed (the leak check). */
+bool reaper_busy(void)
+{
+	return atomic_long_read(&pending) != 0;
+}
+
 void reaper_flush(void)
 {
 	while (atomic_long_read(&pending))

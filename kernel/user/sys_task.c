@@ -1,4 +1,4 @@
-/* System calls on tasks: exit, abort, the task's id, spawning one and waiting for it. */
+/* System calls on tasks: exit, abort, the task's id, waiting for a child (spawning: sys_cap.c). */
 #include "user/syscalls.h"
 #include <errno.h>
 
@@ -25,28 +25,6 @@ long sys_task_id(const struct syscall_args *a)
 {
 	(void)a;
 	return current_user_task()->id;
-}
-
-/* (cmdline, len): the program is the boot module its first word names. */
-long sys_spawn(const struct syscall_args *a)
-{
-	uintptr_t ucmd = a->arg[0];
-	size_t len = a->arg[1];
-	char cmdline[MODULE_CMDLINE_LEN];
-	struct user_task *child;
-	int err, id;
-
-	if (!len || len >= sizeof(cmdline))
-		return len ? -E2BIG : -EINVAL;
-	if (copy_from_user(cmdline, ucmd, len))
-		return -EFAULT;
-	cmdline[len] = '\0';
-	child = user_spawn(cmdline, current_user_task(), &err);
-	if (!child)
-		return err;
-	id = child->id;
-	user_task_put(child);	/* the task list keeps it until we collect it */
-	return id;
 }
 
 /* (id, struct sys_exit_status *): a task this one spawned. */

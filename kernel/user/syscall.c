@@ -13,7 +13,9 @@ _Static_assert(SYS_EFAULT == EFAULT && SYS_EINVAL == EINVAL && SYS_ENOSYS == ENO
 	       SYS_ENOMEM == ENOMEM && SYS_ESRCH == ESRCH && SYS_ECHILD == ECHILD &&
 	       SYS_EDEADLK == EDEADLK && SYS_EEXIST == EEXIST && SYS_ENOENT == ENOENT &&
 	       SYS_E2BIG == E2BIG && SYS_ENOEXEC == ENOEXEC && SYS_EPERM == EPERM &&
-	       SYS_EAGAIN == EAGAIN && SYS_EBUSY == EBUSY && SYS_ENODEV == ENODEV,
+	       SYS_EAGAIN == EAGAIN && SYS_EBUSY == EBUSY && SYS_ENODEV == ENODEV &&
+	       SYS_EINTR == EINTR && SYS_EBADF == EBADF && SYS_EACCES == EACCES &&
+	       SYS_ENOSPC == ENOSPC && SYS_EPIPE == EPIPE && SYS_ENOTSUP == ENOTSUP,
 	       "lib/syscall.h's error numbers differ from <errno.h>");
 
 struct syscall {
@@ -38,10 +40,33 @@ static const struct syscall syscall_table[NR_SYSCALLS] = {
 	[SYS_set_cpu]		= { "set_cpu",		sys_set_cpu,		1 },
 	[SYS_cpu]		= { "cpu",		sys_cpu,		0 },
 	[SYS_set_tls]		= { "set_tls",		sys_set_tls,		1 },
-	[SYS_spawn]		= { "spawn",		sys_spawn,		2 },
 	[SYS_task_wait]		= { "task_wait",	sys_task_wait,		2 },
 	[SYS_abort]		= { "abort",		sys_abort,		0 },
 	[SYS_nr_cpus]		= { "nr_cpus",		sys_nr_cpus,		0 },
+	/* Capabilities and IPC (sys_cap.c, sys_ipc.c; lib/ipc.h): */
+	[SYS_cap_create]	= { "cap_create",	sys_cap_create,		3 },
+	[SYS_cap_copy]		= { "cap_copy",		sys_cap_copy,		2 },
+	[SYS_cap_mint]		= { "cap_mint",		sys_cap_mint,		4 },
+	[SYS_cap_move]		= { "cap_move",		sys_cap_move,		2 },
+	[SYS_cap_delete]	= { "cap_delete",	sys_cap_delete,		1 },
+	[SYS_cap_revoke]	= { "cap_revoke",	sys_cap_revoke,		1 },
+	[SYS_cap_inspect]	= { "cap_inspect",	sys_cap_inspect,	2 },
+	[SYS_ipc_send]		= { "ipc_send",		sys_ipc_send,		6 },
+	[SYS_ipc_call]		= { "ipc_call",		sys_ipc_call,		6 },
+	[SYS_ipc_recv]		= { "ipc_recv",		sys_ipc_recv,		2 },
+	[SYS_ipc_reply]		= { "ipc_reply",	sys_ipc_reply,		6 },
+	[SYS_ipc_reply_recv]	= { "ipc_reply_recv",	sys_ipc_reply_recv,	6 },
+	[SYS_ipc_recv_slot]	= { "ipc_recv_slot",	sys_ipc_recv_slot,	1 },
+	[SYS_ntf_signal]	= { "ntf_signal",	sys_ntf_signal,		2 },
+	[SYS_ntf_wait]		= { "ntf_wait",		sys_ntf_wait,		1 },
+	[SYS_ntf_poll]		= { "ntf_poll",		sys_ntf_poll,		1 },
+	[SYS_mem_map]		= { "mem_map",		sys_mem_map,		3 },
+	[SYS_mem_unmap]		= { "mem_unmap",	sys_mem_unmap,		1 },
+	[SYS_cap_spawn]		= { "cap_spawn",	sys_cap_spawn,		1 },
+	[SYS_obj_kill]		= { "obj_kill",		sys_obj_kill,		1 },
+	[SYS_obj_wait]		= { "obj_wait",		sys_obj_wait,		2 },
+	[SYS_program_name]	= { "program_name",	sys_program_name,	3 },
+	[SYS_quota_info]	= { "quota_info",	sys_quota_info,		2 },
 };
 
 static DEFINE_PER_CPU(unsigned long, syscalls_done);
@@ -75,6 +100,7 @@ void syscall_dispatch(struct trap_frame *tf)
 	this_cpu_write(syscalls_done, this_cpu_read(syscalls_done) + 1);
 	current_user_task()->syscalls++;	/* (only its own threads write it: a statistic) */
 	if (nr < NR_SYSCALLS && syscall_table[nr].fn) {
+		current->user->syscall_frame = tf;	/* IPC writes a received message there */
 		for (int i = 0; i < SYSCALL_MAX_ARGS; i++)
 			a.arg[i] = arch_syscall_arg(tf, i);
 		if (strace && (nr == SYS_exit || nr == SYS_thread_exit || nr == SYS_abort))

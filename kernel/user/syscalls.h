@@ -24,7 +24,6 @@ typedef long (*syscall_fn)(const struct syscall_args *a);
 long sys_exit(const struct syscall_args *a);
 long sys_abort(const struct syscall_args *a);
 long sys_task_id(const struct syscall_args *a);
-long sys_spawn(const struct syscall_args *a);
 long sys_task_wait(const struct syscall_args *a);
 /* sys_thread.c */
 long sys_thread_create(const struct syscall_args *a);
@@ -44,6 +43,31 @@ long sys_map(const struct syscall_args *a);
 long sys_unmap(const struct syscall_args *a);
 /* sys_console.c */
 long sys_console_write(const struct syscall_args *a);
+/* sys_cap.c: capabilities, memory objects, tasks and threads by capability */
+long sys_cap_create(const struct syscall_args *a);
+long sys_cap_copy(const struct syscall_args *a);
+long sys_cap_mint(const struct syscall_args *a);
+long sys_cap_move(const struct syscall_args *a);
+long sys_cap_delete(const struct syscall_args *a);
+long sys_cap_revoke(const struct syscall_args *a);
+long sys_cap_inspect(const struct syscall_args *a);
+long sys_mem_map(const struct syscall_args *a);
+long sys_mem_unmap(const struct syscall_args *a);
+long sys_cap_spawn(const struct syscall_args *a);
+long sys_program_name(const struct syscall_args *a);
+long sys_quota_info(const struct syscall_args *a);
+long sys_obj_kill(const struct syscall_args *a);
+long sys_obj_wait(const struct syscall_args *a);
+/* sys_ipc.c: endpoints and notifications */
+long sys_ipc_send(const struct syscall_args *a);
+long sys_ipc_call(const struct syscall_args *a);
+long sys_ipc_recv(const struct syscall_args *a);
+long sys_ipc_reply(const struct syscall_args *a);
+long sys_ipc_reply_recv(const struct syscall_args *a);
+long sys_ipc_recv_slot(const struct syscall_args *a);
+long sys_ntf_signal(const struct syscall_args *a);
+long sys_ntf_wait(const struct syscall_args *a);
+long sys_ntf_poll(const struct syscall_args *a);
 
 /* console.c */
 void user_console_write(struct user_task *t, const char *buf, size_t n);

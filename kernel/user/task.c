@@ -9,6 +9,7 @@
  * period, by kfree_rcu(), once its last reference is gone.
  */
 #include "user/thread.h"
+#include "object/task.h"
 #include <errno.h>
 
 static LIST_HEAD(task_list);
@@ -22,7 +23,8 @@ static const char *basename_of(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-struct user_task *user_task_create(const char *path, struct user_task *parent)
+struct user_task *user_task_create(const char *path, struct user_task *parent,
+				   struct quota *quota)
 {
 	struct user_task *t = kzalloc(sizeof(*t), GFP_KERNEL);
 
@@ -30,6 +32,11 @@ struct user_task *user_task_create(const char *path, struct user_task *parent)
 		return NULL;
 	t->mm = mm_create();
 	if (!t->mm) {
+		kfree(t);
+		return NULL;
+	}
+	if (task_objects_init(t, quota)) {
+		mm_put(t->mm);
 		kfree(t);
 		return NULL;
 	}
@@ -64,6 +71,7 @@ static void free_task(struct user_task *t)
 		list_del(&ut->node);
 		user_thread_put(ut);
 	}
+	task_objects_free(t);
 	atomic_long_dec(&tasks_live);
 	kfree_rcu(t, rcu);	/* user_task_find() may be looking at it */
 }
@@ -181,7 +189,7 @@ void user_task_kill(struct user_task *t, int reason)
 	if (!t->kill_reason && !t->exiting && !t->ended) {
 		WRITE_ONCE(t->kill_reason, reason);
 		/*
-		 * [task_kill_mb] pairs [killable_mb]: the reason is visible
+		 * [task_kill_mb] pairs [killable_mb], [ipc_sleep_mb]: the reason is visible
 		 * before we read each thread's state in wake_up_process(): a
 		 * thread going to sleep either sees it, or is seen asleep and
 		 * woken.  (A thread in user mode on another CPU gets our IPI,
@@ -202,7 +210,10 @@ void user_task_exit(struct user_task *t, int status)
 	if (!t->kill_reason && !t->exiting) {
 		t->exit.status = status;
 		WRITE_ONCE(t->exiting, true);
-		/* [task_exit_mb] pairs [killable_mb]: as [task_kill_mb] in user_task_kill(). */
+		/*
+		 * [task_exit_mb] pairs [killable_mb], [ipc_sleep_mb]: as
+		 * [task_kill_mb] in user_task_kill().
+		 */
 		smp_mb();
 		kick_threads_locked(t);
 	}
@@ -246,6 +257,8 @@ void user_task_end(struct user_task *t)
 	unsigned long flags;
 	bool unlist;
 
+	/* Its capabilities go first: a memory capability's mapping holds the address space. */
+	task_objects_exit(t);
 	/* (every thread, this one too, has left it: user_thread_exit()) */
 	t->tlb_shootdowns = mm->tlb_shootdowns;
 	t->tlb_ipis = mm->tlb_ipis;

@@ -51,12 +51,16 @@ struct user_task {
 	bool exiting;			/* exit() ran: exit_status is set, the other threads leave */
 	bool ended;			/* its last thread exited */
 	struct sys_exit_status exit;
+	/* Its capabilities and what it may spend on objects (kernel/object/task.c). */
+	struct cspace *cspace;
+	struct quota *quota;
 	struct user_fault_info fault;	/* kill_reason SYS_KILLED_FAULT: which */
 	struct completion done;		/* completed (for all waiters) when it ended */
 	struct user_task *parent;	/* who may wait for it (tasks_lock); NULL: the kernel */
 	bool waited;			/* its status was collected */
 	bool listed;			/* on the task list (tasks_lock) */
 	struct list_head node;		/* on the task list */
+	struct list_head reap_node;	/* on the reaper's list of puts (reaper_put_task()) */
 	struct rcu_head rcu;
 	u64 start_ns;
 	unsigned long syscalls;
@@ -69,7 +73,9 @@ struct user_task {
 	struct cpumask tlb_ipi_cpus;
 };
 
-struct user_task *user_task_create(const char *path, struct user_task *parent);
+/* quota: what it spends from (NULL: a quota of its own, as the kernel's tasks get). */
+struct user_task *user_task_create(const char *path, struct user_task *parent,
+				   struct quota *quota);
 void user_task_get(struct user_task *t);
 void user_task_put(struct user_task *t);
 /* Puts t on the task list (its first thread is starting), or takes it off. */

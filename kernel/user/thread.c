@@ -4,6 +4,7 @@
  */
 #include "user/thread.h"
 #include "user/uaccess.h"
+#include "object/thread.h"
 #include <errno.h>
 
 static atomic_t next_cpu;	/* SYS_CPU_ANY: the CPUs in turn */
@@ -127,8 +128,11 @@ int user_thread_create(struct user_task *t, uintptr_t entry, uintptr_t arg, uint
 }
 
 /* How ut ended: its own status, or how its task was ended. t->lock held. */
-static struct sys_exit_status exit_status_locked(struct user_task *t, int status)
+static struct sys_exit_status exit_status_locked(struct user_task *t, struct user_thread *ut,
+						  int status)
 {
+	if (ut->killed && !t->kill_reason && !t->exiting)
+		return (struct sys_exit_status){ .status = 0, .killed = SYS_KILLED_BY_TASK };
 	if (t->kill_reason)
 		return (struct sys_exit_status){ .status = 0, .killed = t->kill_reason };
 	if (t->exiting)
@@ -147,6 +151,7 @@ void user_thread_exit(int status)
 		panic("BUG: user thread %d leaving inside rcu_read_lock() (nesting %d)",
 		      ut->tid, current->rcu_read_lock_nesting);
 	srcu_check_task_exit(current);
+	thread_obj_exit(ut);	/* a reply it owes wakes its caller with -EPIPE */
 	if (ut->stack)
 		mm_unmap(t->mm, ut->stack, USER_STACK_PAGES * PAGE_SIZE);
 	/*
@@ -159,7 +164,7 @@ void user_thread_exit(int status)
 	switch_mm(NULL);
 	local_irq_restore(flags);
 	spin_lock_irqsave(&t->lock, flags);
-	ut->exit = exit_status_locked(t, status);
+	ut->exit = exit_status_locked(t, ut, status);
 	ut->exited = true;
 	last = --t->nr_live == 0;
 	if (last && !t->kill_reason && !t->exiting)
@@ -218,5 +223,28 @@ int user_thread_wait(int tid, struct sys_exit_status *st)
 			ret = -ESRCH;		/* another thread collected it first */
 	}
 	user_thread_put(ut);
+	return ret;
+}
+
+int user_thread_kill(struct user_thread *ut)
+{
+	struct user_task *t = ut->task;
+	unsigned long flags;
+	int cpu, ret = -ESRCH;
+
+	spin_lock_irqsave(&t->lock, flags);
+	if (!ut->exited && ut->kt) {
+		WRITE_ONCE(ut->killed, true);
+		/* [thread_kill_mb] pairs [killable_mb], [ipc_sleep_mb]: as [task_kill_mb]. */
+		smp_mb();
+		if (ut->kt != current) {
+			wake_up_process(ut->kt);
+			cpu = READ_ONCE(ut->kt->cpu);
+			if (cpu != smp_processor_id() && cpu_online(cpu))
+				arch_send_ipi(cpu, IPI_RESCHEDULE);
+		}
+		ret = 0;
+	}
+	spin_unlock_irqrestore(&t->lock, flags);
 	return ret;
 }

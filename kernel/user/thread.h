@@ -29,6 +29,10 @@ struct user_thread {
 	struct sys_exit_status exit;
 	struct completion done;		/* completed (for all) once exited */
 	struct list_head reap_node;	/* on the reaper's list */
+	/* Capabilities and IPC (kernel/object/thread.h): */
+	struct thread_obj *obj;		/* its object, made at first use */
+	bool killed;			/* killed alone, through a capability (user_thread_kill()) */
+	struct trap_frame *syscall_frame;	/* the system call it is in: IPC writes messages there */
 };
 
 /*
@@ -43,11 +47,16 @@ void user_thread_exit(int status) __noreturn;
 /* Waits for thread tid of the caller's task to exit; its status in *st. */
 int user_thread_wait(int tid, struct sys_exit_status *st);
 void user_thread_put(struct user_thread *ut);
+/* Makes ut leave at its next chance, alone (SYS_obj_kill on a thread): 0, or -ESRCH if gone. */
+int user_thread_kill(struct user_thread *ut);
 
 /* The reaper (reaper.c): frees a dead thread's kernel half once it is off its CPU. */
 void reaper_init(void);
 void reaper_add(struct user_thread *ut);
+/* user_task_put(t), by the reaper: for a caller that may not sleep (an RCU callback). */
+void reaper_put_task(struct user_task *t);
 void reaper_flush(void);	/* waits until what it was given is freed */
+bool reaper_busy(void);		/* something given to it is not freed yet */
 
 static inline struct user_thread *current_user_thread(void)
 {

@@ -33,11 +33,38 @@ void user_run_boot_programs(void);
 
 /*
  * Starts the program named by cmdline's first word (a boot module) with
- * cmdline as its argv, on behalf of parent (NULL: the kernel).  Returns
- * the task with a reference for the caller, or NULL and *err (-ENOENT: no
- * such module, -ENOEXEC: the ELF loader refused it, -E2BIG, -ENOMEM).
+ * cmdline as its argv, on behalf of parent (NULL: the kernel), with an
+ * empty capability space and a quota of its own.  Returns the task with
+ * a reference for the caller, or NULL and *err (-ENOENT: no such module,
+ * -ENOEXEC: the ELF loader refused it, -E2BIG, -ENOMEM).  The kernel's
+ * own way in, with the kernel's authority: a task starts a program only
+ * through a capability to it (SYS_cap_spawn).
  */
 struct user_task *user_spawn(const char *cmdline, struct user_task *parent, int *err);
+/* The same, with setup(t, arg) run before its first thread starts (0, or -errno: no start). */
+struct user_task *user_spawn_with(const char *cmdline, struct user_task *parent, int *err,
+				  int (*setup)(struct user_task *t, void *arg), void *arg);
+/*
+ * The same as the kernel starts the root task (boot.c): with the boot
+ * capabilities (lib/ipc.h's SYS_BOOT_SLOT_*: its quota, every boot
+ * program).  The root task, each user test, and the programs kernel
+ * tests start that start others.
+ */
+struct user_task *user_spawn_root(const char *cmdline, int *err);
+
+struct boot_module;
+struct quota;
+/* How user_spawn_program() starts a program: for whom, spending what, set up how. */
+struct spawn_how {
+	struct user_task *parent;	/* who may wait for it (NULL: the kernel) */
+	struct quota *quota;		/* what it spends from (NULL: a quota of its own) */
+	int (*setup)(struct user_task *t, void *arg);	/* before its first thread (NULL: none) */
+	void *arg;
+};
+/* Boot module m with argv cmdline (its name first): as user_spawn(). */
+struct user_task *user_spawn_program(const struct boot_module *m, const char *cmdline,
+				     const struct spawn_how *how, int *err);
+
 /*
  * Waits up to timeout_ns (0: for ever) for t to end: 0 and its status, or
  * -ETIMEDOUT.  Drop the reference with user_task_put() after.

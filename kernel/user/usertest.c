@@ -10,7 +10,10 @@
  *     fault in user mode (the console shows the report);
  *   - what it prints appears as KTAP diagnostics ("# " before each line);
  *   - it has a timeout of its own: a program that hangs is killed, fails,
- *     and the tests after it still run.
+ *     and the tests after it still run;
+ *   - it starts as the root task does (user_spawn_root()): with the boot
+ *     capabilities, its quota and every boot program (lib/ipc.h), so it
+ *     can start its helpers -- through those capabilities, as any task.
  *
  * Nothing to register: dropping a .c file into tests/user/ is enough
  * (user/user.mk builds it, tools/run.py puts it on the boot).
@@ -130,7 +133,7 @@ static void user_test_fn(void)
 	struct user_task *t;
 	int err;
 
-	t = user_spawn(m->cmdline, NULL, &err);
+	t = user_spawn_root(m->cmdline, &err);
 	if (!t) {
 		ktest_info("%s: %s did not start (error %d)", running->name, m->name, err);
 		KEXPECT(t);

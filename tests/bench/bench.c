@@ -3,6 +3,8 @@
  * their node pool, and the "busy CPU" threads (see bench.h).
  */
 #include "bench.h"
+#include "user/task.h"
+#include "user/user.h"
 
 int bench_reps = 5;
 KPARAM_INT("bench.reps", bench_reps, 1, 100);
@@ -40,6 +42,24 @@ u64 bench_mean_milli(u64 total, u64 count)
 	if (total < ~0ULL / 1000)
 		return total * 1000 / count;
 	return total / count * 1000;
+}
+
+u64 bench_run_program(const char *cmdline)
+{
+	struct sys_exit_status st;
+	struct user_task *t;
+	u64 t0 = ktime_get_ns();
+	int err;
+
+	t = user_spawn_root(cmdline, &err);	/* (pingpong starts its server task) */
+	if (!t)
+		return 0;
+	if (user_task_wait_timeout(t, ktest_budget_ns(120, 2), &st) || st.killed || st.status) {
+		user_task_put(t);
+		return 0;
+	}
+	user_task_put(t);
+	return ktime_get_ns() - t0;
 }
 
 /* The pool: type-stable nodes, taken by the writer, given back after use. */

@@ -34,6 +34,11 @@ void bench_emit(const char *bench, const char *labels, int rep, const char *metr
 u64 bench_rate_milli(u64 count, u64 ns);
 /* value_milli for a mean: total / count (ns per operation, cycles per ...). */
 u64 bench_mean_milli(u64 total, u64 count);
+/*
+ * How long the user program cmdline (a boot module) runs, from its start
+ * to its end, in ns; 0 if it did not start, failed or was killed.
+ */
+u64 bench_run_program(const char *cmdline);
 
 /*
  * A reader-writer spinlock on one atomic word: bit 0 is the writer, each

@@ -38,22 +38,10 @@ static u64 time_calls(void)
 /* How long a run of the helper with n calls takes, start to end; 0 if it failed. */
 static u64 run_helper(long n)
 {
-	struct sys_exit_status st;
-	struct user_task *t;
 	char cmd[64];
-	u64 t0 = ktime_get_ns();
-	int err;
 
 	snprintf(cmd, sizeof(cmd), HELPER " %ld", n);
-	t = user_spawn(cmd, NULL, &err);
-	if (!t)
-		return 0;
-	if (user_task_wait_timeout(t, ktest_budget_ns(60, 2), &st) || st.killed || st.status) {
-		user_task_put(t);
-		return 0;
-	}
-	user_task_put(t);
-	return ktime_get_ns() - t0;
+	return bench_run_program(cmd);
 }
 
 static void copies(struct mm_struct *mm, uintptr_t ubuf, u8 *kbuf, u8 *kbuf2, int rep)

@@ -34,9 +34,21 @@ static long unmapped_page(void)
 	return p;
 }
 
+/* A spawn of a program we hold (the kernel started us with every boot program). */
+static struct sys_spawn spawn_req(void)
+{
+	struct sys_spawn req = {
+		.program = q_program("tests/user/helpers/exit_with"),
+		.quota = SYS_SPAWN_MY_QUOTA, .task_slot = SYS_RECV_SLOT_NONE,
+	};
+
+	return req;
+}
+
 static void bad_pointers(void)
 {
 	long bad[] = { 0, KERNEL_ADDR, NON_CANONICAL, unmapped_page(), -PAGE };
+	struct sys_spawn req = spawn_req();
 	char ok[16] = "hello";
 
 	for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -45,7 +57,17 @@ static void bad_pointers(void)
 		EXPECT(q_syscall(SYS_console_write, p, 8, 0, 0, 0, 0), -SYS_EFAULT);
 		EXPECT(q_syscall(SYS_thread_wait, q_thread_id(), p, 0, 0, 0, 0), -SYS_EFAULT);
 		EXPECT(q_syscall(SYS_task_wait, q_task_id(), p, 0, 0, 0, 0), -SYS_EFAULT);
-		EXPECT(q_syscall(SYS_spawn, p, 5, 0, 0, 0, 0), -SYS_EFAULT);
+		EXPECT(q_syscall(SYS_cap_spawn, p, 0, 0, 0, 0, 0), -SYS_EFAULT);
+		req.args = (const char *)p;
+		req.args_len = 5;
+		EXPECT(q_cap_spawn(&req), -SYS_EFAULT);
+		req.args_len = 0;
+		req.caps = (const int *)p;
+		req.ncaps = 1;
+		EXPECT(q_cap_spawn(&req), -SYS_EFAULT);
+		req.ncaps = 0;
+		EXPECT(q_syscall(SYS_program_name, req.program, p, 64, 0, 0, 0), -SYS_EFAULT);
+		EXPECT(q_syscall(SYS_quota_info, SYS_BOOT_SLOT_QUOTA, p, 0, 0, 0, 0), -SYS_EFAULT);
 		/*
 		 * A thread pointer is stored and an entry point jumped to,
 		 * not read: only those outside user space are refused.
@@ -104,16 +126,31 @@ static void bad_numbers(void)
 	EXPECT(q_spawn("x", 0), -SYS_EINVAL);
 	EXPECT(q_spawn("no/such/program", 15), -SYS_ENOENT);
 	{
+		struct sys_spawn req = spawn_req();
 		char longline[400];
 
 		memset(longline, 'a', sizeof(longline));
-		EXPECT(q_spawn(longline, sizeof(longline)), -SYS_E2BIG);
+		EXPECT(q_spawn(longline, sizeof(longline)), -SYS_ENOENT);	/* no name is that long */
+		req.args = longline;
+		req.args_len = sizeof(longline);
+		EXPECT(q_cap_spawn(&req), -SYS_E2BIG);
+		req.args_len = 255 - strlen("tests/user/helpers/exit_with");	/* one byte too many */
+		EXPECT(q_cap_spawn(&req), -SYS_E2BIG);
+		req.args_len = 0;
+		req.ncaps = SYS_SPAWN_MAX_CAPS + 1;
+		EXPECT(q_cap_spawn(&req), -SYS_EINVAL);
+		req.ncaps = -1;
+		EXPECT(q_cap_spawn(&req), -SYS_EINVAL);
+		req.ncaps = 0;
+		req.task_slot = SYS_CAP_MAX_SLOTS;
+		EXPECT(q_cap_spawn(&req), -SYS_EBADF);
 	}
 }
 
 static void unknown_numbers(void)
 {
-	long nrs[] = { NR_SYSCALLS, NR_SYSCALLS + 1, 1000, 0x7fffffff, -1, -4096, 1L << 40 };
+	/* (15 was SYS_spawn, a program by name with no capability: gone) */
+	long nrs[] = { 15, NR_SYSCALLS, NR_SYSCALLS + 1, 1000, 0x7fffffff, -1, -4096, 1L << 40 };
 
 	for (unsigned int i = 0; i < sizeof(nrs) / sizeof(nrs[0]); i++)
 		EXPECT(q_syscall(nrs[i], 1, 2, 3, 4, 5, 6), -SYS_ENOSYS);

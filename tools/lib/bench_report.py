@@ -67,8 +67,8 @@ def fmt_ratio(x):
 
 
 CSV_FIELDS = ["arch", "accel", "host_cpu", "bench", "struct", "method", "writers", "op",
-              "load", "cpus", "metric", "unit", "n", "median", "min", "max", "q1", "q3",
-              "vs_floor", "rcu_ratio"]
+              "load", "between", "cpus_apart", "derived", "cpus", "metric", "unit", "n",
+              "median", "min", "max", "q1", "q3", "vs_floor", "rcu_ratio"]
 
 
 def write_csv(rows, path, ctx):
@@ -329,6 +329,10 @@ def markdown(rows, ctx, check=None):
                                                    scale) for n in cpus]))
         L.append("")
 
+    ip = [r for r in rows if r.get("bench") == "ipc"]
+    if ip:
+        L.extend(ipc_markdown(ip, us, cpus))
+
     cr = [r for r in rows if r.get("bench") == "call_rcu"]
     if cr:
         L.append("## call_rcu() with two updaters per CPU")
@@ -341,6 +345,45 @@ def markdown(rows, ctx, check=None):
                                [fmt_cell(find_row(cr, metric=metric, cpus=n)) for n in cpus]))
         L.append("")
     return "\n".join(L)
+
+
+def ipc_markdown(ip, us, cpus):
+    """The microkernel's rows (tests/bench/ipc.c): IPC round trips beside
+    the null system call, capability lookups by method, revoke latency."""
+    L = ["## IPC and capabilities", "",
+         "A call and its reply from user mode (ns), beside the null system call's "
+         "round trip; in brackets the ratio to it.", ""]
+    L.extend(table_head(["round trip"] + [cpus_title(n) for n in cpus]))
+    sys_rows = {n: find_row(us, op="syscall", metric="ns", cpus=n) for n in cpus}
+    L.append(table_row(["null system call"] + [fmt_cell(sys_rows[n]) for n in cpus]))
+    for between in ("threads", "tasks"):
+        for apart, where in (("0", "one CPU"), ("1", "two CPUs")):
+            cells = []
+            for n in cpus:
+                r = find_row(ip, op="ipc", between=between, cpus_apart=apart, cpus=n)
+                cell = fmt_cell(r)
+                if r and sys_rows[n] and float(sys_rows[n]["median"]):
+                    cell += " (%s)" % fmt_ratio(float(r["median"]) /
+                                                float(sys_rows[n]["median"]))
+                cells.append(cell)
+            if any(c != "-" for c in cells):
+                L.append(table_row([f"IPC call between {between}, {where}"] + cells))
+    L += ["", "Capability lookups per CPU per second, every CPU looking up at once in one "
+          "space.", ""]
+    L.extend(table_head(["lookup"] + [cpus_title(n) for n in cpus]))
+    for m, title in (("rcu_ref", "RCU, with a reference (the system call's)"),
+                     ("rcu", "RCU, no reference"), ("rwlock", "reader-writer lock"),
+                     ("spinlock", "spinlock")):
+        L.append(table_row([title] + [fmt_cell(find_row(ip, op="lookup", method=m,
+                                                         metric="lookups_per_cpu", cpus=n))
+                                      for n in cpus]))
+    L += ["", "cap_revoke() against the capabilities derived from the one revoked (us).", ""]
+    L.extend(table_head(["derived"] + [cpus_title(n) for n in cpus]))
+    for d in sorted({int(r["derived"]) for r in ip if r.get("op") == "revoke"}):
+        L.append(table_row([str(d)] + [fmt_cell(find_row(ip, op="revoke", derived=str(d),
+                                                          cpus=n), 1e-3) for n in cpus]))
+    L.append("")
+    return L
 
 
 # ---------------------------------------------------------------- plots

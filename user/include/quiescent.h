@@ -49,10 +49,34 @@ void q_thread_exit(int status) __attribute__((noreturn));
 /* The calling thread's thread pointer (its runtime block: SYS_set_tls). */
 void *q_thread_pointer(void);
 
-/* Another program (a boot module: its name first, then its arguments). */
-static inline int q_spawn(const char *cmdline, size_t len)
+/*
+ * Another program: a boot module, its name first, then its arguments,
+ * started through a program capability this task holds (q_program()
+ * finds it by name; -SYS_ENOENT: we hold none of that name).  It gets no
+ * capability and spends from our quota.  Its task id, for q_task_wait.
+ */
+int q_spawn(const char *cmdline, size_t len);
+/*
+ * The slot of a program capability we hold for the boot module `name`:
+ * the boot slots first (lib/ipc.h's SYS_BOOT_SLOT_PROGRAMS ..: what the
+ * kernel gives the tasks it starts), then every other slot (what a
+ * parent passed).  -SYS_ENOENT if none.
+ */
+int q_program(const char *name);
+/*
+ * Deletes the boot capabilities the kernel started us with (lib/ipc.h):
+ * a program that starts nothing keeps no authority it does not need.
+ */
+void q_drop_boot_caps(void);
+/* A program capability's name, in buf: its length, or a negative error. */
+static inline int q_program_name(int program, char *buf, size_t size)
 {
-	return q_syscall(SYS_spawn, (long)cmdline, (long)len, 0, 0, 0, 0);
+	return q_syscall(SYS_program_name, program, (long)buf, (long)size, 0, 0, 0);
+}
+/* The raw spawn (lib/ipc.h's struct sys_spawn): its task id. */
+static inline int q_cap_spawn(const struct sys_spawn *req)
+{
+	return q_syscall(SYS_cap_spawn, (long)req, 0, 0, 0, 0, 0);
 }
 static inline int q_task_wait(int id, struct sys_exit_status *st)
 {

@@ -1,0 +1,39 @@
+/*
+ * The IPC paths (kernel/object/ipc.c): send, call, receive, reply and
+ * reply-and-receive on an endpoint, as the system calls use them.
+ *
+ * me is the calling thread's object; ep an endpoint the caller holds a
+ * reference to for the whole call: the capability lookup took it inside
+ * its RCU read-side critical section and ended the section before the
+ * call, because these may sleep (docs/microkernel.md, "Where the read
+ * side ends").  A message the call receives is written to *out (the
+ * system call writes it back to the registers); its badge is the return
+ * value of a receive.
+ */
+#ifndef KERNEL_OBJECT_IPC_H
+#define KERNEL_OBJECT_IPC_H
+
+#include "object/endpoint.h"
+
+int ipc_send(struct thread_obj *me, struct endpoint *ep, unsigned long badge,
+	     const struct ipc_msg *msg, bool nonblock);
+/* Sends msg and waits for the reply, which replaces it in *msg. */
+int ipc_call(struct thread_obj *me, struct endpoint *ep, unsigned long badge,
+	     struct ipc_msg *msg);
+/* The sender's badge (>= 0) and its message in *out, or -errno. */
+long ipc_recv(struct thread_obj *me, struct endpoint *ep, bool nonblock, struct ipc_msg *out);
+/* Answers the call me received last (its one-shot reply capability): 0, or -ESRCH (no caller now). */
+int ipc_reply(struct thread_obj *me, const struct ipc_msg *msg);
+/* Replies if me holds a reply capability (a caller gone is no error), then receives. */
+long ipc_reply_recv(struct thread_obj *me, const struct ipc_msg *reply, struct endpoint *ep,
+		    struct ipc_msg *out);
+/* Drops me's reply capability unanswered: its caller wakes with -EPIPE. */
+void ipc_drop_reply(struct thread_obj *me);
+
+/* Direct switches and messages so far (tests, reports). */
+struct ipc_stats {
+	unsigned long messages, calls, replies, handoffs, caps_sent, caps_lost;
+};
+void ipc_get_stats(struct ipc_stats *s);
+
+#endif

@@ -1,0 +1,203 @@
+/*
+ * The base of every kernel object (object.h): creation charged to a
+ * quota, references, the capability count and its hooks, and the free
+ * a grace period after the last reference.
+ */
+#include "object/object.h"
+#include "object/cap.h"
+#include "object/endpoint.h"
+#include "object/memory.h"
+#include "object/notification.h"
+#include "object/program.h"
+#include "object/task.h"
+
+struct kobj_type_info {
+	const struct kobj_ops *ops;
+	struct kcache cache;
+	atomic_long_t created, freed;
+};
+
+static struct kobj_type_info types[NR_KOBJ_TYPES];
+static atomic_long_t next_id;
+static atomic_long_t uaf_caught;
+static atomic_long_t deferred;		/* object_call_rcu() callbacks not yet run */
+
+/* cap.inject=free_no_wait: the fault captorture and tests/cap_window.c must catch. */
+static bool inject_free_no_wait;
+KPARAM_FLAG("cap.inject", "free_no_wait", inject_free_no_wait,
+	    "objects and capability nodes are freed without waiting for a grace period");
+
+bool object_free_no_wait(void)
+{
+	return CONFIG_RCU_CHECKING && inject_free_no_wait;
+}
+
+void kobject_register(enum kobj_type type, const struct kobj_ops *ops)
+{
+	struct kobj_type_info *ti = &types[type];
+
+	ti->ops = ops;
+	/* The head and the reference count stay readable (and zero) once freed. */
+	kcache_init(&ti->cache, ops->name, ops->size,
+		    offsetof(struct kobject, refs) + sizeof(atomic_t), type);
+}
+
+const char *kobject_type_name(unsigned int type)
+{
+	if (type == KCACHE_CAP)
+		return "capability";
+	return type < NR_KOBJ_TYPES && types[type].ops ? types[type].ops->name : "?";
+}
+
+void kobject_describe(struct kobject *obj, char *buf, size_t size)
+{
+	const struct kobj_ops *ops = types[obj->head.type].ops;
+
+	buf[0] = 0;
+	if (ops->describe)
+		ops->describe(obj, buf, size);
+}
+
+struct kobject *kobject_create(enum kobj_type type, struct quota *q, long extra)
+{
+	struct kobj_type_info *ti = &types[type];
+	struct kobject *obj;
+
+	if (!quota_charge(q, ti->cache.size + extra))
+		return NULL;
+	obj = kcache_alloc(&ti->cache);
+	if (!obj) {
+		quota_uncharge(q, ti->cache.size + extra);
+		return NULL;
+	}
+	atomic_set(&obj->refs, 1);
+	obj->id = atomic_long_inc_return_relaxed(&next_id);
+	obj->quota = q;
+	quota_get(q);
+	atomic_long_inc(&ti->created);
+	return obj;
+}
+
+void object_call_rcu(struct rcu_head *head, rcu_callback_t fn)
+{
+	if (object_free_no_wait()) {
+		object_free_now(head, fn);	/* fault injection: no grace period */
+		return;
+	}
+	atomic_long_inc(&deferred);
+	call_rcu(head, fn);
+}
+
+void object_free_now(struct rcu_head *head, rcu_callback_t fn)
+{
+	atomic_long_inc(&deferred);	/* (fn ends in object_deferred_done()) */
+	fn(head);
+}
+
+/* Every object_call_rcu() callback ends here. */
+void object_deferred_done(void)
+{
+	atomic_long_dec(&deferred);
+}
+
+/* A grace period after the last reference went: nobody can be reading it now. */
+static void kobject_free_rcu(struct rcu_head *rh)
+{
+	struct kobject *obj = container_of(rh, struct kobject, rcu);
+	struct kobj_type_info *ti = &types[obj->head.type];
+	struct quota *q = obj->quota;
+
+	if (ti->ops->release)
+		ti->ops->release(obj);
+	quota_uncharge(q, ti->cache.size);
+	quota_put(q);
+	atomic_long_inc(&ti->freed);
+	kcache_free(&ti->cache, obj);
+	object_deferred_done();
+}
+
+void kobject_put(struct kobject *obj)
+{
+	/*
+	 * [kobject_put_dec] pairs [kobject_put_dec]: fully ordered, so every
+	 * holder's accesses come before its decrement and the last put's
+	 * free comes after all of them.
+	 */
+	if (!atomic_dec_and_test(&obj->refs))
+		return;
+	if (atomic_read(&obj->ncaps))
+		panic("BUG: %s %lu: last reference dropped with %d capabilities naming it",
+		      kobject_type_name(obj->head.type), obj->id, atomic_read(&obj->ncaps));
+	object_call_rcu(&obj->rcu, kobject_free_rcu);
+}
+
+void kobject_cap_added(struct kobject *obj, unsigned int rights)
+{
+	const struct kobj_ops *ops = types[obj->head.type].ops;
+
+	kobject_get(obj);
+	atomic_inc(&obj->ncaps);
+	if (ops->cap_added)
+		ops->cap_added(obj, rights);
+}
+
+void kobject_cap_removed(struct kobject *obj, unsigned int rights)
+{
+	const struct kobj_ops *ops = types[obj->head.type].ops;
+
+	if (ops->cap_removed)
+		ops->cap_removed(obj, rights);
+	/* [kobject_ncaps_dec] pairs [kobject_ncaps_dec]: the last capability's hook runs after every other's. */
+	if (atomic_dec_and_test(&obj->ncaps) && ops->last_cap)
+		ops->last_cap(obj);
+	kobject_put(obj);
+}
+
+void object_uaf_caught(const char *what, const void *p, u32 want_gen, u32 found_gen,
+		       unsigned int type)
+{
+	atomic_long_inc(&uaf_caught);
+	printk("BUG: use-after-free caught: CPU%d %s: %s %s %p was generation %u, now %u (%s)\n",
+	       smp_processor_id(), current->comm, what, kobject_type_name(type), p, want_gen,
+	       found_gen, kcache_gen_free(found_gen) ? "freed" : "freed and reused");
+}
+
+void object_get_stats(struct object_stats *s)
+{
+	memset(s, 0, sizeof(*s));
+	for (int t = 1; t < NR_KOBJ_TYPES; t++) {
+		s->created[t] = atomic_long_read(&types[t].created);
+		s->freed[t] = atomic_long_read(&types[t].freed);
+		s->live[t] = s->created[t] - s->freed[t];
+	}
+	s->uaf_caught = atomic_long_read(&uaf_caught);
+	s->deferred = atomic_long_read(&deferred);
+}
+
+bool object_frees_pending(void)
+{
+	return atomic_long_read(&deferred) > 0;
+}
+
+/*
+ * A free may queue another (a capability node's free drops its object's
+ * last reference; an emptied cache page waits one more grace period), so
+ * one rcu_barrier() is not enough: wait until nothing is queued.
+ */
+void object_settle(void)
+{
+	while (atomic_long_read(&deferred) || kcache_pages_pending())
+		rcu_barrier();
+}
+
+void object_init(void)
+{
+	cap_init();
+	endpoint_init();
+	notification_init();
+	memory_init();
+	task_obj_init();
+	thread_obj_init();
+	program_obj_init();
+	quota_obj_init();
+}

@@ -1,0 +1,234 @@
+/*
+ * System calls of IPC (lib/ipc.h, docs/microkernel.md): send, call,
+ * receive, reply, reply-and-receive on endpoints; signal, wait and poll
+ * on notifications.  The message travels in the argument registers 1-5,
+ * and a received one is written back into them.
+ *
+ * Where the RCU read side ends: cap_lookup() looks the slot up inside
+ * rcu_read_lock() and, since every call here may block, takes a
+ * reference on the object (kobject_tryget()) and ends the critical
+ * section before returning.  Sleeping inside it would be the checking
+ * build's BUG ("Illegal context switch in RCU read-side critical
+ * section"): a blocked reader would hold up every grace period.  The
+ * reference is what keeps the endpoint while the thread waits on it,
+ * and it is dropped when the call returns.
+ */
+#include "user/syscalls.h"
+#include "object/cap.h"
+#include "object/ipc.h"
+#include "object/notification.h"
+#include <errno.h>
+
+#define INFO_SEND_FLAGS		(SYS_MSG_LABEL_MASK | SYS_MSG_CAP_MASK | SYS_MSG_MOVE | \
+				 SYS_MSG_NONBLOCK)
+
+static struct cspace *current_cspace(void)
+{
+	return current_user_task()->cspace;
+}
+
+/*
+ * Decodes the message of a call (arguments 1..5) and the rights it needs
+ * on the endpoint: -EINVAL for bits no sender may set, -EBADF for a
+ * capability slot that cannot exist.
+ */
+static int decode_msg(const struct syscall_args *a, unsigned long allowed, struct ipc_msg *m,
+		      unsigned int *rights)
+{
+	int cap;
+
+	m->info = a->arg[1];
+	for (int i = 0; i < SYS_MSG_WORDS; i++)
+		m->w[i] = a->arg[2 + i];
+	if (m->info & ~allowed)
+		return -EINVAL;
+	cap = SYS_MSG_CAP_SLOT(m->info);
+	if (cap < 0 && (m->info & SYS_MSG_MOVE))
+		return -EINVAL;		/* a move of no capability */
+	if (cap >= SYS_CAP_MAX_SLOTS)
+		return -EBADF;
+	if (cap >= 0)
+		*rights |= SYS_CAP_GRANT;
+	return 0;
+}
+
+/* The received message, back into the caller's registers (lib/ipc.h). */
+static void msg_to_regs(const struct ipc_msg *m)
+{
+	struct trap_frame *tf = current->user->syscall_frame;
+
+	arch_syscall_set_arg(tf, 1, m->info);
+	for (int i = 0; i < SYS_MSG_WORDS; i++)
+		arch_syscall_set_arg(tf, 2 + i, m->w[i]);
+}
+
+/* The caller's thread object and the endpoint in slot, with the rights: 0, or -errno. */
+static int endpoint_of(long slot, unsigned int rights, struct thread_obj **me, struct cap_ref *ref)
+{
+	int err = 0;
+
+	*me = current_thread_obj(&err);
+	if (!*me)
+		return err;
+	return cap_lookup(current_cspace(), slot, KOBJ_ENDPOINT, rights, ref);
+}
+
+long sys_ipc_send(const struct syscall_args *a)
+{
+	unsigned int rights = SYS_CAP_WRITE;
+	struct thread_obj *me;
+	struct cap_ref ref;
+	struct ipc_msg m;
+	int err = decode_msg(a, INFO_SEND_FLAGS, &m, &rights);
+
+	if (!err)
+		err = endpoint_of(a->arg[0], rights, &me, &ref);
+	if (err)
+		return err;
+	err = ipc_send(me, to_endpoint(ref.obj), ref.badge, &m, m.info & SYS_MSG_NONBLOCK);
+	kobject_put(ref.obj);
+	return err;
+}
+
+long sys_ipc_call(const struct syscall_args *a)
+{
+	unsigned int rights = SYS_CAP_WRITE;
+	struct thread_obj *me;
+	struct cap_ref ref;
+	struct ipc_msg m;
+	int err = decode_msg(a, INFO_SEND_FLAGS & ~SYS_MSG_NONBLOCK, &m, &rights);
+
+	if (!err)
+		err = endpoint_of(a->arg[0], rights, &me, &ref);
+	if (err)
+		return err;
+	err = ipc_call(me, to_endpoint(ref.obj), ref.badge, &m);
+	kobject_put(ref.obj);
+	if (!err)
+		msg_to_regs(&m);
+	return err;
+}
+
+/* (ep, flags): the sender's badge; its message in the registers. */
+long sys_ipc_recv(const struct syscall_args *a)
+{
+	unsigned long flags = a->arg[1];
+	struct thread_obj *me;
+	struct cap_ref ref;
+	struct ipc_msg m;
+	long ret;
+
+	if (flags & ~(unsigned long)SYS_RECV_NONBLOCK)
+		return -EINVAL;
+	ret = endpoint_of(a->arg[0], SYS_CAP_READ, &me, &ref);
+	if (ret)
+		return ret;
+	ret = ipc_recv(me, to_endpoint(ref.obj), flags & SYS_RECV_NONBLOCK, &m);
+	kobject_put(ref.obj);
+	if (ret >= 0)
+		msg_to_regs(&m);
+	return ret;
+}
+
+/* (0, info, w0..w3): through the thread's reply capability (no endpoint involved). */
+long sys_ipc_reply(const struct syscall_args *a)
+{
+	unsigned int rights = 0;
+	struct thread_obj *me;
+	struct ipc_msg m;
+	int err = decode_msg(a, SYS_MSG_LABEL_MASK | SYS_MSG_CAP_MASK | SYS_MSG_MOVE, &m, &rights);
+
+	if (!err && a->arg[0])
+		err = -EINVAL;
+	if (err)
+		return err;
+	me = current_thread_obj(&err);
+	return me ? ipc_reply(me, &m) : err;
+}
+
+/* (ep, info, w0..w3): the reply (if a call is owed), then a receive on ep. */
+long sys_ipc_reply_recv(const struct syscall_args *a)
+{
+	unsigned int rights = 0;
+	struct thread_obj *me;
+	struct cap_ref ref;
+	struct ipc_msg reply, m;
+	long ret = decode_msg(a, SYS_MSG_LABEL_MASK | SYS_MSG_CAP_MASK | SYS_MSG_MOVE, &reply,
+			      &rights);
+
+	if (!ret)
+		ret = endpoint_of(a->arg[0], SYS_CAP_READ, &me, &ref);
+	if (ret)
+		return ret;
+	ret = ipc_reply_recv(me, &reply, to_endpoint(ref.obj), &m);
+	kobject_put(ref.obj);
+	if (ret >= 0)
+		msg_to_regs(&m);
+	return ret;
+}
+
+/* (slot): where capabilities this thread receives land: a slot, SYS_CAP_ANY_SLOT, SYS_RECV_SLOT_NONE. */
+long sys_ipc_recv_slot(const struct syscall_args *a)
+{
+	long slot = a->arg[0];
+	struct thread_obj *me;
+	int err = 0;
+
+	if (slot < SYS_RECV_SLOT_NONE || slot >= SYS_CAP_MAX_SLOTS)
+		return -EBADF;
+	me = current_thread_obj(&err);
+	if (!me)
+		return err;
+	WRITE_ONCE(me->recv_slot, slot);
+	return 0;
+}
+
+/* (ntf, bits): bits | the capability's badge, never 0, never wider than a badge. */
+long sys_ntf_signal(const struct syscall_args *a)
+{
+	unsigned long bits = a->arg[1];
+	struct cap_ref ref;
+	int err;
+
+	if (bits > SYS_BADGE_MAX)
+		return -EINVAL;
+	err = cap_lookup(current_cspace(), a->arg[0], KOBJ_NOTIFICATION, SYS_CAP_WRITE, &ref);
+	if (err)
+		return err;
+	if (bits | ref.badge)
+		err = notification_signal(ref.obj, bits | ref.badge);
+	else
+		err = -EINVAL;		/* nothing to signal */
+	kobject_put(ref.obj);
+	return err;
+}
+
+long sys_ntf_wait(const struct syscall_args *a)
+{
+	struct thread_obj *me;
+	struct cap_ref ref;
+	int err = 0;
+	long ret;
+
+	me = current_thread_obj(&err);
+	if (!me)
+		return err;
+	ret = cap_lookup(current_cspace(), a->arg[0], KOBJ_NOTIFICATION, SYS_CAP_READ, &ref);
+	if (ret)
+		return ret;
+	ret = notification_wait(me, ref.obj);
+	kobject_put(ref.obj);
+	return ret;
+}
+
+long sys_ntf_poll(const struct syscall_args *a)
+{
+	struct cap_ref ref;
+	long ret = cap_lookup(current_cspace(), a->arg[0], KOBJ_NOTIFICATION, SYS_CAP_READ, &ref);
+
+	if (ret)
+		return ret;
+	ret = notification_poll(ref.obj);
+	kobject_put(ref.obj);
+	return ret;
+}

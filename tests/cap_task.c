@@ -1,0 +1,36 @@
+/*
+ * A task capability whose task never ran -- a spawn that failed after it
+ * made the parent's capability (SYS_cap_spawn, kernel/user/sys_cap.c) --
+ * holds the task's last reference, so the object's free, an RCU callback,
+ * would drop it; that last put frees an address space and a capability
+ * space, which takes mutexes: a callback must not sleep, so the reaper
+ * drops it (kernel/object/task.c, task_release()).  Shown failing with
+ * task_release() putting the task itself: the checking build's "BUG:
+ * mutex_lock() called from RCU callback kobject_free_rcu".
+ */
+#include "cap_test.h"
+#include "object/types.h"
+#include "user/thread.h"
+#include "user/user.h"
+
+KTEST(cap_task_of_a_task_that_never_ran_goes_in_process_context)
+{
+	long live = user_tasks_live();
+	struct test_space ts;
+	struct user_task *t;
+	struct kobject *obj;
+	int err = 0;
+
+	KASSERT(test_space_make(&ts));
+	t = user_task_create("tests/never_ran", NULL, NULL);	/* an address space, no thread */
+	KASSERT(t != NULL);
+	obj = task_obj_create(t, ts.q, &err);
+	KASSERT(obj != NULL);
+	KEXPECT_EQ(cap_insert_object(ts.cs, 0, obj, SYS_CAP_ALL), 0);
+	kobject_put(obj);
+	user_task_put(t);		/* the spawn's own reference: the object's is the last */
+	KEXPECT_EQ(cap_delete(ts.cs, 0), 0);
+	test_space_free(&ts);		/* the object's free runs, a grace period later */
+	user_settle();			/* ... and the reaper's put after it */
+	KEXPECT_EQ(user_tasks_live(), live);
+}

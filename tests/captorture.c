@@ -1,0 +1,185 @@
+/*
+ * captorture, in the manner of rcutorture: on every CPU, clients call
+ * servers through capabilities while mutators delete, revoke, recreate
+ * and copy those capabilities and children grow their capability tables
+ * (the user half: tests/user/helpers/captorture.c).  Every lookup is an
+ * RCU reader; every delete and revoke frees after a grace period.  The
+ * kernel side widens the window: now and then a lookup of the torture's
+ * own spaces lingers inside its read-side critical section (the lookup
+ * hook), so that a free that did not wait for it finds it there: on the
+ * even CPUs, while the mutators run on the odd ones (a CPU whose lookup
+ * lingers runs nothing else, and a mutator waiting there for cap_mutex
+ * would hold up the others).
+ *
+ * At the end: lookups, revokes, grace periods, objects made and freed,
+ * any use-after-free caught, then "--- End of test: SUCCESS" or
+ * "FAILURE".  Fails under rcu.inject=no_wait and cap.inject=free_no_wait
+ * (CI runs both as expected failures; tests/cap_window.c catches each
+ * deterministically too).
+ *
+ *   captorture.duration=S     seconds (default 2)
+ *   captorture.hold_every=N   one lookup in N that found a capability lingers
+ *                             (default 1: all; 0: none)
+ *   captorture.hold_us=U      for up to U microseconds (default 5000), or
+ *                             until a little after its slot changed
+ */
+#include "ktest.h"
+#include "object/cap.h"
+#include "object/ipc.h"
+#include "user/task.h"
+#include "captorture.h"
+#include <errno.h>
+
+#define PROGRAM		"tests/user/helpers/captorture"
+
+static int duration_s = 2, hold_every = 1, hold_us = 5000;
+KPARAM_INT("captorture.duration", duration_s, 1, 3600);
+KPARAM_INT("captorture.hold_every", hold_every, 0, 1 << 20);
+KPARAM_INT("captorture.hold_us", hold_us, 1, 100000);
+
+static DEFINE_PER_CPU(u32, hold_rand);
+static DEFINE_PER_CPU(unsigned long, holds);
+static DEFINE_PER_CPU(unsigned long, holds_changed);	/* held across a change of their slot */
+
+/* How long a lingering lookup stays once its slot changed: long enough for a free that does not wait. */
+#define LINGER_AFTER_CHANGE_NS	(500 * NSEC_PER_USEC)
+
+/*
+ * Inside a lookup's critical section (cap_lookup_hook), the node found:
+ * now and then the torture's lookups linger, until their slot is
+ * unpublished (deleted, revoked, moved) and a little after -- the window
+ * in which a free that did not wait for the grace period would land --
+ * or until hold_us ran out.
+ */
+static void torture_hold(struct cspace *cs, long slot)
+{
+	u32 *rnd = &per_cpu(hold_rand, smp_processor_id());
+	struct cap *found = cap_lookup_rcu(cs, slot);
+	u64 t0, changed = 0, now;
+
+	/* (the clients' region only, on the CPUs without mutators: captorture.h) */
+	if (!hold_every || !cs->task || strcmp(cs->task->name, CT_NAME) || slot < CT_REGION ||
+	    slot >= CT_REGION + CT_REGION_SLOTS ||
+	    !ct_lingering_cpu(smp_processor_id(), num_online_cpus()))
+		return;
+	if (prandom_u32(rnd) % hold_every)
+		return;
+	this_cpu_write(holds, this_cpu_read(holds) + 1);
+	t0 = ktime_get_ns();
+	while ((now = ktime_get_ns()) - t0 < (u64)hold_us * NSEC_PER_USEC) {
+		if (!changed && cap_lookup_rcu(cs, slot) != found) {
+			changed = now;
+			this_cpu_write(holds_changed, this_cpu_read(holds_changed) + 1);
+		}
+		if (changed && now - changed > LINGER_AFTER_CHANGE_NS)
+			break;
+		cpu_relax();
+	}
+}
+
+struct snapshot {
+	struct cspace_stats cs;
+	struct cap_stats cap;
+	struct object_stats obj;
+	struct ipc_stats ipc;
+	struct rcu_stats rcu;
+	u64 direct;
+	unsigned long holds, holds_changed;
+	long tasks, mms, kmalloc_objects;
+};
+
+static void snap(struct snapshot *s)
+{
+	int cpu;
+
+	cspace_get_stats(&s->cs);
+	cap_get_stats(&s->cap);
+	object_get_stats(&s->obj);
+	ipc_get_stats(&s->ipc);
+	rcu_get_stats(&s->rcu);
+	s->tasks = user_tasks_live();
+	s->mms = mm_live_count();
+	s->kmalloc_objects = kmalloc_live_objects();
+	s->direct = 0;
+	s->holds = s->holds_changed = 0;
+	for_each_possible_cpu(cpu) {
+		s->direct += sched_nr_direct_switches(cpu);
+		s->holds += READ_ONCE(per_cpu(holds, cpu));
+		s->holds_changed += READ_ONCE(per_cpu(holds_changed, cpu));
+	}
+}
+
+static void report(const struct snapshot *a, const struct snapshot *b)
+{
+	unsigned long made = 0, freed = 0;
+
+	for (int t = 1; t < NR_KOBJ_TYPES; t++) {
+		made += b->obj.created[t] - a->obj.created[t];
+		freed += b->obj.freed[t] - a->obj.freed[t];
+	}
+	ktest_info("captorture: %lu lookups (%lu failed: slot empty, wrong type or right), "
+		   "%lu held in their read side, %lu of them across a change of their slot",
+		   b->cs.lookups - a->cs.lookups, b->cs.lookup_errors - a->cs.lookup_errors,
+		   b->holds - a->holds, b->holds_changed - a->holds_changed);
+	ktest_info("captorture: %lu revokes deleted %lu capabilities; %lu deleted in all, "
+		   "%lu derived, %lu refused while revoking; tables grew %lu times",
+		   b->cap.revokes - a->cap.revokes, b->cap.revoked - a->cap.revoked,
+		   b->cap.deleted - a->cap.deleted, b->cap.derived - a->cap.derived,
+		   b->cap.busy - a->cap.busy, b->cs.grows - a->cs.grows);
+	ktest_info("captorture: %lu calls, %lu replies, %llu direct switches, %lu capabilities "
+		   "sent; objects: %lu made, %lu freed", b->ipc.calls - a->ipc.calls,
+		   b->ipc.replies - a->ipc.replies, (unsigned long long)(b->direct - a->direct),
+		   b->ipc.caps_sent - a->ipc.caps_sent, made, freed);
+	ktest_info("captorture: %lu grace periods, %llu callbacks invoked; use-after-free caught: %lu",
+		   b->rcu.gps_completed - a->rcu.gps_completed,
+		   b->rcu.cbs_invoked - a->rcu.cbs_invoked, b->obj.uaf_caught - a->obj.uaf_caught);
+	ktest_info("captorture: tasks %ld -> %ld, address spaces %ld -> %ld, kmalloc objects %ld -> %ld",
+		   a->tasks, b->tasks, a->mms, b->mms, a->kmalloc_objects, b->kmalloc_objects);
+}
+
+KTEST(captorture)
+{
+	struct snapshot before, after;
+	struct sys_exit_status st = { 0 };
+	struct user_task *t;
+	char cmd[80];
+	bool fail = false, ended;
+	int err, cpu;
+
+	for_each_possible_cpu(cpu)
+		per_cpu(hold_rand, cpu) = prandom_seed(0x5eed0000u + cpu);
+	snprintf(cmd, sizeof(cmd), PROGRAM " %d", duration_s * 1000);
+	snap(&before);
+	cap_lookup_hook = torture_hold;
+	t = user_spawn_root(cmd, &err);	/* (its grower starts children of its program) */
+	if (!t) {
+		cap_lookup_hook = NULL;
+		if (err == -ENOENT)
+			KTEST_SKIP("no boot module " PROGRAM " (no user programs on this boot)");
+		KASSERT(!"captorture's program started");
+	}
+	ended = !user_task_wait_timeout(t, (u64)duration_s * NSEC_PER_SEC +
+					ktest_budget_ns(60, 5), &st);
+	if (!ended) {
+		ktest_info("captorture: still running after its budget: killed");
+		user_task_kill(t, SYS_KILLED_BY_KERNEL);
+		user_task_wait_timeout(t, ktest_budget_ns(30, 2), &st);
+	}
+	user_task_put(t);
+	cap_lookup_hook = NULL;
+	user_settle();		/* every object and node freed, a grace period after */
+	snap(&after);
+	report(&before, &after);
+
+#define CT_EXPECT(cond) do { fail |= !(cond); KEXPECT(cond); } while (0)
+	CT_EXPECT(ended);
+	CT_EXPECT(st.killed == 0);
+	CT_EXPECT(st.status == 0);		/* every call answered right, or failed as it may */
+	CT_EXPECT(after.obj.uaf_caught == before.obj.uaf_caught);
+	CT_EXPECT(after.cap.revokes > before.cap.revokes);
+	CT_EXPECT(after.ipc.calls > before.ipc.calls);
+	for (int type = 1; type < NR_KOBJ_TYPES; type++)
+		CT_EXPECT(after.obj.live[type] == before.obj.live[type]);	/* nothing leaked */
+#undef CT_EXPECT
+	ktest_info("--- End of test: %s", fail ? "FAILURE" : "SUCCESS");
+}

@@ -1,0 +1,82 @@
+/* IPC for programs (qcap.h): endpoints, the server loop, notifications. */
+#include "qcap.h"
+
+long q_send(int ep, const struct q_msg *m)
+{
+	struct q_msg tmp = *m;	/* (a send receives nothing: the registers come back as they went) */
+
+	return q_ipc(SYS_ipc_send, ep, &tmp);
+}
+
+long q_send_nonblock(int ep, const struct q_msg *m)
+{
+	struct q_msg tmp = *m;
+
+	tmp.info |= SYS_MSG_NONBLOCK;
+	return q_ipc(SYS_ipc_send, ep, &tmp);
+}
+
+long q_call(int ep, struct q_msg *m)
+{
+	return q_ipc(SYS_ipc_call, ep, m);
+}
+
+long q_recv(int ep, struct q_msg *m)
+{
+	m->info = 0;		/* argument 1 of a receive: its flags */
+	return q_ipc(SYS_ipc_recv, ep, m);
+}
+
+long q_recv_nonblock(int ep, struct q_msg *m)
+{
+	m->info = SYS_RECV_NONBLOCK;
+	return q_ipc(SYS_ipc_recv, ep, m);
+}
+
+long q_reply(const struct q_msg *m)
+{
+	struct q_msg tmp = *m;
+
+	return q_ipc(SYS_ipc_reply, 0, &tmp);
+}
+
+long q_reply_recv(int ep, struct q_msg *m)
+{
+	return q_ipc(SYS_ipc_reply_recv, ep, m);
+}
+
+int q_recv_slot(int slot)
+{
+	return q_syscall(SYS_ipc_recv_slot, slot, 0, 0, 0, 0, 0);
+}
+
+long q_serve(int ep, q_handler handle, void *arg)
+{
+	struct q_msg m = { 0 }, req;
+	long badge = q_recv(ep, &m), r;
+
+	while (!SYS_IS_ERROR(badge)) {
+		req = m;
+		m = q_msg(q_msg_label(&req), 0, 0, 0, 0);
+		r = handle(badge, &req, &m, arg);
+		if (r < 0)
+			return r;
+		badge = q_reply_recv(ep, &m);	/* (the reply goes nowhere if req was a send) */
+	}
+	return badge;
+}
+
+int q_signal(int ntf, unsigned long bits)
+{
+	return q_syscall(SYS_ntf_signal, ntf, (long)bits, 0, 0, 0, 0);
+}
+
+long q_wait(int ntf)
+{
+	return q_syscall(SYS_ntf_wait, ntf, 0, 0, 0, 0, 0);
+}
+
+long q_poll(int ntf)
+{
+	return q_syscall(SYS_ntf_poll, ntf, 0, 0, 0, 0, 0);
+}

@@ -1,0 +1,94 @@
+/*
+ * Client calls of the services (user/include/qservices.h): each packs a
+ * message, calls, and returns the server's answer or the kernel's error.
+ */
+#include <string.h>
+#include "qservices.h"
+
+int q_name_pack(struct q_msg *m, const char *name)
+{
+	size_t len = strlen(name);
+
+	if (!len || len > Q_NAME_MAX)
+		return 0;
+	memset(m->w, 0, 3 * sizeof(m->w[0]));
+	memcpy(m->w, name, len);
+	return 1;
+}
+
+void q_name_unpack(const struct q_msg *m, char *out)
+{
+	memcpy(out, m->w, Q_NAME_MAX);
+	out[Q_NAME_MAX] = 0;
+}
+
+/* Calls ep with m; the server's w[0] answer, or the kernel's error. */
+static long call(int ep, struct q_msg *m)
+{
+	long r = q_call(ep, m);
+
+	return r < 0 ? r : (long)m->w[0];
+}
+
+static long name_call(int ns, unsigned int label, const char *name, int give, struct q_msg *m)
+{
+	*m = q_msg(label, 0, 0, 0, 0);
+	if (!q_name_pack(m, name))
+		return -SYS_EINVAL;
+	if (give >= 0)
+		q_msg_give_cap(m, give);
+	return call(ns, m);
+}
+
+long q_ns_register(int ns, const char *name, int slot)
+{
+	struct q_msg m;
+
+	return name_call(ns, NS_REGISTER, name, slot, &m);
+}
+
+long q_ns_lookup(int ns, const char *name)
+{
+	struct q_msg m;
+	long r;
+
+	q_recv_slot(SYS_CAP_ANY_SLOT);	/* the reply's capability lands in the first empty slot */
+	r = name_call(ns, NS_LOOKUP, name, -1, &m);
+	q_recv_slot(SYS_RECV_SLOT_NONE);
+	if (r < 0)
+		return r;
+	if (q_msg_cap_lost(&m))
+		return -SYS_ENOSPC;	/* our capability space is full */
+	return q_msg_cap(&m) >= 0 ? q_msg_cap(&m) : -SYS_EINVAL;	/* "found", with nothing */
+}
+
+long q_ns_unregister(int ns, const char *name)
+{
+	struct q_msg m;
+
+	return name_call(ns, NS_UNREGISTER, name, -1, &m);
+}
+
+long q_kv_put(int kv, unsigned long key, unsigned long value)
+{
+	struct q_msg m = q_msg(KV_PUT, 0, key, value, 0);
+
+	return call(kv, &m);
+}
+
+long q_kv_get(int kv, unsigned long key, unsigned long *value)
+{
+	struct q_msg m = q_msg(KV_GET, 0, key, 0, 0);
+	long r = call(kv, &m);
+
+	if (r == 0)
+		*value = m.w[1];
+	return r;
+}
+
+long q_kv_del(int kv, unsigned long key)
+{
+	struct q_msg m = q_msg(KV_DEL, 0, key, 0, 0);
+
+	return call(kv, &m);
+}

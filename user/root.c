@@ -1,0 +1,186 @@
+/*
+ * The root task (docs/microkernel.md, "Services in user space"): the
+ * kernel starts it from the first boot module under make run, with a
+ * capability to its quota and one to each boot program (lib/ipc.h's
+ * boot slots), and it starts everything else -- through those
+ * capabilities, the only way a program starts.  First the program its
+ * arguments name (make run's USER_RUN, user/hello by default), waited
+ * for as the kernel used to; then the services, each spending from a
+ * quota carved out of ours (SERVICE_QUOTA_KB), so that none can spend
+ * what the others need:
+ *
+ *   1. an endpoint for the name server, and user/nameserver with the only
+ *      capability that can receive on it (its slot 0);
+ *   2. a send-and-grant copy of that endpoint for everyone else, and
+ *      user/kvserver with it, which registers "kv";
+ *   3. clients (user/kvclient) with the same copy: they find "kv" by name;
+ *   4. the key-value server killed: a call through "kv" then fails with
+ *      -EPIPE at once (a server that dies wakes its clients with an error);
+ *   5. the name server killed.
+ *
+ * Exit status 0 if every step did what it should (tests/user/services.c).
+ */
+#include <stdio.h>
+#include <string.h>
+#include "qservices.h"
+
+#define NAMESERVER	"user/nameserver"
+#define KVSERVER	"user/kvserver"
+#define KVCLIENT	"user/kvclient"
+#define NR_CLIENTS	2
+#define NS_TASK		100	/* our slots for the task capabilities */
+#define KV_TASK		101
+#define CLIENT_TASK	102
+#define WAIT_STEP_NS	1000000UL	/* how often we look for "kv" */
+#define WAIT_STEPS	20000		/* 20 s: long, for a loaded host */
+#define SERVICE_QUOTA_KB 128		/* each service's share of our quota */
+
+static int failed;
+
+static void check(int ok, const char *what)
+{
+	if (!ok) {
+		printf("root: FAILED: %s\n", what);
+		failed = 1;
+	}
+}
+
+/* A program of the user-space issue: started, waited for, its end reported. */
+static void run_program(const char *cmd)
+{
+	struct sys_exit_status st;
+	int id = q_spawn(cmd, strlen(cmd));
+
+	if (id < 0 || q_task_wait(id, &st)) {
+		printf("root: %s did not start (error %d)\n", cmd, id);
+		return;
+	}
+	if (st.killed || st.status)
+		printf("root: %s[%d] ended: %s %d\n", cmd, id, st.killed ? "killed, reason" : "exit status",
+		       st.killed ? st.killed : st.status);
+}
+
+/* The words of argv joined by spaces into buf: a command line again. */
+static const char *join(char *buf, size_t size, int argc, char **argv)
+{
+	size_t len = 0;
+
+	buf[0] = 0;
+	for (int i = 0; i < argc && len < size; i++)
+		len += snprintf(buf + len, size - len, "%s%s", i ? " " : "", argv[i]);
+	return buf;
+}
+
+/* cmd with cap in its slot 0, spending from a quota of its own carved out of ours. */
+static int spawn(const char *cmd, int cap, int task_slot)
+{
+	int quota = q_quota_create(SYS_CAP_ANY_SLOT, SERVICE_QUOTA_KB);
+	int id = quota < 0 ? quota : q_spawn_quota(cmd, quota, &cap, 1, task_slot);
+
+	if (id < 0)
+		printf("root: %s did not start (error %d)\n", cmd, id);
+	else
+		printf("root: started %s, task %d, with a capability in its slot 0 and %d KiB\n",
+		       cmd, id, SERVICE_QUOTA_KB);
+	if (quota >= 0)
+		q_cap_delete(quota);	/* (the child's task keeps the quota) */
+	return id;
+}
+
+/* What the kernel gave us, if it started us (another parent passes what it chooses). */
+static void say_we_start(void)
+{
+	struct sys_quota_info q;
+	struct sys_cap_info info;
+	int n = 0;
+
+	if (q_quota_info(SYS_BOOT_SLOT_QUOTA, &q)) {
+		printf("root: task %d starts the services\n", q_task_id());
+		return;
+	}
+	while (n < SYS_BOOT_PROGRAMS_MAX && !q_cap_inspect(SYS_BOOT_SLOT_PROGRAMS + n, &info) &&
+	       info.type == SYS_OBJ_PROGRAM)
+		n++;
+	printf("root: task %d starts the services; it holds its quota (slot %d, %ld KiB) and %d "
+	       "programs (slots %d-%d)\n", q_task_id(), SYS_BOOT_SLOT_QUOTA, q.limit / 1024, n,
+	       SYS_BOOT_SLOT_PROGRAMS, SYS_BOOT_SLOT_PROGRAMS + n - 1);
+}
+
+/* The server registers itself: look until it has. */
+static long wait_for_name(int ns, const char *name)
+{
+	long slot = -SYS_ENOENT;
+
+	for (int i = 0; i < WAIT_STEPS && slot == -SYS_ENOENT; i++) {
+		slot = q_ns_lookup(ns, name);
+		if (slot == -SYS_ENOENT)
+			q_sleep_ns(WAIT_STEP_NS);
+	}
+	return slot;
+}
+
+static void run_clients(int ns)
+{
+	struct sys_exit_status st;
+	int ids[NR_CLIENTS];
+	char cmd[48];
+
+	for (int i = 0; i < NR_CLIENTS; i++) {
+		snprintf(cmd, sizeof(cmd), KVCLIENT " %d", i + 1);
+		ids[i] = spawn(cmd, ns, CLIENT_TASK + i);
+	}
+	for (int i = 0; i < NR_CLIENTS; i++) {
+		if (ids[i] < 0)
+			continue;
+		check(!q_wait_for(CLIENT_TASK + i, &st) && !st.killed && !st.status,
+		      "a client ended with an error");
+		q_cap_delete(CLIENT_TASK + i);
+	}
+}
+
+static void stop(int task_slot, const char *what)
+{
+	struct sys_exit_status st;
+
+	check(q_kill(task_slot) == 0 && q_wait_for(task_slot, &st) == 0, what);
+	q_cap_delete(task_slot);
+}
+
+int main(int argc, char **argv)
+{
+	int ns = q_endpoint_create(SYS_CAP_ANY_SLOT), ns_send;
+	char cmd[256];			/* (the kernel takes 255 bytes at most) */
+	unsigned long v;
+	long kv, r;
+
+	if (argc > 1)
+		run_program(join(cmd, sizeof(cmd), argc - 1, argv + 1));
+	say_we_start();
+	if (ns < 0 || spawn(NAMESERVER, ns, NS_TASK) < 0)
+		return 1;
+	/* Everyone else may call the name server and send it capabilities, never receive. */
+	ns_send = q_cap_mint(ns, SYS_CAP_ANY_SLOT, SYS_CAP_WRITE | SYS_CAP_GRANT, 0);
+	q_cap_delete(ns);
+	if (ns_send < 0 || spawn(KVSERVER, ns_send, KV_TASK) < 0) {
+		stop(NS_TASK, "kill the name server");
+		return 1;
+	}
+	kv = wait_for_name(ns_send, "kv");
+	check(kv >= 0, "no \"kv\" registered");
+	if (kv >= 0) {
+		printf("root: \"kv\" found through the name server, in our slot %ld\n", kv);
+		run_clients(ns_send);
+		check(q_kv_put(kv, 7, 49) == 0 && q_kv_get(kv, 7, &v) == 0 && v == 49,
+		      "our own call to \"kv\"");
+	}
+	/* (a task that ends leaves its children running: we stop ours, in any case) */
+	stop(KV_TASK, "kill the key-value server");
+	if (kv >= 0) {
+		r = q_kv_get(kv, 7, &v);
+		printf("root: key-value server killed: a call through \"kv\" now returns %ld\n", r);
+		check(r == -SYS_EPIPE, "a call to a dead server must fail with -EPIPE");
+	}
+	stop(NS_TASK, "kill the name server");
+	printf("root: %s\n", failed ? "FAILED" : "the services answered; all stopped");
+	return failed;
+}
