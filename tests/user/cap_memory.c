@@ -6,7 +6,8 @@
  * faults).
  */
 #include <string.h>
-#include "check.h"
+#include "qcap.h"
+#include "utest.h"
 
 #define PAGES		4
 #define READER		"tests/user/helpers/mem_reader"

@@ -5,7 +5,8 @@
  * its limit; and every right enforced -- each operation tried without
  * the right it needs.
  */
-#include "check.h"
+#include "qcap.h"
+#include "utest.h"
 
 #define EP		0
 #define NTF		1

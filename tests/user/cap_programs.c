@@ -9,7 +9,8 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "check.h"
+#include "qcap.h"
+#include "utest.h"
 
 #define SELF		"tests/user/cap_programs"
 #define TARGET		"tests/user/helpers/exit_with"

@@ -9,7 +9,8 @@
  * eat" (eat(), below).
  */
 #include <string.h>
-#include "check.h"
+#include "qcap.h"
+#include "utest.h"
 
 #define PAGES		16
 #define MAX_OBJECTS	200

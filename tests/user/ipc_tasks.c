@@ -6,7 +6,8 @@
  * reply wakes the client with -SYS_EPIPE, and every later call fails at
  * once.  Task capabilities: their rights enforced, kill and wait.
  */
-#include "check.h"
+#include "qcap.h"
+#include "utest.h"
 
 #define SERVER		"tests/user/helpers/echo_server"
 #define CALLER		"tests/user/helpers/caller"

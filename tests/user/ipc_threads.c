@@ -6,7 +6,8 @@
  * blocked on an endpoint woken with -SYS_EPIPE when the endpoint can no
  * longer deliver.
  */
-#include "check.h"
+#include "qcap.h"
+#include "utest.h"
 
 #define EP		0
 #define NTF		1

@@ -10,7 +10,8 @@
  * a working copy of what was registered.
  */
 #include <string.h>
-#include "check.h"
+#include "qcap.h"
+#include "utest.h"
 #include "qservices.h"
 
 #define ROOT		"user/root"

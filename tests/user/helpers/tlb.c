@@ -6,7 +6,8 @@
  * frame, reused) with other contents.  Once unmap() has returned, the
  * reader's next read must fault: it must never see the new contents
  * through a translation its CPU kept.  Ends killed by that fault (or
- * exit 2: it saw the new contents; exit 3: it never faulted).
+ * exit 2: it saw the new contents; exit 3: it never faulted; exit 4: no
+ * page or no thread).
  *
  * tlb solo: maps and unmaps pages with one thread, on one CPU: no other
  * CPU ever had the address space loaded, so no shootdown may be needed.
@@ -22,6 +23,15 @@
 #define REUSE_PAGES	16
 #define READS_BEFORE	1000
 #define WAIT_NS		(5ULL * 1000 * 1000 * 1000)
+/*
+ * The reader's page sits half-way up the map area, where map(NULL, ...)
+ * (first fit from USER_MAP_BASE) never reaches: its address is never
+ * mapped again during the test.  At the first free address, the new
+ * pages took it back at once, and a reader whose CPU the host had not
+ * run since the shootdown read NEW through a fresh, correct translation:
+ * the test failed once on a loaded host without any stale TLB entry.
+ */
+#define READER_PAGE	(USER_MAP_BASE + (USER_HEAP_BASE - USER_MAP_BASE) / 2)
 
 static volatile uint64_t *page;
 static volatile long reads;
@@ -43,7 +53,9 @@ static int shoot(void)
 {
 	uint64_t t0;
 
-	page = (volatile uint64_t *)q_map(NULL, PAGE, SYS_PROT_READ | SYS_PROT_WRITE);
+	if (q_map((void *)READER_PAGE, PAGE, SYS_PROT_READ | SYS_PROT_WRITE) != (long)READER_PAGE)
+		return 4;
+	page = (volatile uint64_t *)READER_PAGE;
 	*page = OLD;
 	if (q_thread_create(reader, NULL, 1) < 0)
 		return 4;
