@@ -71,7 +71,8 @@ KTEST(user_syscall_fuzzer_finds_every_promise_kept)
 		console_input_reclaim();
 	KASSERT(t);
 	if (user_task_wait_timeout(t, ktest_budget_ns(60 + calls / CALLS_PER_S, 2), &st)) {
-		ktest_info("the fuzzer did not end in time: killed");
+		ktest_info("the fuzzer did not end in time: its threads, then killed");
+		user_show_tasks();	/* (which of its threads still waits) */
 		user_task_kill(t, SYS_KILLED_BY_KERNEL);
 		user_task_wait_timeout(t, 0, &st);
 		KEXPECT(!"the fuzzer ended in time");

@@ -550,27 +550,60 @@ static int server(void *arg)
 }
 
 /*
+ * A capability to our thread tid, to kill it through.  The fuzzing may
+ * have filled every slot or spent our quota: then the fuzzed slots go,
+ * one at a time, until there is room (joining a stuck thread without
+ * killing it would wait for ever).
+ */
+static int thread_cap_to_kill(int tid)
+{
+	int t = q_thread_cap(SYS_CAP_ANY_SLOT, tid);
+
+	for (int s = CAP_SLOTS - 1; t < 0 && s > PROGRAM; s--) {
+		q_cap_delete(s);
+		t = q_thread_cap(SYS_CAP_ANY_SLOT, tid);
+	}
+	return t;
+}
+
+/*
  * The end: every capability of this task goes, so every call, send,
  * receive and wait on them ends (-EPIPE, -EBADF); a thread still stuck
  * after that (two threads each holding the other's reply) is killed
  * through a capability to it.
  */
+static void delete_every_slot(void)
+{
+	for (int s = 0; s < SYS_CAP_MAX_SLOTS; s++)
+		q_cap_delete(s);
+}
+
 static void stop_everything(const int *tids, int n, int server_tid)
 {
 	struct sys_exit_status st;
+	int t;
 
 	stop = 1;
-	for (int s = 0; s < SYS_CAP_MAX_SLOTS; s++)
-		q_cap_delete(s);
+	delete_every_slot();
 	q_sleep_ns(100000000);
 	for (int i = 0; i < n; i++) {
-		int t = q_thread_cap(SYS_CAP_ANY_SLOT, tids[i]);
-
+		t = thread_cap_to_kill(tids[i]);
 		if (t >= 0 && q_kill(t) == 0)
 			printf("sysfuzz: thread %d still waited at the end: killed\n", tids[i]);
 		q_cap_delete(t);
 		q_thread_join(tids[i], &st);
 	}
+	/*
+	 * A worker thread (a few calls, never joined) may have copied the
+	 * served endpoint into a slot the first pass had already emptied, so
+	 * the server may still be reachable: it is ended through a
+	 * capability, not waited for.
+	 */
+	delete_every_slot();
+	t = q_thread_cap(SYS_CAP_ANY_SLOT, server_tid);
+	if (t >= 0)
+		q_kill(t);
+	q_cap_delete(t);
 	q_thread_join(server_tid, &st);
 }
 
@@ -589,12 +622,15 @@ static void stop_everything(const int *tids, int n, int server_tid)
 static void restart(int i, int *tids)
 {
 	struct sys_exit_status st;
-	int t = q_thread_cap(SYS_CAP_ANY_SLOT, tids[i]);
+	int t = thread_cap_to_kill(tids[i]);
 
-	if (t >= 0) {
-		q_kill(t);
-		q_cap_delete(t);
+	if (t < 0) {
+		printf("sysfuzz: no capability to stuck thread %d (error %d): left to the end\n",
+		       tids[i], t);
+		return;
 	}
+	q_kill(t);
+	q_cap_delete(t);
 	q_thread_join(tids[i], &st);
 	restarts++;
 	tids[i] = q_thread_create(fuzz_thread, &fuzzers[i], SYS_CPU_ANY);
@@ -721,9 +757,9 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "exit"))
 		return 0;	/* the child SYS_cap_spawn starts */
 	parse_args(argc, argv);
-	printf("sysfuzz: seed %#llx, %lu calls, %d threads beside the first, %d more tasks "
+	printf("sysfuzz: seed %#llx, %lu calls, %d threads beside the first, %d more task%s "
 	       "(replay: user/sysfuzz seed=%#llx calls=%lu threads=%d tasks=%d)\n",
-	       (unsigned long long)seed, total_calls, nr_workers, nr_tasks,
+	       (unsigned long long)seed, total_calls, nr_workers, nr_tasks, nr_tasks == 1 ? "" : "s",
 	       (unsigned long long)seed, total_calls, nr_workers, nr_tasks);
 	memset(text, 'z', sizeof(text));
 	for (int i = 0; i <= nr_workers; i++) {
