@@ -57,6 +57,63 @@ bool arch_cpu_control_ok(char *why, size_t size);
 void arch_console_putc(char c);
 int arch_console_getc(void);		/* -1 when nothing is waiting */
 
+/*
+ * The console UART's receive side (kernel/console_input.c): its interrupt
+ * line (-1: none known, the console stays polled), and the UART raising
+ * it whenever a character waits (x86-64 16550 IER, AArch64 PL011 IMSC).
+ */
+int arch_console_irq(void);
+void arch_console_rx_irq(bool on);
+
+/*
+ * A device's registers as a driver in user mode gets them
+ * (kernel/object/device.c, docs/drivers.md): I/O ports [base, base +
+ * size) (x86-64), or MMIO [base, base + size), page-aligned, mapped into
+ * the driver uncached and never executable.  arch_console_regs(): the
+ * console UART's.  arch_io_grant(): user mode in am may use the ports
+ * [base, base + n), at once on this CPU (which has am loaded), on others
+ * from their next switch to am: 0, -EINVAL (beyond the ports the kernel
+ * can grant), -ENOSPC (am holds as many ranges as the arch keeps: x86-64 4),
+ * -ENOTSUP (no I/O ports on this architecture).  arch_io_revoke() (am's
+ * mm->lock held) takes the range back; the caller's tlb_shootdown() of am
+ * then reloads every CPU that has am loaded (arch_flush_tlb_user()
+ * rereads the grant).
+ */
+struct arch_mm;
+struct device_regs {
+	bool ports;
+	uintptr_t base;
+	size_t size;
+};
+void arch_console_regs(struct device_regs *r);
+int arch_io_grant(struct arch_mm *am, unsigned int base, unsigned int n);
+void arch_io_revoke(struct arch_mm *am, unsigned int base, unsigned int n);
+
+/*
+ * Device interrupts (kernel/irqdesc.c drives them; docs/drivers.md).  A
+ * line is the arch's number for a device's interrupt, below ARCH_NR_IRQS
+ * (asm/processor.h): x86-64 an ISA IRQ (0-15, on the I/O APIC pin the
+ * MADT's overrides give it), AArch64 a GIC SPI's INTID (32-1019).  Lines
+ * start masked.  The arch's interrupt entry calls handle_device_irq()
+ * (irq.h) with the line; it ends with arch_irq_eoi().
+ *
+ * arch_irq_setup():  prepares line (masked, routed to the boot CPU) and
+ *                    says whether it is level-triggered; 0, -EINVAL (no
+ *                    such line here), -ENODEV (no controller serves it).
+ * arch_irq_route():  delivered to cpu (online) only, from now on.
+ * arch_irq_mask(), arch_irq_unmask(): the controller holds it back or
+ *                    lets it through; once mask returns, no new delivery.
+ * arch_irq_eoi():    end of interrupt on this CPU, after the handler.
+ * arch_irq_describe(): its name for messages ("IRQ 4 (I/O APIC pin 4,
+ *                    vector 0x64)", "SPI 33 (INTID 33)").
+ */
+int arch_irq_setup(unsigned int irq, bool *level);
+void arch_irq_route(unsigned int irq, int cpu);
+void arch_irq_mask(unsigned int irq);
+void arch_irq_unmask(unsigned int irq);
+void arch_irq_eoi(unsigned int irq);
+void arch_irq_describe(unsigned int irq, char *buf, size_t size);
+
 /* Inter-processor interrupts and the NMI-like "stop" used by panic. */
 enum ipi_kind { IPI_CALL_FUNC, IPI_RESCHEDULE, IPI_NR };
 void arch_send_ipi(int cpu, enum ipi_kind kind);
@@ -140,6 +197,8 @@ int arch_mem_regions(struct mem_region *out, int max);
  * arch_flush_tlb_user(): drops this CPU's translations of [start, end) of am.
  */
 struct arch_mm;
+/* arch_mm_map()'s prot may add: device registers, uncached, never executable. */
+#define ARCH_PROT_DEVICE	0x100
 int arch_mm_init(struct arch_mm *am);
 void arch_mm_destroy(struct arch_mm *am);
 int arch_mm_map(struct arch_mm *am, uintptr_t va, uintptr_t pa, int prot);

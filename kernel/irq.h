@@ -30,6 +30,41 @@ struct irq_work {
 };
 bool irq_work_queue_on(struct irq_work *work, int cpu);
 
+/*
+ * Device interrupts (kernel/irqdesc.c), with Linux's names.  irq is the
+ * arch's line number (kernel/arch.h).  request_irq(): handler(irq, data)
+ * runs in hard-interrupt context on the CPU the line is routed to (the
+ * boot CPU until irq_set_affinity()), one line, one holder: 0, -EBUSY
+ * (held), -EINVAL, -ENODEV (no controller serves it), -ENOMEM.
+ * free_irq(): the holder (data) lets go; when it returns, no CPU runs
+ * its handler any more (a grace period).  The line stays routed and
+ * open: an interrupt nobody holds is counted and said once.
+ * irq_set_affinity(): routes to an online cpu (0, -ENODEV, -EINVAL).
+ * disable_irq_nosync()/enable_irq(): mask and unmask, nesting; the
+ * handler may already be running elsewhere.
+ */
+typedef void (*irq_handler_t)(unsigned int irq, void *data);
+int request_irq(unsigned int irq, irq_handler_t handler, const char *name, void *data);
+void free_irq(unsigned int irq, void *data);
+int irq_set_affinity(unsigned int irq, int cpu);
+void disable_irq_nosync(unsigned int irq);
+void enable_irq(unsigned int irq);
+
+/* From the arch's interrupt entry: the whole path of one device interrupt, EOI included. */
+void handle_device_irq(unsigned int irq);
+
+/* A line's state, for tests and the monitor (false: never set up). */
+struct irq_stats {
+	unsigned long count;		/* arrivals */
+	unsigned long unclaimed;	/* arrivals nobody held */
+	int cpu;			/* routed to */
+	int last_cpu;			/* where the last one arrived (-1: none yet) */
+	bool level, held, masked;
+};
+bool irq_get_stats(unsigned int irq, struct irq_stats *st);
+unsigned long irq_stray_count(void);
+void irq_show(void);
+
 /* x86 NMI (or its AArch64 stand-in): panic's stop and backtrace requests. */
 void irq_nmi(const struct trap_frame *tf);
 

@@ -92,6 +92,28 @@ const char *ktest_indent(void)
 	return ktap_indent;
 }
 
+bool ktest_type_on_console(const char *text)
+{
+	char esc[4 * KTEST_TYPE_MAX + 1];
+	size_t n = 0;
+
+	if (!ktest_requested() || ktap_indent[0])
+		return false;	/* from the monitor: a person is at the terminal, no runner */
+	for (const char *p = text; *p && n + 4 < sizeof(esc); p++) {
+		unsigned char c = *p;
+
+		if (c == '"' || c == '\\')
+			n += snprintf(esc + n, sizeof(esc) - n, "\\%c", c);
+		else if (c < ' ' || c >= 0x7f)
+			n += snprintf(esc + n, sizeof(esc) - n, "\\x%02x", c);
+		else
+			esc[n++] = c;
+	}
+	esc[n] = '\0';
+	printk("# ktest: type \"%s\"\n", esc);
+	return true;
+}
+
 bool ktest_check(bool ok, const char *file, int line, const char *expr)
 {
 	if (!ok) {

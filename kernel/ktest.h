@@ -144,6 +144,17 @@ void ktest_skip(const char *why);
 #define KTEST_SKIP(why)		do { ktest_skip(why); return; } while (0)
 
 /*
+ * Asks for text on the serial console's input: tools/run.py types it
+ * into QEMU's serial line when it sees this cue, a diagnostic line
+ * `# ktest: type "..."` (C escapes: \\, \", \xHH; at most
+ * KTEST_TYPE_MAX characters).  False when no runner is there to type it:
+ * a test run from the monitor (skip then).  The characters may take a
+ * while: wait for them with a ktest_budget_ns() limit.
+ */
+#define KTEST_TYPE_MAX	64
+bool ktest_type_on_console(const char *text);
+
+/*
  * Prints a '# ...' diagnostic line belonging to the running test, indented
  * as its result line is: ktest_indent() is "" in a run of its own and
  * "    " when nested in the monitor's `test GLOB`.

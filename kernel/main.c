@@ -5,6 +5,7 @@
 #include "ktest_runner.h"
 #include "demo.h"
 #include "user/user.h"
+#include "user/console_server.h"
 #include "object/object.h"
 
 #define QUIESCENT_VERSION "0.1"
@@ -31,6 +32,7 @@ void kmain(void *boot_info)
 	delay_calibrate();
 	arch_irq_enable();
 	smp_boot_cpus();
+	console_input_init();	/* the UART's receive interrupt, if the machine routes it */
 	rcu_init_cpu_threads();
 	srcu_init();
 	trace_boot();
@@ -71,6 +73,7 @@ static int demo_main(void *arg)
 {
 	(void)arg;
 	printk("\nAll %d CPUs are up; idle ones halt until an interrupt.\n", num_online_cpus());
+	console_server_boot();		/* console.server=1: the console's input from user mode */
 	user_run_boot_programs();	/* the boot modules' programs, if any (make run) */
 	demo_boot();	/* the demos (kernel/demo/), the monitor with a terminal, the exit */
 }

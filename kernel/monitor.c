@@ -14,6 +14,7 @@
 #include "ktest_runner.h"
 #include "demo.h"
 #include "monitor.h"
+#include "irq.h"
 #include "user/user.h"
 #include "user/task.h"
 #include "object/cap.h"
@@ -285,6 +286,13 @@ static enum monitor_result cmd_backtrace(int argc, char **argv)
 	return MON_OK;
 }
 
+static enum monitor_result cmd_irqs(int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	irq_show();
+	return MON_OK;
+}
+
 static enum monitor_result cmd_halt(int argc, char **argv)
 {
 	(void)argc, (void)argv;
@@ -303,6 +311,7 @@ static const struct command commands[] = {
 	{ "torture", "SECONDS", "run rcutorture for SECONDS", cmd_torture },
 	{ "trace", "on|off|dump|clear", "the RCU event trace (docs/trace.md)", cmd_trace },
 	{ "backtrace", "", "backtrace of the monitor and of every other CPU", cmd_backtrace },
+	{ "irqs", "", "each device interrupt line: holder, CPU, arrivals, unclaimed", cmd_irqs },
 	{ "halt", "", "end QEMU cleanly", cmd_halt },
 };
 

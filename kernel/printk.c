@@ -263,8 +263,3 @@ int printk(const char *fmt, ...)
 	va_end(ap);
 	return n;
 }
-
-int console_getc(void)
-{
-	return arch_console_getc();
-}

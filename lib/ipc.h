@@ -38,7 +38,9 @@
 #define SYS_OBJ_MEMORY		3	/* frames a task may map (arg: how many pages) */
 #define SYS_OBJ_TASK		4	/* a task: made by SYS_cap_spawn, never by SYS_cap_create */
 #define SYS_OBJ_THREAD		5	/* a thread of the caller's task (arg: its id) */
-/* 6..8: kept free for the device objects (interrupt, device, console) of the drivers' work. */
+#define SYS_OBJ_INTERRUPT	6	/* a device interrupt line: granted by the kernel, never created */
+#define SYS_OBJ_DEVICE		7	/* a device's registers: granted by the kernel, never created */
+#define SYS_OBJ_CONSOLE		8	/* the kernel's console, whole lines: granted, never created */
 #define SYS_OBJ_PROGRAM		9	/* a boot module: granted by the kernel, never created */
 #define SYS_OBJ_QUOTA		10	/* memory to spend on objects (arg: KiB carved out of the caller's) */
 #define SYS_OBJ_TYPES		11
@@ -47,7 +49,8 @@
 #define SYS_CAP_READ		1	/* endpoint: receive; notification: wait, poll; memory: map readable; task, thread: wait for it;
 					   program: read its name; quota: read its counts */
 #define SYS_CAP_WRITE		2	/* endpoint: send, call; notification: signal; memory: map writable; task, thread: kill;
-					   quota: spawn a task that spends from it */
+					   quota: spawn a task that spends from it; interrupt: bind, ack; device: map;
+					   console: print, push keys */
 #define SYS_CAP_GRANT		4	/* endpoint: send capabilities with messages */
 #define SYS_CAP_EXEC		8	/* memory: map executable; program: start it (SYS_cap_spawn) */
 #define SYS_CAP_ALL		15
@@ -55,6 +58,13 @@
 /* The most slots a capability space holds; it grows to this from SYS_CAP_FIRST_SLOTS. */
 #define SYS_CAP_MAX_SLOTS	1024
 #define SYS_CAP_FIRST_SLOTS	16
+/*
+ * The console server's endpoint (docs/drivers.md): while one serves the
+ * console, every program the kernel starts finds a capability to it here
+ * (send and grant, a badge of its own), and its runtime sends
+ * standard input and output there.
+ */
+#define SYS_CAP_CONSOLE_SLOT	(SYS_CAP_FIRST_SLOTS - 1)
 /* A slot argument that asks for the first empty slot (SYS_cap_create, copy, mint, move). */
 #define SYS_CAP_ANY_SLOT	(-1)
 /* Badges: 0 (none) up to this; a badge tells a server which client called. */

@@ -70,7 +70,13 @@
 #define SYS_obj_wait		52	/* (int task or thread, struct sys_exit_status *): -> 0 */
 #define SYS_program_name	53	/* (int program, char *buf, size_t size): -> the name's length */
 #define SYS_quota_info		54	/* (int quota, struct sys_quota_info *): -> 0 */
-#define NR_SYSCALLS		55
+/* Drivers (kernel/user/sys_irq.c; docs/drivers.md): 60..69. */
+#define SYS_irq_bind		60	/* (int irq, int ntf, u64 bits): the line signals ntf -> 0 */
+#define SYS_irq_ack		61	/* (int irq): served: the line opens again -> 0 */
+#define SYS_dev_map		62	/* (int dev, void *addr or 0): its registers -> address, or first port */
+#define SYS_console_lines	63	/* (int cons, const char *buf, size_t len): printed, line by line whole -> len */
+#define SYS_console_push	64	/* (int cons, const char *buf, size_t len): keys for the kernel's readers -> len */
+#define NR_SYSCALLS		65
 
 /* SYS_map's prot: never both WRITE and EXEC (-SYS_EINVAL). */
 #define SYS_PROT_READ		1

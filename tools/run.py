@@ -18,6 +18,10 @@ Kernel exit codes (QEMU's exit status): 33 all passed / clean end,
 isa-debug-exit (status = value << 1 | 1), AArch64 through semihosting
 SYS_EXIT (status = code).
 
+A boot that is not interactive types on the kernel's serial input what
+its cues ask for: a console line `# ktest: type "..."` (a test that needs
+input; tools/lib/serial_cue.py).
+
 Test mode prints every console line, then the KTAP verdict; its last line
 is "N passed, N failed[, N skipped]".  Exit status 0 only if nothing failed,
 every planned test reported and QEMU exited with 33.
@@ -42,6 +46,7 @@ import dtb  # noqa: E402
 from ktap import KtapParser, summary_line  # noqa: E402
 from procgroup import die_with_parent, interrupt_on_signals, kill_group, start_owned  # noqa: E402
 from usersyms import Symbolizer  # noqa: E402
+import serial_cue  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import arm64_image  # noqa: E402
 
@@ -247,11 +252,25 @@ class Console:
             self.log = None
 
 
-def run_piped(cmd, console, timeout, on_line=None):
-    """Run cmd with stdin=/dev/null and its stdout+stderr piped; stream each
-    line to console (and on_line).  Returns (status, timed_out)."""
+def type_cue(proc, line):
+    """The kernel's cue to type on its serial console (tools/lib/serial_cue.py):
+    the bytes go to QEMU's serial input, its stdin."""
+    data = serial_cue.typed(line)
+    if data is None or proc.stdin is None:
+        return
     try:
-        proc = start_owned(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        proc.stdin.write(data)
+        proc.stdin.flush()
+    except (BrokenPipeError, OSError):
+        pass		# QEMU has gone; its exit status says why
+
+
+def run_piped(cmd, console, timeout, on_line=None):
+    """Run cmd with its stdin a pipe (QEMU's serial input: the kernel's cues
+    are typed into it) and its stdout+stderr piped; stream each line to
+    console (and on_line).  Returns (status, timed_out)."""
+    try:
+        proc = start_owned(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT)
     except OSError as e:
         console.line(f"run: cannot start {cmd[0]}: {e.strerror} (tools/deps.sh installs QEMU)")
@@ -271,6 +290,7 @@ def run_piped(cmd, console, timeout, on_line=None):
         for raw in proc.stdout:
             text = raw.decode("utf-8", errors="replace").rstrip("\r\n").replace("\r", "")
             console.line(text)
+            type_cue(proc, text)
             if on_line:
                 on_line(text)
         status = proc.wait()
@@ -281,6 +301,10 @@ def run_piped(cmd, console, timeout, on_line=None):
         if timer:
             timer.cancel()
         proc.stdout.close()
+        try:
+            proc.stdin.close()
+        except (BrokenPipeError, OSError):
+            pass
     return status, fired.is_set()
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The demos as a person plays them: slowly, and at a terminal.
 
-    tools/test_demos.py [--arch x86_64|aarch64] [--only pace|pty] [-q]
+    tools/test_demos.py [--arch x86_64|aarch64] [--only pace|pty] [--kernel-console] [-q]
 
 tests/demo.c plays every demo without pauses; a person reads each step
 before pressing Enter, and a demo whose point depends on the pace (a reader
@@ -20,6 +20,10 @@ there.  Two boots, each checked line by line:
         the monitor (twice TIMEOUT: an interactive run never times out),
         runs `rcu` and a nested `test`, whose '#' lines must be indented
         like its results, then `halt`, which must end QEMU cleanly.
+        The console server (user/console_server.c) starts at boot and reads
+        every key in user mode, handing it to the kernel while no program
+        holds the console (docs/drivers.md).  With --kernel-console, the
+        same boot with console.server=0: the kernel reads the keys itself.
 
 Exit status 0 when every check passed.
 """
@@ -235,12 +239,21 @@ class Pty:
             self.reap(10)
 
 
-def test_pty(arch, problems, quiet):
+SERVED = "console: served from user mode by console_server["
+
+
+def test_pty(arch, problems, quiet, kernel_console=False):
     """make run at a terminal: Enter after a long read, then the monitor
-    past TIMEOUT, a command, a nested test, halt."""
+    past TIMEOUT, a command, a nested test, halt.  Every key is read by the
+    console server in user mode and handed to the kernel (docs/drivers.md);
+    kernel_console: the same with console.server=0, the kernel reading
+    them itself."""
     t0 = time.monotonic()
-    p = Pty(["make", "-s", "run", f"ARCH={arch}", "SMP=2", "TIMEOUT=5", "DEMO=replacement"])
+    cmd = ["make", "-s", "run", f"ARCH={arch}", "SMP=2", "TIMEOUT=5", "DEMO=replacement"]
+    p = Pty(cmd + (["CMDLINE=console.server=0"] if kernel_console else []))
     try:
+        if not kernel_console and p.expect(SERVED, BOOT_BUDGET_S, 0) < 0:
+            problems.append(f"pty: no '{SERVED}' line at boot")
         prompts, pos = 0, 0
         while True:
             i, what = p.expect_any(["[Enter: next step", "quiescent> "], BOOT_BUDGET_S, pos)
@@ -277,6 +290,8 @@ def test_pty(arch, problems, quiet):
         p.reap(60)
         if p.status != 0:
             problems.append(f"pty: make run ended with status {p.status} after halt")
+        if kernel_console and SERVED in p.out:
+            problems.append("pty: console.server=0, yet the console server started")
         if "TIMEOUT" in p.out:
             problems.append("pty: the interactive run timed out")
         if not quiet:
@@ -293,12 +308,14 @@ def main(argv=None):
     ap.add_argument("--arch", default="x86_64", choices=["x86_64", "aarch64"])
     ap.add_argument("--only", choices=["pace", "pty"])
     ap.add_argument("-q", "--quiet", action="store_true")
+    ap.add_argument("--kernel-console", action="store_true",
+                    help="pty with console.server=0: the kernel reads the keys itself")
     args = ap.parse_args(argv)
     problems = []
     if args.only in (None, "pace"):
         test_pace(args.arch, problems, args.quiet)
     if args.only in (None, "pty"):
-        test_pty(args.arch, problems, args.quiet)
+        test_pty(args.arch, problems, args.quiet, args.kernel_console)
     for line in problems:
         print(f"test_demos: FAILED: {line}")
     print(f"test_demos: {'FAILED' if problems else 'ok'}")

@@ -29,6 +29,13 @@
  * holds: every waiter wakes (-EPIPE), and a thread still stuck (two that
  * each wait for the other's reply) is killed through its capability.
  *
+ * The drivers' calls (docs/drivers.md) are fuzzed with what the kernel
+ * test grants in slots 8..10 -- the console line's interrupt, the UART's
+ * registers, the kernel's console -- when it can (DRIVER_SLOTS): binds
+ * and acks with any notification and bits, maps at any address, lines
+ * and keys of any length; every fuzzing thread may copy, move, delete or
+ * revoke those capabilities like any other, and send them to the others.
+ *
  * The seed (printed first) replays the run: each thread's sequence of
  * calls is a function of it (their interleaving is the scheduler's).  It
  * ends with exit status 0 when every answer kept the ABI's promises; the
@@ -52,6 +59,7 @@
 #define PROGRAM		2			/* our own program: the only one we may start */
 #define SHARED_SLOTS	8			/* what a fuzzing child task gets a copy of */
 #define MAX_TASKS	3
+#define DRIVER_SLOTS	8			/* 8: interrupt, 9: device, 10: console (tests/user_sysfuzz.c) */
 
 struct fuzzer {
 	uint64_t rng;
@@ -165,6 +173,27 @@ static long msg_info(struct fuzzer *f)
 	return info;
 }
 
+/* The drivers' calls: mostly at the granted slots, with our own text and any length. */
+static void shape_driver_call(struct fuzzer *f, long nr, long *a)
+{
+	if (below(f, 2))
+		a[0] = DRIVER_SLOTS + (long)below(f, 3);
+	switch (nr) {
+	case SYS_irq_bind:
+		a[1] = below(f, 2) ? FUZZ_NTF : cap_slot(f);
+		a[2] = below(f, 4) ? (long)below(f, 256) : number(f);
+		break;
+	case SYS_dev_map:
+		a[1] = below(f, 2) ? 0 : below(f, 2) ? arena_addr(f) : bad_pointer(f);
+		break;
+	case SYS_console_lines:
+	case SYS_console_push:
+		a[1] = below(f, 4) ? (long)text : bad_pointer(f);
+		a[2] = a[1] == (long)text ? (long)below(f, sizeof(text) + 1) : number(f);
+		break;
+	}
+}
+
 /* A spawn request: mostly our own program, with "exit" (it ends at once). */
 static struct sys_spawn *shape_spawn(struct fuzzer *f)
 {
@@ -225,6 +254,13 @@ static void shape_cap_call(struct fuzzer *f, long nr, long *a)
 	case SYS_mem_map:
 		a[1] = below(f, 2) ? 0 : below(f, 2) ? arena_addr(f) : bad_pointer(f);
 		a[2] = (long)below(f, 9);
+		break;
+	case SYS_irq_bind:
+	case SYS_irq_ack:
+	case SYS_dev_map:
+	case SYS_console_lines:
+	case SYS_console_push:
+		shape_driver_call(f, nr, a);
 		break;
 	case SYS_cap_spawn:
 		a[0] = below(f, 8) ? bad_pointer(f) : (long)shape_spawn(f);	/* a task is dear */
@@ -333,6 +369,12 @@ static bool deadly(const struct fuzzer *f, long nr, const long *a)
 	/* Killing, or waiting for, a thread of ours (or ourselves) ends or stalls the run. */
 	if ((nr == SYS_obj_kill || nr == SYS_obj_wait) && slot_type(a[0]) != SYS_OBJ_TASK)
 		return nr == SYS_obj_kill || slot_type(a[0]) == SYS_OBJ_THREAD;
+	if ((nr == SYS_console_lines || nr == SYS_console_push) && !outside_user(a[1]) &&
+	    (a[1] != (long)text || (unsigned long)a[2] > sizeof(text)))
+		return true;	/* it would print, or type, our memory */
+	if (nr == SYS_dev_map && !outside_user(a[1]) && a[1] &&
+	    ((unsigned long)a[1] < ARENA || (unsigned long)a[1] >= ARENA + ARENA_PAGES * PAGE))
+		return true;	/* (only 0, the arena, or outside user space) */
 	if (nr == SYS_mem_map && !outside_user(a[1]) &&
 	    ((unsigned long)a[1] < ARENA || (unsigned long)a[1] >= ARENA + ARENA_PAGES * PAGE))
 		return true;	/* (only 0, the arena, or outside user space) */
@@ -364,6 +406,17 @@ static bool kept_cap_call(long nr, const long *a, long r)
 	case SYS_cap_revoke:
 	case SYS_ntf_poll:
 	case SYS_mem_unmap:
+	case SYS_irq_ack:
+	case SYS_dev_map:
+		return !no_slot(a[0]) || r == -SYS_EBADF;
+	case SYS_irq_bind:
+		if (!a[2] || (unsigned long)a[2] > SYS_BADGE_MAX)
+			return r == -SYS_EINVAL;
+		return !no_slot(a[0]) || r == -SYS_EBADF;
+	case SYS_console_lines:
+	case SYS_console_push:
+		if (outside_user(a[1]))
+			return !a[2] || r == -SYS_EFAULT;
 		return !no_slot(a[0]) || r == -SYS_EBADF;
 	case SYS_cap_mint:
 		if ((unsigned long)a[2] > SYS_CAP_ALL || (unsigned long)a[3] > SYS_BADGE_MAX)
@@ -497,27 +550,60 @@ static int server(void *arg)
 }
 
 /*
+ * A capability to our thread tid, to kill it through.  The fuzzing may
+ * have filled every slot or spent our quota: then the fuzzed slots go,
+ * one at a time, until there is room (joining a stuck thread without
+ * killing it would wait for ever).
+ */
+static int thread_cap_to_kill(int tid)
+{
+	int t = q_thread_cap(SYS_CAP_ANY_SLOT, tid);
+
+	for (int s = CAP_SLOTS - 1; t < 0 && s > PROGRAM; s--) {
+		q_cap_delete(s);
+		t = q_thread_cap(SYS_CAP_ANY_SLOT, tid);
+	}
+	return t;
+}
+
+/*
  * The end: every capability of this task goes, so every call, send,
  * receive and wait on them ends (-EPIPE, -EBADF); a thread still stuck
  * after that (two threads each holding the other's reply) is killed
  * through a capability to it.
  */
+static void delete_every_slot(void)
+{
+	for (int s = 0; s < SYS_CAP_MAX_SLOTS; s++)
+		q_cap_delete(s);
+}
+
 static void stop_everything(const int *tids, int n, int server_tid)
 {
 	struct sys_exit_status st;
+	int t;
 
 	stop = 1;
-	for (int s = 0; s < SYS_CAP_MAX_SLOTS; s++)
-		q_cap_delete(s);
+	delete_every_slot();
 	q_sleep_ns(100000000);
 	for (int i = 0; i < n; i++) {
-		int t = q_thread_cap(SYS_CAP_ANY_SLOT, tids[i]);
-
+		t = thread_cap_to_kill(tids[i]);
 		if (t >= 0 && q_kill(t) == 0)
 			printf("sysfuzz: thread %d still waited at the end: killed\n", tids[i]);
 		q_cap_delete(t);
 		q_thread_join(tids[i], &st);
 	}
+	/*
+	 * A worker thread (a few calls, never joined) may have copied the
+	 * served endpoint into a slot the first pass had already emptied, so
+	 * the server may still be reachable: it is ended through a
+	 * capability, not waited for.
+	 */
+	delete_every_slot();
+	t = q_thread_cap(SYS_CAP_ANY_SLOT, server_tid);
+	if (t >= 0)
+		q_kill(t);
+	q_cap_delete(t);
 	q_thread_join(server_tid, &st);
 }
 
@@ -536,12 +622,15 @@ static void stop_everything(const int *tids, int n, int server_tid)
 static void restart(int i, int *tids)
 {
 	struct sys_exit_status st;
-	int t = q_thread_cap(SYS_CAP_ANY_SLOT, tids[i]);
+	int t = thread_cap_to_kill(tids[i]);
 
-	if (t >= 0) {
-		q_kill(t);
-		q_cap_delete(t);
+	if (t < 0) {
+		printf("sysfuzz: no capability to stuck thread %d (error %d): left to the end\n",
+		       tids[i], t);
+		return;
 	}
+	q_kill(t);
+	q_cap_delete(t);
 	q_thread_join(tids[i], &st);
 	restarts++;
 	tids[i] = q_thread_create(fuzz_thread, &fuzzers[i], SYS_CPU_ANY);
@@ -668,9 +757,9 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "exit"))
 		return 0;	/* the child SYS_cap_spawn starts */
 	parse_args(argc, argv);
-	printf("sysfuzz: seed %#llx, %lu calls, %d threads beside the first, %d more tasks "
+	printf("sysfuzz: seed %#llx, %lu calls, %d threads beside the first, %d more task%s "
 	       "(replay: user/sysfuzz seed=%#llx calls=%lu threads=%d tasks=%d)\n",
-	       (unsigned long long)seed, total_calls, nr_workers, nr_tasks,
+	       (unsigned long long)seed, total_calls, nr_workers, nr_tasks, nr_tasks == 1 ? "" : "s",
 	       (unsigned long long)seed, total_calls, nr_workers, nr_tasks);
 	memset(text, 'z', sizeof(text));
 	for (int i = 0; i <= nr_workers; i++) {

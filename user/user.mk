@@ -91,16 +91,19 @@ $(UB)/%.elf: $(UB)/obj/%.c.o $(USER_RT) $(UB)/user.ld $(USER_LIBC)
 # What each boot carries (tools/run.py --module): make test, every user
 # test and helper; make run, the programs in USER_RUN (their argv after
 # the name, if any, as in USER_RUN='user/hello a b').
-# (and the services that tests/user/services.c starts through the root task)
+# (and the services that tests/user/services.c starts through the root task,
+# and the console server tests/console_server.c starts)
 USER_SERVICES := user/root user/nameserver user/kvserver user/kvclient
-USER_TEST_NAMES := $(patsubst %.c,%,$(filter tests/% user/sysfuzz.c $(USER_SERVICES:%=%.c),\
+USER_TEST_NAMES := $(patsubst %.c,%,$(filter tests/% user/sysfuzz.c user/console_server.c $(USER_SERVICES:%=%.c),\
                                       $(USER_PROG_SRCS)))
 USER_RUN ?= $(if $(USER_PROG_SRCS),user/hello)
 USER_TEST_MODULES := $(foreach p,$(USER_TEST_NAMES),--module '$(UB)/$(p).elf $(p)')
 USER_BENCH_MODULES := $(foreach p,$(filter tests/user/helpers/nullcall tests/user/helpers/pingpong,$(USER_TEST_NAMES)),\
                         --module '$(UB)/$(p).elf $(p)')
 # make run's first module is the root task (user/root.c): it runs USER_RUN,
-# then the services, each a module of its own.
+# then the services, each a module of its own; and the console server,
+# which the kernel starts itself with console.server=1.
 USER_RUN_MODULES := $(if $(strip $(USER_RUN)),--module '$(UB)/user/root.elf user/root $(USER_RUN)' \
                       --module '$(UB)/$(firstword $(USER_RUN)).elf $(firstword $(USER_RUN))' \
-                      $(foreach p,$(filter-out user/root,$(USER_SERVICES)),--module '$(UB)/$(p).elf $(p)'))
+                      $(foreach p,$(filter-out user/root,$(USER_SERVICES)),--module '$(UB)/$(p).elf $(p)') \
+                      --module '$(UB)/user/console_server.elf user/console_server')

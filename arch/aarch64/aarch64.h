@@ -37,6 +37,12 @@ static inline u64 mmio_read64(uintptr_t a)
 	return *(volatile u64 *)a;
 }
 
+static inline void mmio_write64(uintptr_t a, u64 v)
+{
+	__asm__ __volatile__("" ::: "memory");
+	*(volatile u64 *)a = v;
+}
+
 /* Privileged access never (ARMv8.1): boot/aarch64/entry.S turns it on where the CPU has it. */
 static inline bool cpu_has_pan(void)
 {
@@ -73,6 +79,8 @@ static inline u64 mpidr_affinity(u64 mpidr)
 struct dt_info {
 	u64 ram_start, ram_size;
 	u64 uart_base;
+	u32 uart_intid;		/* its interrupt, a GIC SPI's INTID (0: none known) */
+	bool uart_irq_edge;	/* edge-triggered (the PL011's is level) */
 	u64 gicd_base, gicr_base;
 	u64 gicr_size;		/* the first redistributor region: one frame per CPU */
 	bool psci_smc;		/* PSCI conduit: smc, else hvc */
@@ -112,6 +120,9 @@ void uart_init(uintptr_t base);
 void clock_init(void);
 void gic_init(void);
 void gic_cpu_init(void);
+void gicd_wait_rwp(void);
+/* The one priority of every interrupt the kernel enables (SGIs, PPIs, SPIs). */
+#define GIC_IRQ_PRIORITY	0xa0
 void timer_cpu_init(void);
 void timer_handle(void);
 void gic_handle_irq(struct trap_frame *tf);

@@ -43,6 +43,14 @@ struct fdt_header {
 #define VIRT_GICD	0x08000000
 #define VIRT_GICR	0x080a0000
 #define VIRT_GICR_SIZE	0xf60000	/* 123 CPUs' frames; virt puts more in a second region */
+#define VIRT_UART_INTID	33		/* the PL011's SPI 1, level-triggered */
+
+/* A GICv3 interrupt specifier: three cells, <type number flags> (the GIC binding). */
+#define GIC_SPEC_SIZE	12
+#define GIC_SPEC_SPI	0
+#define GIC_SPEC_EDGE	0x3		/* flags 1, 2: rising, falling edge; 4, 8: level */
+#define GIC_SPI_BASE	32
+#define GIC_SPI_COUNT	988		/* INTIDs 32-1019 */
 
 struct dt_info dt = {
 	.ram_start = 0x40000000,
@@ -51,6 +59,7 @@ struct dt_info dt = {
 	.gicd_base = VIRT_GICD,
 	.gicr_base = VIRT_GICR,
 	.gicr_size = VIRT_GICR_SIZE,
+	.uart_intid = VIRT_UART_INTID,
 };
 
 struct node {
@@ -58,6 +67,8 @@ struct node {
 	int addr_cells, size_cells;	/* for this node's children */
 	const u8 *reg;			/* its reg property, decoded at its end */
 	u32 reg_len;
+	const u8 *interrupts;		/* its interrupts property (the UART's) */
+	u32 interrupts_len;
 	bool gic, pl011, memory, cpu;
 };
 
@@ -166,6 +177,8 @@ static void property(struct fdt_walk *w, struct node *n, const char *name,
 		n->size_cells = be32(val);
 	else if (!strcmp(name, "reg"))
 		n->reg = val, n->reg_len = len;
+	else if (!strcmp(name, "interrupts"))
+		n->interrupts = val, n->interrupts_len = len;
 	else if (!strcmp(name, "compatible")) {
 		n->gic = string_list_has(val, len, "arm,gic-v3");
 		n->pl011 = string_list_has(val, len, "arm,pl011");
@@ -212,6 +225,37 @@ static void add_cpu(struct fdt_walk *w, u64 mpidr)
 }
 
 /*
+ * The console UART's interrupt: its first specifier, which must name an
+ * SPI (the GIC is the only interrupt controller the kernel drives).
+ * Anything else leaves the console polled (uart_intid 0), said once.
+ */
+static void uart_interrupt(struct fdt_walk *w, const struct node *n)
+{
+	u32 type, num, flags;
+
+	w->dt->uart_intid = 0;
+	if (!n->interrupts) {
+		printk("fdt: %s has no interrupts property: console input polled\n", n->path);
+		return;
+	}
+	if (n->interrupts_len < GIC_SPEC_SIZE) {
+		printk("fdt: %s: interrupts is %u bytes, not a GIC specifier (12): console input "
+		       "polled\n", n->path, n->interrupts_len);
+		return;
+	}
+	type = be32(n->interrupts);
+	num = be32(n->interrupts + 4);
+	flags = be32(n->interrupts + 8);
+	if (type != GIC_SPEC_SPI || num >= GIC_SPI_COUNT) {
+		printk("fdt: %s: interrupt <%u %u %#x> is not an SPI the GIC has: console input "
+		       "polled\n", n->path, type, num, flags);
+		return;
+	}
+	w->dt->uart_intid = GIC_SPI_BASE + num;
+	w->dt->uart_irq_edge = flags & GIC_SPEC_EDGE;
+}
+
+/*
  * A node is complete: interpret its reg with its parent's cells (a node's
  * properties come before its children, so the parent's are known).
  */
@@ -238,6 +282,7 @@ static void end_node(struct fdt_walk *w, const struct node *n, const struct node
 				(!w->uart_found && !w->stdout_path[0]))) {
 		w->dt->uart_base = read_cells(n->reg, ac);
 		w->uart_found = true;
+		uart_interrupt(w, n);
 	}
 }
 

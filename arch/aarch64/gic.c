@@ -1,8 +1,9 @@
 /*
  * The GICv3 interrupt controller: the distributor (shared), one
  * redistributor per CPU (its SGIs and PPIs) and the CPU interface through
- * system registers.  We use only SGIs (the IPIs) and one PPI (the
- * generic timer), all group 1, one priority; no SPIs, no LPIs.
+ * system registers.  The kernel's own are SGIs (the IPIs) and one PPI
+ * (the generic timer); the devices' SPIs are gic_spi.c's.  All group 1,
+ * one priority; no LPIs.
  */
 #include "aarch64.h"
 #include "irq.h"
@@ -27,7 +28,7 @@
 #define GICR_IPRIORITYR		(GICR_SGI + 0x0400)
 
 #define INTID_SPURIOUS		1020
-#define IRQ_PRIORITY		0xa0
+#define GIC_SPI_BASE		32
 /*
  * SGIs 0..IPI_NR-1 are the kernel's IPIs (enum ipi_kind); the next one is
  * our stand-in for x86's NMI (arch_send_nmi).
@@ -36,7 +37,7 @@
 /* The EL1 virtual timer's PPI (INTID 27 on every Arm system, SBSA). */
 #define PPI_VTIMER		27
 
-static void gicd_wait_rwp(void)
+void gicd_wait_rwp(void)
 {
 	while (mmio_read32(dt.gicd_base + GICD_CTLR) & GICD_CTLR_RWP)
 		;
@@ -94,7 +95,7 @@ void gic_cpu_init(void)
 	mmio_write32(rd + GICR_ICENABLER0, 0xffffffff);
 	mmio_write32(rd + GICR_IGROUPR0, 0xffffffff);		/* all group 1 */
 	for (int i = 0; i < 32; i += 4)
-		mmio_write32(rd + GICR_IPRIORITYR + i, IRQ_PRIORITY * 0x01010101U);
+		mmio_write32(rd + GICR_IPRIORITYR + i, GIC_IRQ_PRIORITY * 0x01010101U);
 	mmio_write32(rd + GICR_ISENABLER0, enable);
 
 	/* The CPU interface: system registers, all priorities, group 1 on. */
@@ -172,6 +173,10 @@ void gic_handle_irq(struct trap_frame *tf)
 		 */
 		irq_nmi(tf);
 		write_sysreg(S3_0_C12_C12_1, intid);	/* ICC_EOIR1_EL1 */
+		return;
+	}
+	if (intid >= GIC_SPI_BASE) {
+		handle_device_irq(intid);	/* irq_enter() to EOI, itself */
 		return;
 	}
 	irq_enter();

@@ -172,11 +172,13 @@ static u64 *walk(struct arch_mm *am, uintptr_t va, bool create)
 
 int arch_mm_map(struct arch_mm *am, uintptr_t va, uintptr_t pa, int prot)
 {
-	u64 *pte = walk(am, va, true);
+	u64 *pte = walk(am, va, true), attr = USER_PAGE;
 
 	if (!pte)
 		return -ENOMEM;
-	WRITE_ONCE(*pte, pa | USER_PAGE | (prot & SYS_PROT_WRITE ? 0 : PTE_RDONLY) |
+	if (prot & ARCH_PROT_DEVICE)	/* Device-nGnRnE (MAIR attribute 0), never executable */
+		attr = (USER_PAGE & ~(PTE_ATTR_NORMAL | PTE_INNER_SH)) | PTE_UXN;
+	WRITE_ONCE(*pte, pa | attr | (prot & SYS_PROT_WRITE ? 0 : PTE_RDONLY) |
 			 (prot & SYS_PROT_EXEC ? 0 : PTE_UXN));
 	/*
 	 * [user_map_dsb] pairs [hw_table_walk]: the entry is visible to the
@@ -274,4 +276,16 @@ long arch_mm_table_pages(void)
 unsigned long arch_asid_flushes(int cpu)
 {
 	return READ_ONCE(per_cpu(asid_flushes, cpu));
+}
+
+/* AArch64 has no I/O ports: its devices are memory-mapped. */
+int arch_io_grant(struct arch_mm *am, unsigned int base, unsigned int n)
+{
+	(void)am, (void)base, (void)n;
+	return -ENOTSUP;
+}
+
+void arch_io_revoke(struct arch_mm *am, unsigned int base, unsigned int n)
+{
+	(void)am, (void)base, (void)n;
 }

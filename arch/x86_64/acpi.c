@@ -1,12 +1,16 @@
 /*
- * ACPI, just enough to find the CPUs: RSDP -> RSDT/XSDT -> MADT, whose
- * "processor local APIC" (type 0) and "processor local x2APIC" (type 9)
- * entries list every CPU with its APIC ID.
+ * ACPI, just enough to find the CPUs and the device interrupts: RSDP ->
+ * RSDT/XSDT -> MADT, whose "processor local APIC" (type 0) and "processor
+ * local x2APIC" (type 9) entries list every CPU with its APIC ID, its
+ * "I/O APIC" entries (type 1) the interrupt controllers of the devices,
+ * and its "interrupt source overrides" (type 2) the ISA interrupts that
+ * do not arrive on the I/O APIC pin of their number, or not with ISA's
+ * signal (edge-triggered, active high).
  *
  * The tables are firmware's, not ours: every length is checked before the
  * bytes it covers are read, and every physical address goes through the
  * accessor (struct acpi_mem), which refuses what cannot be read.  The walk
- * fills the struct acpi_cpus it is handed and nothing else, so the host
+ * fills the struct acpi_madt it is handed and nothing else, so the host
  * fuzzer (tools/fuzz/) runs this file as it is.
  */
 #include "x86.h"
@@ -42,6 +46,11 @@ struct acpi_rsdp {
 #define MADT_LOCAL_X2APIC	9	/* u16 reserved, u32 x2apic_id, u32 flags, u32 uid */
 #define MADT_LOCAL_X2APIC_SIZE	16
 #define MADT_CPU_ENABLED	1
+#define MADT_IOAPIC		1	/* u8 id, u8 reserved, u32 address, u32 gsi_base */
+#define MADT_IOAPIC_SIZE	12
+#define MADT_OVERRIDE		2	/* u8 bus, u8 source, u32 gsi, u16 flags */
+#define MADT_OVERRIDE_SIZE	10
+#define ISA_BUS			0
 
 u32 cpu_apic_id[NR_CPUS];
 int acpi_ncpus;
@@ -109,7 +118,7 @@ static const u8 *find_table(const struct acpi_mem *mem, const u8 *root, u32 root
 	return NULL;
 }
 
-static void add_cpu(struct acpi_cpus *out, u32 id)
+static void add_cpu(struct acpi_madt *out, u32 id)
 {
 	if (id >= XAPIC_ID_LIMIT) {
 		if (!out->unreachable++)
@@ -126,10 +135,111 @@ static void add_cpu(struct acpi_cpus *out, u32 id)
 		out->apic_id[out->ncpus++] = id;
 }
 
-/* One MADT entry, len bytes (at least its header), already inside the table. */
-static void madt_entry(struct acpi_cpus *out, const u8 *e, u8 len)
+/*
+ * Registers are believed only where they can be: page-aligned, above the
+ * legacy first MiB and outside RAM (the kernel maps everything else below
+ * 4 GiB uncached: arch/x86_64/mmu.c).  NULL, or why not.
+ */
+static const char *device_address_problem(const struct acpi_mem *mem, u64 a, u64 size)
 {
-	if (e[0] == MADT_LOCAL_APIC) {
+	if (a % PAGE_SIZE)
+		return "is not page-aligned";
+	if (a < LEGACY_AREA_END)
+		return "is in the first MiB (BIOS, video memory, the kernel's trampoline)";
+	for (int i = 0; i < mem->nram; i++)
+		if (a < mem->ram[i].end && a + size > mem->ram[i].start)
+			return "is RAM in the memory map";
+	return NULL;
+}
+
+/*
+ * The first few refused I/O APIC and override entries are each said on a
+ * line of their own; report() counts the rest (a hostile table may hold
+ * thousands).
+ */
+#define REFUSALS_SAID		8
+
+static bool say_refusal(const struct acpi_madt *out)
+{
+	return out->ioapics_refused + out->overrides_refused < REFUSALS_SAID;
+}
+
+static void add_ioapic(struct acpi_madt *out, const struct acpi_mem *mem, const u8 *e)
+{
+	u64 base = get_unaligned_le32(e + 4);
+	const char *why = device_address_problem(mem, base, IOAPIC_SIZE);
+
+	if (!why && out->nioapics == MAX_IOAPICS)
+		why = "is one more than the kernel keeps (MAX_IOAPICS)";
+	if (why) {
+		if (say_refusal(out))
+			printk("acpi: the MADT's I/O APIC %u at %#llx %s: not used\n", e[2],
+			       (unsigned long long)base, why);
+		out->ioapics_refused++;
+		return;
+	}
+	out->ioapic[out->nioapics++] = (struct acpi_ioapic){
+		.id = e[2], .base = base, .gsi_base = get_unaligned_le32(e + 8),
+	};
+}
+
+/* An interrupt source override: ISA interrupt `source` arrives on `gsi`, with `flags`. */
+static void add_override(struct acpi_madt *out, const u8 *e)
+{
+	u8 bus = e[2], source = e[3];
+	u32 gsi = get_unaligned_le32(e + 4);
+	u16 flags = get_unaligned_le16(e + 8);
+	const char *why = NULL;
+
+	if (bus != ISA_BUS)
+		why = "is not for the ISA bus";
+	else if (source >= ISA_IRQS)
+		why = "names an ISA interrupt above 15";
+	else if ((flags & INTI_POLARITY_MASK) == 2 || (flags & INTI_TRIGGER_MASK) == 8)
+		why = "has reserved polarity or trigger bits";
+	else if (out->isa[source].overridden)
+		why = "repeats an interrupt already overridden (the first one counts)";
+	if (why) {
+		if (say_refusal(out))
+			printk("acpi: the MADT's override of bus %u IRQ %u (to GSI %u, flags %#x) %s: "
+			       "ignored\n", bus, source, gsi, flags, why);
+		out->overrides_refused++;
+		return;
+	}
+	out->isa[source] = (struct acpi_isa_irq){
+		.gsi = gsi, .overridden = true,
+		.level = (flags & INTI_TRIGGER_MASK) == INTI_TRIGGER_LEVEL,
+		.active_low = (flags & INTI_POLARITY_MASK) == INTI_POLARITY_LOW,
+	};
+}
+
+/* An I/O APIC or override entry, len bytes. */
+static void irq_entry(struct acpi_madt *out, const struct acpi_mem *mem, const u8 *e, u8 len)
+{
+	bool ioapic = e[0] == MADT_IOAPIC;
+
+	if (len >= (ioapic ? MADT_IOAPIC_SIZE : MADT_OVERRIDE_SIZE)) {
+		if (ioapic)
+			add_ioapic(out, mem, e);
+		else
+			add_override(out, e);
+		return;
+	}
+	if (say_refusal(out))
+		printk("acpi: a MADT %s entry of %u bytes is too short for its fields: ignored\n",
+		       ioapic ? "I/O APIC" : "override", len);
+	if (ioapic)
+		out->ioapics_refused++;
+	else
+		out->overrides_refused++;
+}
+
+/* One MADT entry, len bytes (at least its header), already inside the table. */
+static void madt_entry(struct acpi_madt *out, const struct acpi_mem *mem, const u8 *e, u8 len)
+{
+	if (e[0] == MADT_IOAPIC || e[0] == MADT_OVERRIDE) {
+		irq_entry(out, mem, e, len);
+	} else if (e[0] == MADT_LOCAL_APIC) {
 		if (len < MADT_LOCAL_APIC_SIZE)
 			out->short_entries++;
 		else if (get_unaligned_le32(e + 4) & MADT_CPU_ENABLED)
@@ -142,7 +252,8 @@ static void madt_entry(struct acpi_cpus *out, const u8 *e, u8 len)
 	}
 }
 
-static void parse_madt(struct acpi_cpus *out, const u8 *madt, u32 len)
+static void parse_madt(struct acpi_madt *out, const struct acpi_mem *mem, const u8 *madt,
+		       u32 len)
 {
 	u32 off = MADT_HEADER;
 
@@ -161,28 +272,20 @@ static void parse_madt(struct acpi_cpus *out, const u8 *madt, u32 len)
 			       "ignoring the rest of the table\n", off, elen, len - off);
 			break;
 		}
-		madt_entry(out, madt + off, elen);
+		madt_entry(out, mem, madt + off, elen);
 		off += elen;
 	}
 }
 
 /*
- * The MADT's local APIC address is believed only where registers can be:
- * page-aligned, above the legacy first MiB and outside RAM.  (At 0x100000
- * the kernel once read its own text as the boot CPU's APIC ID.)
+ * The MADT's local APIC address is believed only where registers can be.
+ * (At 0x100000 the kernel once read its own text as the boot CPU's APIC ID.)
  */
-static void check_lapic_base(struct acpi_cpus *out, const struct acpi_mem *mem)
+static void check_lapic_base(struct acpi_madt *out, const struct acpi_mem *mem)
 {
 	u64 a = out->lapic_base;
-	const char *why = NULL;
+	const char *why = device_address_problem(mem, a, PAGE_SIZE);
 
-	if (a % PAGE_SIZE)
-		why = "is not page-aligned";
-	else if (a < LEGACY_AREA_END)
-		why = "is in the first MiB (BIOS, video memory, the kernel's trampoline)";
-	for (int i = 0; !why && i < mem->nram; i++)
-		if (a < mem->ram[i].end && a + PAGE_SIZE > mem->ram[i].start)
-			why = "is RAM in the memory map";
 	if (!why)
 		return;
 	printk("acpi: the MADT's local APIC address %#llx %s: using the architectural %#llx\n",
@@ -192,7 +295,7 @@ static void check_lapic_base(struct acpi_cpus *out, const struct acpi_mem *mem)
 }
 
 /* What the walk found that the kernel will not use, one line each. */
-static void report(const struct acpi_cpus *out)
+static void report(const struct acpi_madt *out)
 {
 	if (out->short_entries)
 		printk("acpi: %d MADT CPU entries are too short for their fields: ignored\n",
@@ -204,6 +307,9 @@ static void report(const struct acpi_cpus *out)
 		printk("acpi: %d CPUs have x2APIC IDs the xAPIC cannot reach (%u and up; "
 		       "the first: %u): not used\n", out->unreachable, XAPIC_ID_LIMIT,
 		       out->first_unreachable);
+	if (out->ioapics_refused + out->overrides_refused > REFUSALS_SAID)
+		printk("acpi: %d more I/O APIC and override entries refused (not listed)\n",
+		       out->ioapics_refused + out->overrides_refused - REFUSALS_SAID);
 	if (out->found > NR_CPUS)
 		printk("smp: firmware lists %d CPUs, this kernel supports NR_CPUS=%d: "
 		       "bringing up the first %d\n", out->found, NR_CPUS, NR_CPUS);
@@ -233,7 +339,7 @@ static const u8 *map_root(const struct acpi_mem *mem, const struct acpi_rsdp *rs
 	return map_table(mem, rsdp->rsdt, "RSDT", len);
 }
 
-void acpi_parse(struct acpi_cpus *out, const struct acpi_mem *mem,
+void acpi_parse(struct acpi_madt *out, const struct acpi_mem *mem,
 		const void *rsdp_copy, size_t rsdp_len)
 {
 	const struct acpi_rsdp *rsdp = rsdp_copy;
@@ -243,6 +349,8 @@ void acpi_parse(struct acpi_cpus *out, const struct acpi_mem *mem,
 
 	memset(out, 0, sizeof(*out));
 	out->lapic_base = LAPIC_DEFAULT_BASE;
+	for (int i = 0; i < ISA_IRQS; i++)
+		out->isa[i].gsi = i;	/* ISA's signal, on the pin of its number */
 	if (!rsdp || rsdp_len < RSDP_V1_SIZE || memcmp(rsdp->signature, "RSD PTR ", 8) ||
 	    !checksum_ok(rsdp, RSDP_V1_SIZE)) {
 		printk("acpi: no valid RSDP from the boot loader: using the boot CPU only\n");
@@ -258,7 +366,7 @@ void acpi_parse(struct acpi_cpus *out, const struct acpi_mem *mem,
 		printk("acpi: no MADT: using the boot CPU only\n");
 		return;
 	}
-	parse_madt(out, madt, madt_len);
+	parse_madt(out, mem, madt, madt_len);
 	if (out->madt_found)
 		check_lapic_base(out, mem);
 	report(out);
@@ -280,18 +388,25 @@ static const void *map_identity(void *ctx, u64 phys, size_t len)
 	return (const void *)(uintptr_t)phys;
 }
 
+static struct acpi_madt boot_madt;
+
+const struct acpi_madt *acpi_boot_madt(void)
+{
+	return &boot_madt;
+}
+
 void acpi_init(u64 rsdp_phys, size_t rsdp_len)
 {
 	static struct mem_region ram[64];
-	struct acpi_cpus found;
+	struct acpi_madt *found = &boot_madt;
 	const struct acpi_mem identity = {
 		.map = map_identity, .ram = ram, .nram = arch_mem_regions(ram, ARRAY_SIZE(ram)),
 	};
 
-	acpi_parse(&found, &identity, (const void *)(uintptr_t)rsdp_phys, rsdp_len);
-	memcpy(cpu_apic_id, found.apic_id, sizeof(cpu_apic_id));
-	acpi_ncpus = found.ncpus;
-	lapic_base_phys = found.lapic_base;
+	acpi_parse(found, &identity, (const void *)(uintptr_t)rsdp_phys, rsdp_len);
+	memcpy(cpu_apic_id, found->apic_id, sizeof(cpu_apic_id));
+	acpi_ncpus = found->ncpus;
+	lapic_base_phys = found->lapic_base;
 }
 
 /* The tables a root lists, each dumped whole when its header can be believed. */

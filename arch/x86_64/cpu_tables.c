@@ -10,9 +10,16 @@
  * NMI handler that overflows faults, and the double fault reports it,
  * instead of writing over the double-fault stack beneath.  The IDT,
  * shared, points at the stubs in vectors.S.
+ *
+ * The TSS's I/O permission bitmap follows it: one bit per port, set =
+ * user mode faults (#GP) on in/out.  It covers the ISA ports (below
+ * IO_BITMAP_PORTS); ports past its end always fault.  All set, but for
+ * the ranges the loaded address space was granted (x86_io_load()), so a
+ * driver uses exactly its devices' ports, and IOPL stays 0.
  */
 #include "x86.h"
 #include "segments.h"
+#include <asm/mm.h>
 
 #define IST_DOUBLE_FAULT 1
 #define IST_NMI		2
@@ -34,10 +41,17 @@ struct idt_gate {
 	u32 offset_hi, reserved;
 } __attribute__((packed));
 
+#define IO_BITMAP_BYTES	(IO_BITMAP_PORTS / 8)
+
 struct x86_cpu {
 	u64 gdt[GDT_ENTRIES];	/* segments.h: null, kernel, user, TSS (two slots) */
 	struct tss tss;
+	/* Right after the TSS, inside its limit; the last byte all ones, as the CPU wants. */
+	u8 io_bitmap[IO_BITMAP_BYTES + 1];
+	u32 io_loaded[IO_RANGES];	/* the grants the bitmap holds (struct arch_mm's io_ports) */
 };
+_Static_assert(offsetof(struct x86_cpu, io_bitmap) ==
+	       offsetof(struct x86_cpu, tss) + sizeof(struct tss), "the bitmap follows the TSS");
 
 /* The interrupt stacks, each above its guard page. */
 struct ist_stacks {
@@ -86,13 +100,15 @@ void x86_cpu_tables_init(int cpu)
 	x->tss.ist[IST_DOUBLE_FAULT - 1] = (uintptr_t)(ist_stacks[cpu].df_stack + IST_STACK_SIZE);
 	x->tss.ist[IST_NMI - 1] = (uintptr_t)(ist_stacks[cpu].nmi_stack + IST_STACK_SIZE);
 	x->tss.iomap_base = sizeof(x->tss);
+	memset(x->io_bitmap, 0xff, sizeof(x->io_bitmap));
+	memset(x->io_loaded, 0, sizeof(x->io_loaded));
 	x->gdt[0] = 0;
 	x->gdt[SEL_CODE / 8] = 0x00af9a000000ffffULL;		/* 64-bit code, DPL 0 */
 	x->gdt[SEL_DATA / 8] = 0x00cf92000000ffffULL;		/* data, DPL 0 */
 	x->gdt[SEL_USER32_CODE / 8] = 0;			/* never loaded */
 	x->gdt[SEL_USER_DATA / 8] = 0x00cff2000000ffffULL;	/* data, DPL 3 */
 	x->gdt[SEL_USER_CODE / 8] = 0x00affa000000ffffULL;	/* 64-bit code, DPL 3 */
-	x->gdt[SEL_TSS / 8] = (sizeof(x->tss) - 1) | ((tss & 0xffffff) << 16) |
+	x->gdt[SEL_TSS / 8] = (sizeof(x->tss) + sizeof(x->io_bitmap) - 1) | ((tss & 0xffffff) << 16) |
 			      (0x89ULL << 40) | ((u64)(tss >> 24) & 0xff) << 56;
 	x->gdt[SEL_TSS / 8 + 1] = tss >> 32;
 
@@ -121,6 +137,44 @@ void x86_set_kernel_stack(uintptr_t top)
 
 	((struct x86_cpu *)c->arch)->tss.rsp[0] = top;
 	c->user_entry_sp = top;
+}
+
+/* Sets (deny) or clears (allow) the bits of the ports in io_ports. */
+static void io_bits(u8 *bitmap, u32 io_ports, bool deny)
+{
+	unsigned int base = io_ports & 0xffff, n = io_ports >> 16;
+
+	for (unsigned int p = base; p < base + n; p++) {
+		if (deny)
+			bitmap[p / 8] |= 1U << (p % 8);
+		else
+			bitmap[p / 8] &= ~(1U << (p % 8));
+	}
+}
+
+/*
+ * Interrupts off: this CPU's bitmap becomes the grants io_ports, and
+ * nothing else.  All the old ranges are denied before the new ones are
+ * allowed, so ranges that overlap come out right.
+ */
+void x86_io_load(const u32 *io_ports)
+{
+	struct x86_cpu *x = this_cpu()->arch;
+	u32 want[IO_RANGES];
+	bool same = true;
+
+	for (int i = 0; i < IO_RANGES; i++) {
+		want[i] = READ_ONCE(io_ports[i]);	/* (a grant on another CPU may be landing) */
+		same &= want[i] == x->io_loaded[i];
+	}
+	if (same)
+		return;
+	for (int i = 0; i < IO_RANGES; i++)
+		io_bits(x->io_bitmap, x->io_loaded[i], true);
+	for (int i = 0; i < IO_RANGES; i++) {
+		io_bits(x->io_bitmap, want[i], false);
+		x->io_loaded[i] = want[i];
+	}
 }
 
 /*

@@ -55,6 +55,7 @@ void arch_init(void)
 	mmu_init();	/* first: the local APIC's registers are then mapped uncached */
 	clock_init();
 	lapic_init();
+	ioapic_init();
 }
 
 /*

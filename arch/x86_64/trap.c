@@ -1,7 +1,8 @@
 /*
  * Where every interrupt and exception lands (from vectors.S): exceptions
- * become a panic report, the timer and IPIs go to the kernel, NMIs stop a
- * CPU for panic or fetch its backtrace.
+ * become a panic report, the timer, IPIs and device interrupts (the I/O
+ * APIC's vectors) go to the kernel, NMIs stop a CPU for panic or fetch
+ * its backtrace.
  */
 #include "x86.h"
 #include "irq.h"
@@ -97,11 +98,35 @@ static void page_fault(struct trap_frame *tf)
 		   access);
 }
 
+/*
+ * Is the instruction at ip (user memory) one that touches an I/O port:
+ * in, out, ins, outs, after at most two prefixes (operand size, rep)?
+ * Then a general protection fault there is a port the task was not
+ * granted (docs/drivers.md): its bit is set in the TSS's bitmap.
+ */
+static bool user_io_instruction(uintptr_t ip)
+{
+	u8 op[3];
+
+	if (copy_from_user(op, ip, sizeof(op)))
+		return false;
+	for (int i = 0; i < 3; i++) {
+		if (op[i] == 0x66 || op[i] == 0xf3 || op[i] == 0xf2)
+			continue;
+		return (op[i] >= 0xe4 && op[i] <= 0xe7) || (op[i] >= 0xec && op[i] <= 0xef) ||
+		       (op[i] >= 0x6c && op[i] <= 0x6f);
+	}
+	return false;
+}
+
 /* An exception in user mode kills the task, named as Linux names it (kernel/user/fault.c). */
 static void __noreturn user_exception(struct trap_frame *tf)
 {
 	const char *name = exception_names[tf->vector];
 	struct user_fault f = { .type = UFAULT_OTHER, .name = name ? name : "exception" };
+
+	if (tf->vector == 13 && user_io_instruction(tf->rip))
+		f.name = "general protection fault: I/O port not granted to the task";
 
 	if (tf->vector == 14) {
 		f = (struct user_fault){
@@ -154,6 +179,10 @@ static void exception(struct trap_frame *tf)
 
 static void interrupt(int vec)
 {
+	if (vec >= VEC_IRQ_BASE && vec < VEC_IRQ_BASE + ARCH_NR_IRQS) {
+		handle_device_irq(vec - VEC_IRQ_BASE);	/* irq_enter() to EOI, itself */
+		return;
+	}
 	irq_enter();
 	lapic_eoi();
 	if (vec == VEC_TIMER)

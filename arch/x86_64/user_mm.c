@@ -26,6 +26,8 @@
 #define PTE_P		(1ULL << 0)
 #define PTE_W		(1ULL << 1)
 #define PTE_U		(1ULL << 2)
+#define PTE_PWT		(1ULL << 3)
+#define PTE_PCD		(1ULL << 4)	/* with PWT: uncached (PAT entry 3, the reset value) */
 #define PTE_ADDR	0x000ffffffffff000ULL
 #define USER_PML4_FIRST	(USER_BASE >> 39)	/* 1 */
 #define USER_PML4_END	256			/* the lower half ends */
@@ -39,6 +41,7 @@ static const struct pt_bits bits = {
 int arch_mm_init(struct arch_mm *am)
 {
 	am->table_pages = 0;
+	memset(am->io_ports, 0, sizeof(am->io_ports));
 	am->pml4 = pt_alloc_table(&am->table_pages);
 	if (!am->pml4)
 		return -ENOMEM;
@@ -59,6 +62,7 @@ int arch_mm_map(struct arch_mm *am, uintptr_t va, uintptr_t pa, int prot)
 	if (!pte)
 		return -ENOMEM;
 	WRITE_ONCE(*pte, pa | PTE_P | PTE_U | (prot & SYS_PROT_WRITE ? PTE_W : 0) |
+			 (prot & ARCH_PROT_DEVICE ? PTE_PCD | PTE_PWT | mmu_nx_bit() : 0) |
 			 (prot & SYS_PROT_EXEC ? 0 : mmu_nx_bit()));
 	return 0;
 }
@@ -92,11 +96,46 @@ void arch_mm_switch(struct arch_mm *am)
 	uintptr_t cr3 = am ? (uintptr_t)am->pml4 : mmu_kernel_tables();
 
 	__asm__ __volatile__("mov %0, %%cr3" : : "r"(cr3) : "memory");
+	if (am)
+		x86_io_load(am->io_ports);	/* (the kernel's tables: no user mode runs) */
 }
 
+/* mm->lock held (kernel/object/device.c): up to IO_RANGES ranges per address space. */
+int arch_io_grant(struct arch_mm *am, unsigned int base, unsigned int n)
+{
+	u32 want = base | n << 16;
+	unsigned long flags;
+	int free = -1;
+
+	if (!n || n > IO_BITMAP_PORTS || base > IO_BITMAP_PORTS - n)
+		return -EINVAL;
+	for (int i = 0; i < IO_RANGES; i++) {
+		if (am->io_ports[i] == want)
+			return 0;	/* granted already */
+		if (!am->io_ports[i] && free < 0)
+			free = i;
+	}
+	if (free < 0)
+		return -ENOSPC;
+	WRITE_ONCE(am->io_ports[free], want);
+	flags = arch_irq_save();	/* the caller's CPU has am loaded: its bitmap now */
+	x86_io_load(am->io_ports);
+	arch_irq_restore(flags);
+	return 0;
+}
+
+/* mm->lock held: the range goes; tlb_shootdown() then reloads each CPU's bitmap. */
+void arch_io_revoke(struct arch_mm *am, unsigned int base, unsigned int n)
+{
+	for (int i = 0; i < IO_RANGES; i++)
+		if (am->io_ports[i] == (base | n << 16))
+			WRITE_ONCE(am->io_ports[i], 0);
+}
+
+/* Interrupts off, am loaded here (tlb_shootdown()). */
 void arch_flush_tlb_user(struct arch_mm *am, uintptr_t start, uintptr_t end)
 {
-	(void)am;
+	x86_io_load(am->io_ports);	/* a revoked grant rides the shootdown */
 	if ((end - start) / PAGE_SIZE > FLUSH_ALL_PAGES) {
 		__asm__ __volatile__("mov %%cr3, %%rax; mov %%rax, %%cr3" ::: "rax", "memory");
 		return;

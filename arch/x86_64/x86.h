@@ -49,6 +49,7 @@ static inline u64 read_cr3(void) { u64 v; __asm__ __volatile__("mov %%cr3, %0" :
 
 /* Interrupt vectors. */
 #define VEC_PIC_BASE	0x50	/* legacy PIC, remapped and masked */
+#define VEC_IRQ_BASE	0x60	/* + ISA IRQ: device interrupts through the I/O APIC */
 #define VEC_TIMER	0x40
 #define VEC_IPI_BASE	0xf0	/* + enum ipi_kind */
 #define VEC_SPURIOUS	0xff
@@ -68,6 +69,7 @@ void lapic_init(void);
 void lapic_cpu_init(void);
 void lapic_timer_stop(void);
 void lapic_eoi(void);
+void ioapic_init(void);
 u32 lapic_id(void);
 u32 cpu_initial_apic_id(void);
 bool lapic_set_up_uncached(int cpu);
@@ -82,6 +84,10 @@ u64 mmu_nx_bit(void);
 extern bool x86_smap_enabled;
 void syscall_cpu_init(void);
 void x86_set_kernel_stack(uintptr_t top);
+/* The ports user mode may use on this CPU from now on (struct arch_mm's io_ports). */
+void x86_io_load(const u32 *io_ports);
+/* The I/O permission bitmap covers ports 0 to this - 1 (the ISA ports); the rest always fault. */
+#define IO_BITMAP_PORTS	0x400
 bool x86_sysret_ok(const struct trap_frame *tf);
 void uart_init(void);
 void pic_disable(void);

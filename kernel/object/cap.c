@@ -128,6 +128,9 @@ static unsigned int type_rights(unsigned int type)
 	case KOBJ_MEMORY:	return SYS_CAP_READ | SYS_CAP_WRITE | SYS_CAP_EXEC;
 	case KOBJ_TASK:		return SYS_CAP_READ | SYS_CAP_WRITE;
 	case KOBJ_THREAD:	return SYS_CAP_READ | SYS_CAP_WRITE;
+	case KOBJ_INTERRUPT:	return SYS_CAP_WRITE;
+	case KOBJ_DEVICE:	return SYS_CAP_WRITE;
+	case KOBJ_CONSOLE:	return SYS_CAP_WRITE;
 	case KOBJ_PROGRAM:	return SYS_CAP_READ | SYS_CAP_EXEC;
 	case KOBJ_QUOTA:	return SYS_CAP_READ | SYS_CAP_WRITE;
 	default:		return 0;
@@ -135,6 +138,12 @@ static unsigned int type_rights(unsigned int type)
 }
 
 int cap_insert_object(struct cspace *cs, long slot, struct kobject *obj, unsigned int rights)
+{
+	return cap_insert_badged(cs, slot, obj, rights, 0);
+}
+
+int cap_insert_badged(struct cspace *cs, long slot, struct kobject *obj, unsigned int rights,
+		      unsigned long badge)
 {
 	struct cap *c;
 	int s;
@@ -144,7 +153,7 @@ int cap_insert_object(struct cspace *cs, long slot, struct kobject *obj, unsigne
 	if (s >= 0) {
 		c = node_alloc(cs);
 		if (c)
-			node_install(c, cs, s, obj, rights & type_rights(obj->head.type), 0, NULL);
+			node_install(c, cs, s, obj, rights & type_rights(obj->head.type), badge, NULL);
 		else
 			s = -ENOMEM;
 	}

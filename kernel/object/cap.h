@@ -73,6 +73,9 @@ void cap_show_space(struct cspace *cs);
  * capability takes its own reference; the caller keeps its own.
  */
 int cap_insert_object(struct cspace *cs, long slot, struct kobject *obj, unsigned int rights);
+/* The same with a badge (a server tells its clients apart by it). */
+int cap_insert_badged(struct cspace *cs, long slot, struct kobject *obj, unsigned int rights,
+		      unsigned long badge);
 
 /*
  * Moves or copies the capability in slot `src` of `from` into `to`

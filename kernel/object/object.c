@@ -10,6 +10,9 @@
 #include "object/notification.h"
 #include "object/program.h"
 #include "object/task.h"
+#include "object/interrupt.h"
+#include "object/device.h"
+#include "object/console.h"
 
 struct kobj_type_info {
 	const struct kobj_ops *ops;
@@ -198,6 +201,9 @@ void object_init(void)
 	memory_init();
 	task_obj_init();
 	thread_obj_init();
+	interrupt_obj_init();
+	device_obj_init();
+	console_obj_init();
 	program_obj_init();
 	quota_obj_init();
 }

@@ -14,6 +14,9 @@
  *   task.c          a task (kernel/user/task.h's, named by a capability)
  *   program.c       a boot module, as a program a capability lets its holder start
  *   thread.c        a thread (kernel/user/thread.h's), and its IPC state
+ *   interrupt.c     a device interrupt line, bound to a notification (docs/drivers.md)
+ *   device.c        a device's registers, for its driver (docs/drivers.md)
+ *   console.c       the kernel's console, for the console server (docs/drivers.md)
  *
  * Life of an object.  It is created with one reference, its creator's;
  * each capability naming it holds another, and so does each thread
@@ -39,6 +42,9 @@ enum kobj_type {
 	KOBJ_MEMORY = SYS_OBJ_MEMORY,
 	KOBJ_TASK = SYS_OBJ_TASK,
 	KOBJ_THREAD = SYS_OBJ_THREAD,
+	KOBJ_INTERRUPT = SYS_OBJ_INTERRUPT,
+	KOBJ_DEVICE = SYS_OBJ_DEVICE,
+	KOBJ_CONSOLE = SYS_OBJ_CONSOLE,
 	KOBJ_PROGRAM = SYS_OBJ_PROGRAM,
 	KOBJ_QUOTA = SYS_OBJ_QUOTA,
 	NR_KOBJ_TYPES = SYS_OBJ_TYPES,

@@ -46,6 +46,17 @@ int program_caps_grant(struct cspace *cs)
 	return 0;
 }
 
+struct kobject *program_get(const char *name)
+{
+	struct cap_ref ref;
+
+	for (int i = 0; boot_space && i < boot_module_count(); i++)
+		if (!strcmp(boot_module(i)->name, name) &&
+		    !cap_lookup(boot_space, i, KOBJ_PROGRAM, SYS_CAP_EXEC, &ref))
+			return ref.obj;
+	return NULL;
+}
+
 static int make_program(int i)
 {
 	struct kobject *obj = kobject_create(KOBJ_PROGRAM, boot_quota, 0);

@@ -23,6 +23,13 @@ const struct boot_module *program_module(struct kobject *obj);
  * i in slot SYS_BOOT_SLOT_PROGRAMS + i: 0, or -errno.
  */
 int program_caps_grant(struct cspace *cs);
+/*
+ * The program object of the boot module called name, with a reference,
+ * through the boot space's capability to it (with SYS_CAP_EXEC): how the
+ * kernel starts a server of its own, the console server, by capability
+ * as a task would.  NULL if no boot module has that name.
+ */
+struct kobject *program_get(const char *name);
 
 /* After boot_modules_init(): a program object per boot module, in the boot space. */
 void program_objects_init(void);

@@ -8,6 +8,7 @@
 #include "user/user.h"
 #include "object/cap.h"
 #include "object/program.h"
+#include "user/console_server.h"
 #include "demo.h"
 
 /* How long make run waits for the root task before the demos go on. */
@@ -20,28 +21,46 @@ void user_init(void)
 	reaper_init();
 }
 
+/* What user_spawn_root_with() runs after the boot capabilities are in. */
+struct root_setup {
+	int (*setup)(struct user_task *t, void *arg);
+	void *arg;
+};
+
 /*
  * The boot capabilities (lib/ipc.h): a capability to t's own quota, with
  * which it may read it and let a child spend from it, and one to every
- * boot program, derived from the boot space's.
+ * boot program, derived from the boot space's; then the caller's setup.
  */
 static int grant_boot_caps(struct user_task *t, void *arg)
 {
+	const struct root_setup *rs = arg;
 	struct kobject *obj;
 	int err = 0, s;
 
-	(void)arg;
 	obj = quota_obj_create(t->quota, t->quota, &err);
 	if (!obj)
 		return err;
 	s = cap_insert_object(t->cspace, SYS_BOOT_SLOT_QUOTA, obj, SYS_CAP_READ | SYS_CAP_WRITE);
 	kobject_put(obj);	/* (the capability holds its own) */
-	return s < 0 ? s : program_caps_grant(t->cspace);
+	if (s >= 0)
+		s = program_caps_grant(t->cspace);
+	if (s >= 0 && rs->setup)
+		s = rs->setup(t, rs->arg);
+	return s < 0 ? s : 0;
+}
+
+struct user_task *user_spawn_root_with(const char *cmdline, int *err,
+				       int (*setup)(struct user_task *t, void *arg), void *arg)
+{
+	struct root_setup rs = { .setup = setup, .arg = arg };
+
+	return user_spawn_with(cmdline, NULL, err, grant_boot_caps, &rs);
 }
 
 struct user_task *user_spawn_root(const char *cmdline, int *err)
 {
-	return user_spawn_with(cmdline, NULL, err, grant_boot_caps, NULL);
+	return user_spawn_root_with(cmdline, err, NULL, NULL);
 }
 
 /*
@@ -67,8 +86,9 @@ void user_run_boot_programs(void)
 		printk("user: the root task %s did not start (error %d)\n", m->name, err);
 		return;
 	}
+	/* (the console server, if the boot started it, is not the root task's to start) */
 	printk("user: the root task is %s[%d]; it starts the other %d boot modules\n", t->name,
-	       t->id, boot_module_count() - 1);
+	       t->id, boot_module_count() - 1 - console_server_published());
 	if (user_task_wait_timeout(t, BOOT_PROGRAM_TIMEOUT_S * NSEC_PER_SEC, &st)) {
 		printk("user: %s[%d] still runs after %d s: the boot goes on\n", t->name, t->id,
 		       BOOT_PROGRAM_TIMEOUT_S);

@@ -17,6 +17,7 @@
 #include "user/thread.h"
 #include "user/elf.h"
 #include "user/user.h"
+#include "user/console_server.h"
 #include <errno.h>
 
 /* Copies n bytes to user address va of mm, which no thread runs yet, through its frames. */
@@ -140,6 +141,8 @@ struct user_task *user_spawn_program(const struct boot_module *m, const char *cm
 	sp = r ? r : build_stack(t->mm, cmdline);
 	if (sp >= 0 && how->setup && (r = how->setup(t, how->arg)) < 0)
 		sp = r;
+	if (sp >= 0)
+		console_server_give(t);	/* its standard input and output, if a server serves */
 	if (sp < 0) {
 		*err = sp;
 		user_task_put(t);

@@ -203,13 +203,24 @@ long mm_map_shared(struct mm_struct *mm, uintptr_t addr, void *frames, size_t np
 	return map_region(mm, addr, len, prot, VM_SHARED, frames);
 }
 
-void mm_unmap_shared(struct mm_struct *mm, uintptr_t addr)
+long mm_map_device(struct mm_struct *mm, uintptr_t addr, uintptr_t pa, size_t npages)
+{
+	size_t len = npages * PAGE_SIZE;
+
+	if (!npages || pa % PAGE_SIZE || (addr && !user_range(addr, addr + len)))
+		return -EINVAL;
+	return map_region(mm, addr, len, SYS_PROT_READ | SYS_PROT_WRITE | ARCH_PROT_DEVICE,
+			  VM_DEVICE, (void *)pa);
+}
+
+/* The region of kind at addr goes, its TLB entries first; its frames are not ours to free. */
+static void unmap_region_at(struct mm_struct *mm, uintptr_t addr, enum vm_kind kind)
 {
 	struct vm_region *r;
 
 	mutex_lock(&mm->lock);
 	list_for_each_entry(r, &mm->regions, node) {
-		if (r->kind == VM_SHARED && r->start == addr) {
+		if (r->kind == kind && r->start == addr) {
 			unmap_pages(mm, r->start, r->end, false);	/* waits for the TLBs */
 			list_del(&r->node);
 			kfree(r);
@@ -217,6 +228,16 @@ void mm_unmap_shared(struct mm_struct *mm, uintptr_t addr)
 		}
 	}
 	mutex_unlock(&mm->lock);
+}
+
+void mm_unmap_shared(struct mm_struct *mm, uintptr_t addr)
+{
+	unmap_region_at(mm, addr, VM_SHARED);
+}
+
+void mm_unmap_device(struct mm_struct *mm, uintptr_t addr)
+{
+	unmap_region_at(mm, addr, VM_DEVICE);
 }
 
 /*
@@ -262,7 +283,8 @@ int mm_unmap(struct mm_struct *mm, uintptr_t addr, size_t len)
 		return -ENOMEM;
 	mutex_lock(&mm->lock);
 	list_for_each_entry(r, &mm->regions, node) {
-		if (r->kind == VM_SHARED && addr < r->end && end > r->start) {
+		if ((r->kind == VM_SHARED || r->kind == VM_DEVICE) && addr < r->end &&
+		    end > r->start) {
 			/* A memory object's mapping goes with its capability (SYS_mem_unmap). */
 			mutex_unlock(&mm->lock);
 			kfree(spare);
@@ -301,7 +323,7 @@ void mm_put(struct mm_struct *mm)
 		      cpumask_first(&mm->cpus));
 	mutex_lock(&mm->lock);
 	list_for_each_entry_safe(r, n, &mm->regions, node) {
-		unmap_pages(mm, r->start, r->end, r->kind != VM_SHARED);
+		unmap_pages(mm, r->start, r->end, r->kind != VM_SHARED && r->kind != VM_DEVICE);
 		list_del(&r->node);
 		kfree(r);
 	}

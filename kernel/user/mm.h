@@ -27,6 +27,7 @@ enum vm_kind {
 	VM_PROGRAM,		/* an ELF segment */
 	VM_STACK,		/* a thread's stack (a guard page below it stays unmapped) */
 	VM_SHARED,		/* a memory object's frames (kernel/object/memory.c): not ours to free */
+	VM_DEVICE,		/* a device's registers (kernel/object/device.c): not RAM, never freed */
 };
 
 struct vm_region {
@@ -78,6 +79,15 @@ int mm_unmap(struct mm_struct *mm, uintptr_t addr, size_t len);
  */
 long mm_map_shared(struct mm_struct *mm, uintptr_t addr, void *frames, size_t npages, int prot);
 void mm_unmap_shared(struct mm_struct *mm, uintptr_t addr);
+/*
+ * A device's registers, npages at physical pa, at addr (0: where there is
+ * room), readable and writable, uncached, never executable: a VM_DEVICE
+ * region, which only its device object (mm_unmap_device(), waiting for
+ * the TLB shootdown) or the end of the address space unmaps.  The
+ * address, or -EINVAL, -EEXIST, -ENOMEM.
+ */
+long mm_map_device(struct mm_struct *mm, uintptr_t addr, uintptr_t pa, size_t npages);
+void mm_unmap_device(struct mm_struct *mm, uintptr_t addr);
 /*
  * The kernel's address of the frame behind a mapped user page (identity
  * mapped: the loader fills pages through it, never through the user's

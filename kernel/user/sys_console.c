@@ -1,5 +1,12 @@
-/* The console, until the microkernel issue's console path: write a buffer. */
+/*
+ * The console: a task writes a buffer (SYS_console_write, every task, cut
+ * into lines by kernel/user/console.c); the console server prints its
+ * clients' lines through its console capability (SYS_console_lines), and
+ * hands back the keys nobody holds the console for (SYS_console_push).
+ */
 #include "user/syscalls.h"
+#include "object/cap.h"
+#include "object/console.h"
 #include <errno.h>
 
 #define CHUNK	128
@@ -24,4 +31,50 @@ long sys_console_write(const struct syscall_args *a)
 			break;		/* a long write from a dying task */
 	}
 	return done;
+}
+
+/* Each piece of the user buffer (cons, buf, len), at most CHUNK bytes, to fn. */
+static long console_pieces(const struct syscall_args *a,
+			   void (*fn)(struct kobject *cons, const char *s, size_t n))
+{
+	uintptr_t ubuf = a->arg[1];
+	size_t len = a->arg[2], done = 0;
+	struct cap_ref cons;
+	char chunk[CHUNK];
+	long err;
+
+	if (!access_ok(ubuf, len))
+		return -EFAULT;
+	err = cap_lookup(current_user_task()->cspace, a->arg[0], KOBJ_CONSOLE, SYS_CAP_WRITE,
+			 &cons);
+	if (err)
+		return err;
+	while (done < len) {
+		size_t n = min(len - done, (size_t)CHUNK);
+
+		if (copy_from_user(chunk, ubuf + done, n))
+			break;
+		fn(cons.obj, chunk, n);
+		done += n;
+	}
+	kobject_put(cons.obj);
+	return done || !len ? (long)done : -EFAULT;
+}
+
+/* (cons, buf, len): the console server's output (kernel/object/console.h), each piece's lines whole. */
+long sys_console_lines(const struct syscall_args *a)
+{
+	return console_pieces(a, console_obj_print);
+}
+
+static void push_keys(struct kobject *cons, const char *s, size_t n)
+{
+	(void)cons;
+	console_input_push(s, n);
+}
+
+/* (cons, buf, len): keys the console server read, for console_getc() (the monitor, the demos). */
+long sys_console_push(const struct syscall_args *a)
+{
+	return console_pieces(a, push_keys);
 }

@@ -67,6 +67,12 @@ static const struct syscall syscall_table[NR_SYSCALLS] = {
 	[SYS_obj_wait]		= { "obj_wait",		sys_obj_wait,		2 },
 	[SYS_program_name]	= { "program_name",	sys_program_name,	3 },
 	[SYS_quota_info]	= { "quota_info",	sys_quota_info,		2 },
+	/* Drivers (sys_irq.c; docs/drivers.md): */
+	[SYS_irq_bind]		= { "irq_bind",		sys_irq_bind,		3 },
+	[SYS_irq_ack]		= { "irq_ack",		sys_irq_ack,		1 },
+	[SYS_dev_map]		= { "dev_map",		sys_dev_map,		2 },
+	[SYS_console_lines]	= { "console_lines",	sys_console_lines,	3 },
+	[SYS_console_push]	= { "console_push",	sys_console_push,	3 },
 };
 
 static DEFINE_PER_CPU(unsigned long, syscalls_done);

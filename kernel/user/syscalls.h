@@ -68,6 +68,11 @@ long sys_ipc_recv_slot(const struct syscall_args *a);
 long sys_ntf_signal(const struct syscall_args *a);
 long sys_ntf_wait(const struct syscall_args *a);
 long sys_ntf_poll(const struct syscall_args *a);
+long sys_irq_bind(const struct syscall_args *a);
+long sys_irq_ack(const struct syscall_args *a);
+long sys_dev_map(const struct syscall_args *a);
+long sys_console_lines(const struct syscall_args *a);
+long sys_console_push(const struct syscall_args *a);
 
 /* console.c */
 void user_console_write(struct user_task *t, const char *buf, size_t n);

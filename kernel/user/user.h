@@ -51,6 +51,9 @@ struct user_task *user_spawn_with(const char *cmdline, struct user_task *parent,
  * tests start that start others.
  */
 struct user_task *user_spawn_root(const char *cmdline, int *err);
+/* The same, with setup(t, arg) run after the boot capabilities are in (as user_spawn_with()). */
+struct user_task *user_spawn_root_with(const char *cmdline, int *err,
+				       int (*setup)(struct user_task *t, void *arg), void *arg);
 
 struct boot_module;
 struct quota;

@@ -124,7 +124,28 @@ static void fix_checksums(struct image *im, u8 *rsdp, size_t rsdp_len)
 /* The memory map the walk is told about: QEMU pc's with 128 MiB. */
 static const struct mem_region qemu_ram[] = { { 0, 0x9fc00 }, { 0x100000, 0x7fe0000 } };
 
-static void check(const struct acpi_cpus *c)
+/* The device interrupts' side: kept I/O APICs where registers can be, ISA IRQs sane. */
+static void check_irqs(const struct acpi_madt *c)
+{
+	CHECK(c->nioapics >= 0 && c->nioapics <= MAX_IOAPICS, "%d I/O APICs kept", c->nioapics);
+	for (int i = 0; i < c->nioapics; i++) {
+		u64 b = c->ioapic[i].base;
+
+		CHECK(b % 4096 == 0 && b >= LEGACY_AREA_END, "I/O APIC at %#llx",
+		      (unsigned long long)b);
+		for (size_t r = 0; r < sizeof(qemu_ram) / sizeof(qemu_ram[0]); r++)
+			CHECK(b >= qemu_ram[r].end || b + IOAPIC_SIZE <= qemu_ram[r].start,
+			      "I/O APIC at %#llx, in RAM", (unsigned long long)b);
+	}
+	for (int irq = 0; irq < ISA_IRQS; irq++)
+		CHECK(c->isa[irq].overridden || (c->isa[irq].gsi == (u32)irq &&
+		      !c->isa[irq].level && !c->isa[irq].active_low),
+		      "ISA IRQ %d moved to GSI %u without an override", irq, c->isa[irq].gsi);
+	CHECK(!(c->ioapics_refused + c->overrides_refused) || shim_count_lines("acpi: ") > 0,
+	      "I/O APIC or override entries refused without a word");
+}
+
+static void check(const struct acpi_madt *c)
 {
 	CHECK(c->ncpus >= 0 && c->ncpus <= NR_CPUS, "%d CPUs kept", c->ncpus);
 	CHECK(c->ncpus == (c->found < NR_CPUS ? c->found : NR_CPUS),
@@ -147,6 +168,7 @@ static void check(const struct acpi_cpus *c)
 		      "local APIC at %#llx, in RAM", (unsigned long long)c->lapic_base);
 	CHECK(!c->lapic_refused || shim_count_lines("acpi: the MADT's local APIC address "),
 	      "the MADT's local APIC address refused without a word");
+	check_irqs(c);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -156,7 +178,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t rsdp_len = size <= HEADER ? 0 : size - HEADER < RSDP_SIZE ? size - HEADER : RSDP_SIZE;
 	size_t skip = HEADER + RSDP_SIZE;
 	struct acpi_mem mem = { .map = map_image, .ctx = &im, .ram = qemu_ram, .nram = 2 };
-	struct acpi_cpus cpus;
+	struct acpi_madt cpus;
 	u8 *rsdp;
 
 	im.len = size > skip ? size - skip : 0;
@@ -177,6 +199,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		     cpus.ncpus, cpus.found, cpus.ncpus ? cpus.apic_id[0] : 0,
 		     cpus.ncpus ? cpus.apic_id[cpus.ncpus - 1] : 0,
 		     (unsigned long long)cpus.lapic_base);
+	shim_summary("%d I/O APICs kept (the first at %#llx, GSI base %u), %d refused; "
+		     "ISA IRQ 0 on GSI %u, IRQ 4 on GSI %u%s, %d overrides refused", cpus.nioapics,
+		     cpus.nioapics ? (unsigned long long)cpus.ioapic[0].base : 0,
+		     cpus.nioapics ? cpus.ioapic[0].gsi_base : 0, cpus.ioapics_refused,
+		     cpus.isa[0].gsi, cpus.isa[4].gsi, cpus.isa[4].level ? " level" : "",
+		     cpus.overrides_refused);
 	for (int i = 0; i < im.nmaps; i++)
 		free(im.maps[i]);
 	free(rsdp);

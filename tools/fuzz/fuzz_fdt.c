@@ -92,10 +92,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	*a = dt;
 	fdt_parse(a, blob);
 	check(a);
-	shim_summary("%d CPUs kept of %d found, RAM %#llx + %#llx, UART %#llx, GIC %#llx %#llx, "
-		     "PSCI %s, bootargs '%s'", a->ncpus, a->cpus_found,
+	shim_summary("%d CPUs kept of %d found, RAM %#llx + %#llx, UART %#llx INTID %u %s, "
+		     "GIC %#llx %#llx, PSCI %s, bootargs '%s'", a->ncpus, a->cpus_found,
 		     (unsigned long long)a->ram_start, (unsigned long long)a->ram_size,
-		     (unsigned long long)a->uart_base, (unsigned long long)a->gicd_base,
+		     (unsigned long long)a->uart_base, a->uart_intid,
+		     a->uart_irq_edge ? "edge" : "level", (unsigned long long)a->gicd_base,
 		     (unsigned long long)a->gicr_base,
 		     a->psci_found ? (a->psci_smc ? "smc" : "hvc") : "none", a->bootargs);
 	if (size && data[size / 2] % 8 == 0) {

@@ -202,6 +202,48 @@ case("acpi", "madt-lapic-address-0", acpi([madt(QEMU_CPUS, lapic_base=0)]),
      "acpi: the MADT's local APIC address 0 is in the first MiB")
 case("acpi", "madt-lapic-address-elsewhere-outside-ram",
      acpi([madt(QEMU_CPUS, lapic_base=0xfec01000)]), "local APIC at 0xfec01000")
+def ioapic(apic_id, base, gsi_base=0, length=12):
+    return struct.pack("<BBBBII", 1, length, apic_id, 0, base, gsi_base)[:length]
+
+
+def override(irq, gsi, flags=0, bus=0, length=10):
+    return struct.pack("<BBBBIH", 2, length, bus, irq, gsi, flags)[:length]
+
+
+QEMU_IRQS = [ioapic(0, 0xfec00000), override(0, 2), override(5, 5, 0xd), override(9, 9, 0xd),
+             override(10, 10, 0xd), override(11, 11, 0xd)]
+
+case("acpi", "ioapic-and-overrides-as-qemu-has-them", acpi([madt(QEMU_CPUS + QEMU_IRQS)]),
+     "1 I/O APICs kept (the first at 0xfec00000, GSI base 0), 0 refused; ISA IRQ 0 on GSI 2, "
+     "IRQ 4 on GSI 4, 0 overrides refused")
+case("acpi", "ioapic-in-ram", acpi([madt(QEMU_CPUS + [ioapic(0, 0x200000)])]),
+     "acpi: the MADT's I/O APIC 0 at 0x200000 is RAM in the memory map: not used",
+     "0 I/O APICs kept")
+case("acpi", "ioapic-not-page-aligned", acpi([madt(QEMU_CPUS + [ioapic(0, 0xfec00010)])]),
+     "acpi: the MADT's I/O APIC 0 at 0xfec00010 is not page-aligned: not used")
+case("acpi", "ioapic-entry-too-short", acpi([madt(QEMU_CPUS + [ioapic(0, 0xfec00000, length=8)])]),
+     "acpi: a MADT I/O APIC entry of 8 bytes is too short for its fields: ignored")
+case("acpi", "more-ioapics-than-kept",
+     acpi([madt(QEMU_CPUS + [ioapic(i, 0xfec00000 + 0x1000 * i, 24 * i) for i in range(10)])]),
+     "is one more than the kernel keeps (MAX_IOAPICS): not used", "8 I/O APICs kept")
+case("acpi", "override-of-irq-16", acpi([madt(QEMU_CPUS + [ioapic(0, 0xfec00000), override(16, 4)])]),
+     "acpi: the MADT's override of bus 0 IRQ 16 (to GSI 4, flags 0) names an ISA interrupt above "
+     "15: ignored", "1 overrides refused")
+case("acpi", "override-of-another-bus",
+     acpi([madt(QEMU_CPUS + [ioapic(0, 0xfec00000), override(4, 9, bus=1)])]),
+     "is not for the ISA bus: ignored", "IRQ 4 on GSI 4,")
+case("acpi", "override-with-reserved-flags",
+     acpi([madt(QEMU_CPUS + [ioapic(0, 0xfec00000), override(4, 9, 0x2)])]),
+     "has reserved polarity or trigger bits: ignored", "IRQ 4 on GSI 4,")
+case("acpi", "override-repeated",
+     acpi([madt(QEMU_CPUS + [ioapic(0, 0xfec00000), override(4, 9, 0xd), override(4, 12)])]),
+     "repeats an interrupt already overridden (the first one counts): ignored",
+     "IRQ 4 on GSI 9 level")
+case("acpi", "override-entry-too-short",
+     acpi([madt(QEMU_CPUS + [ioapic(0, 0xfec00000), override(4, 9, length=6)])]),
+     "acpi: a MADT override entry of 6 bytes is too short for its fields: ignored")
+case("acpi", "many-refusals-counted", acpi([madt(QEMU_CPUS + [override(16, 1)] * 20)]),
+     "acpi: 12 more I/O APIC and override entries refused (not listed)")
 case("acpi", "no-enabled-cpu", acpi([madt([lapic(0, enabled=False)])]),
      "acpi: the MADT lists no enabled CPU we can use")
 
@@ -338,12 +380,15 @@ case("fdt", "memory-wraps-around", virt(mem=(0xffffffff00000000, 0x200000000)).b
      "is not a memory range: ignored")
 case("fdt", "strings-without-nul-at-the-end", virt(extra=unterminated_strings).blob(),
      "harness: 2 CPUs kept of 2 found")
-def devices(uart=0x9000000, gicd=0x8000000, gicr=(0x80a0000, 0xf60000)):
-    """QEMU virt's UART and GICv3 nodes, at the addresses given."""
+def devices(uart=0x9000000, gicd=0x8000000, gicr=(0x80a0000, 0xf60000), irq=(0, 1, 4)):
+    """QEMU virt's UART and GICv3 nodes, at the addresses given; irq: the
+    UART's interrupts cells (virt's SPI 1, level high; None: no property)."""
     def add(t):
         t.begin(f"pl011@{uart:x}")
         t.prop("compatible", b"arm,pl011\0arm,primecell\0")
         t.u32("reg", uart >> 32, uart & 0xffffffff, 0, 0x1000)
+        if irq is not None:
+            t.u32("interrupts", *irq)
         t.end()
         t.begin(f"intc@{gicd:x}")
         t.prop("compatible", b"arm,gic-v3\0")
@@ -354,7 +399,22 @@ def devices(uart=0x9000000, gicd=0x8000000, gicr=(0x80a0000, 0xf60000)):
 
 
 case("fdt", "devices-where-qemu-virt-has-them", virt(4, extra=devices()).blob(),
-     "harness: 4 CPUs kept of 4 found", "UART 0x9000000, GIC 0x8000000 0x80a0000")
+     "harness: 4 CPUs kept of 4 found", "UART 0x9000000 INTID 33 level, GIC 0x8000000 0x80a0000")
+case("fdt", "uart-interrupt-spi-1-level", virt(extra=devices()).blob(),
+     "UART 0x9000000 INTID 33 level")
+case("fdt", "uart-interrupt-edge", virt(extra=devices(irq=(0, 7, 1))).blob(),
+     "UART 0x9000000 INTID 39 edge")
+case("fdt", "uart-without-interrupts", virt(extra=devices(irq=None)).blob(),
+     "fdt: /pl011@9000000 has no interrupts property: console input polled",
+     "UART 0x9000000 INTID 0")
+case("fdt", "uart-interrupt-a-ppi", virt(extra=devices(irq=(1, 14, 4))).blob(),
+     "fdt: /pl011@9000000: interrupt <1 14 0x4> is not an SPI the GIC has: console input polled",
+     "INTID 0")
+case("fdt", "uart-interrupt-beyond-the-gic", virt(extra=devices(irq=(0, 988, 4))).blob(),
+     "is not an SPI the GIC has", "INTID 0")
+case("fdt", "uart-interrupt-too-short", virt(extra=devices(irq=(0, 1))).blob(),
+     "fdt: /pl011@9000000: interrupts is 8 bytes, not a GIC specifier (12): console input polled",
+     "INTID 0")
 case("fdt", "uart-outside-the-device-window", virt(extra=devices(uart=0x50000000)).blob(),
      "fdt: the UART at 0x50000000 (0x1000 bytes) is outside the device window the kernel "
      "maps (0x200000 to 0x40000000): refused, using QEMU virt's at 0x9000000",

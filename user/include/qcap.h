@@ -115,6 +115,22 @@ int q_signal(int ntf, unsigned long bits);
 long q_wait(int ntf);		/* the bits, never 0 */
 long q_poll(int ntf);		/* the bits, 0 if none */
 
+/*
+ * Interrupts (docs/drivers.md): a capability the kernel granted, bound to
+ * a notification: each interrupt masks the line and signals bits; the
+ * driver serves its device, then acknowledges (the line opens again).
+ * -SYS_EBUSY: someone (the kernel, another driver) holds the line.
+ */
+int q_irq_bind(int irq, int ntf, unsigned long bits);
+int q_irq_ack(int irq);
+/*
+ * A device's registers, from a capability the kernel granted: the address
+ * they are mapped at (addr, or where there is room when NULL; AArch64:
+ * uncached, never executable), or on x86-64 the device's first I/O port,
+ * now open to this task (in and out on it; any other port faults).
+ */
+long q_dev_map(int dev, void *addr);
+
 /* Memory objects. */
 long q_memory_map(int mem, void *addr, int prot);	/* the address */
 int q_memory_unmap(int mem);

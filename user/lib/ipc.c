@@ -80,3 +80,18 @@ long q_poll(int ntf)
 {
 	return q_syscall(SYS_ntf_poll, ntf, 0, 0, 0, 0, 0);
 }
+
+int q_irq_bind(int irq, int ntf, unsigned long bits)
+{
+	return q_syscall(SYS_irq_bind, irq, ntf, (long)bits, 0, 0, 0);
+}
+
+int q_irq_ack(int irq)
+{
+	return q_syscall(SYS_irq_ack, irq, 0, 0, 0, 0, 0);
+}
+
+long q_dev_map(int dev, void *addr)
+{
+	return q_syscall(SYS_dev_map, dev, (long)addr, 0, 0, 0, 0);
+}

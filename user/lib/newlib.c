@@ -1,7 +1,8 @@
 /*
  * What newlib needs from the system, as system calls (lib/syscall.h): the
- * console for every file descriptor, a heap that grows by mapping pages
- * at its end, the clock, exit and abort.  x86_64-elf newlib calls the
+ * console for every file descriptor (through the console server when the
+ * kernel gave us one or the program attached one: qconsole.h), a heap that grows by
+ * mapping pages at its end, the clock, exit and abort.  x86_64-elf newlib calls the
  * plain names, aarch64-elf newlib the underscored ones: both are here.
  */
 #include <errno.h>
@@ -14,6 +15,8 @@
 #include <time.h>
 #include "runtime.h"
 #include "newlib_names.h"
+#include "qcap.h"
+#include "qconsole.h"
 
 #define PAGE_SIZE	4096UL
 
@@ -31,13 +34,21 @@ struct _reent *__getreent(void)
 	return current_tls()->reent;
 }
 
+/* Standard output and error: through the console server if we have one (qconsole.h). */
 int write(int fd, const void *buf, size_t n)
 {
-	(void)fd;
+	if (fd == 1 || fd == 2)
+		return syscall_errno(q_console_stdout(buf, n));
 	return syscall_errno(q_console_write(buf, n));
 }
 
-int read(int fd, void *buf, size_t n) { (void)fd; (void)buf; (void)n; return 0; }
+/* Standard input comes from the console server (qconsole.h); without one, end of file. */
+int read(int fd, void *buf, size_t n)
+{
+	if (fd != 0)
+		return 0;
+	return syscall_errno(q_console_stdin(buf, n));
+}
 int close(int fd) { (void)fd; return 0; }
 long lseek(int fd, long off, int whence) { (void)fd; (void)off; (void)whence; return 0; }
 int isatty(int fd) { (void)fd; return 1; }

@@ -19,6 +19,13 @@
 
 #define ARCH_FPU_ALIGN	16
 
+/*
+ * Device interrupt lines (kernel/arch.h): GIC INTIDs, of which SPIs are
+ * 32 and up.  QEMU virt's distributor has 256 SPIs (INTIDs up to 287);
+ * the GIC allows up to 1019, a bigger machine would raise this.
+ */
+#define ARCH_NR_IRQS	288
+
 /* 0: arch_send_nmi() is an ordinary interrupt (GICv3 without pseudo-NMIs): masked CPUs wait for it. */
 #define ARCH_HAS_NMI	0
 /* The FP registers a called function preserves: d8-d15, FPCR (arch_fp_callee_saved_call). */

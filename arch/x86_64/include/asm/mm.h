@@ -4,9 +4,18 @@
 
 #include "types.h"
 
+#define IO_RANGES	4	/* port ranges one address space may be granted */
+
 struct arch_mm {
 	u64 *pml4;		/* its top-level table: entry 0 is the kernel's (arch/x86_64/user_mm.c) */
 	long table_pages;	/* page tables it holds, the PML4 included */
+	/*
+	 * The I/O port ranges user mode may use (arch_io_grant()): each first
+	 * port | count << 16, one word so a CPU loading it never sees half a
+	 * range; 0: none.  Each CPU's TSS bitmap is rewritten from them when
+	 * the CPU switches to this address space (cpu_tables.c x86_io_load()).
+	 */
+	u32 io_ports[IO_RANGES];
 };
 
 #endif

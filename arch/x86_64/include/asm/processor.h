@@ -21,6 +21,9 @@
 /* The FP registers a called function preserves: MXCSR, x87 control word (arch_fp_callee_saved_call). */
 #define ARCH_FP_CALLEE_SAVED_WORDS 2
 
+/* Device interrupt lines (kernel/arch.h): the ISA IRQs, 0-15. */
+#define ARCH_NR_IRQS	16
+
 /* Integer division by zero raises an exception (#DE) on x86-64. */
 #define ARCH_INTEGER_DIVIDE_TRAPS 1
 

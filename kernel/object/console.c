@@ -1,0 +1,59 @@
+/* The console object (console.h). */
+#include "object/console.h"
+#include "object/cap.h"
+#include "ktest_runner.h"
+#include <errno.h>
+
+static const struct kobj_ops console_ops = {
+	.name = "console",
+	.size = sizeof(struct console_obj),
+};
+
+static struct console_obj *to_console(struct kobject *obj)
+{
+	return container_of(obj, struct console_obj, base);
+}
+
+int console_cap_grant(struct cspace *cs, long slot)
+{
+	struct kobject *obj = kobject_create(KOBJ_CONSOLE, cs->quota, 0);
+	int s;
+
+	if (!obj)
+		return -ENOMEM;
+	atomic_long_set(&to_console(obj)->lines, 0);
+	s = cap_insert_object(cs, slot, obj, SYS_CAP_ALL);
+	kobject_put(obj);		/* the capability holds its own */
+	return s;
+}
+
+void console_obj_print(struct kobject *obj, const char *buf, size_t n)
+{
+	while (n) {
+		const char *nl = memchr(buf, '\n', n);
+		size_t len = nl ? (size_t)(nl - buf) : n;
+		char line[128];
+		size_t k = 0;
+
+		/* Control characters could rewrite the terminal's lines: shown as '?'. */
+		for (size_t i = 0; i < len && k < sizeof(line); i++, k++)
+			line[k] = (buf[i] < ' ' && buf[i] != '\t') || buf[i] == 0x7f ? '?' : buf[i];
+		printk("%s%.*s\n", ktest_requested() ? "# " : "", (int)k, line);
+		atomic_long_inc(&to_console(obj)->lines);
+		len = k;	/* what did not fit in line: the next line */
+		if (nl && k == (size_t)(nl - buf))
+			len++;	/* and its newline */
+		buf += len;
+		n -= len;
+	}
+}
+
+long console_obj_lines(struct kobject *obj)
+{
+	return atomic_long_read(&to_console(obj)->lines);
+}
+
+void console_obj_init(void)
+{
+	kobject_register(KOBJ_CONSOLE, &console_ops);
+}

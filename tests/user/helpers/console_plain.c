@@ -1,0 +1,79 @@
+/*
+ * console_plain: a program that knows nothing of the console server --
+ * no q_console_attach() -- and uses standard input and output as any C
+ * program does.  The kernel gave it the server's endpoint (lib/ipc.h's
+ * SYS_CAP_CONSOLE_SLOT), so its runtime sends both through the server
+ * (tests/console_server.c).
+ *
+ *   console_plain LINE   reads a line, prints it, exits 0 if it is LINE
+ *   console_plain lines TAG  prints LINES long lines (each more than one
+ *                        message to the server), tagged, and exits 0
+ *   console_plain hang   prints half a line, says so through the kernel's
+ *                        console, and waits for input for ever (the test
+ *                        kills it while it holds the console)
+ *   console_plain child LINE  starts "console_plain LINE" through its
+ *                        program capability (SYS_cap_spawn: the kernel
+ *                        hands the child the server too), prints nothing
+ *                        itself, and exits with the child's status
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "quiescent.h"
+
+#define SENT	"console_plain: half a line sent\n"
+
+#define LINES	16
+
+/* Line i of tag: "console_plain TAG NN " and 80 times TAG's first letter. */
+static void chatter(const char *tag)
+{
+	char fill[81];
+
+	memset(fill, tag[0], 80);
+	fill[80] = '\0';
+	for (int i = 0; i < LINES; i++)
+		printf("console_plain %s %02d %s\n", tag, i, fill);
+}
+
+/* Our own program again, spawned as any task spawns one: its exit status (100 + why if not). */
+static int run_child(const char *line)
+{
+	struct sys_exit_status st;
+	char cmd[128];
+	int id;
+
+	snprintf(cmd, sizeof(cmd), "tests/user/helpers/console_plain %s", line);
+	id = q_spawn(cmd, strlen(cmd));
+	if (id < 0)
+		return 100;
+	if (q_task_wait(id, &st))
+		return 101;
+	return st.killed ? 102 : st.status;
+}
+
+int main(int argc, char **argv)
+{
+	char line[128];
+
+	if (argc == 3 && !strcmp(argv[1], "lines")) {
+		chatter(argv[2]);
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "child"))
+		return run_child(argv[2]);
+	if (argc != 2)
+		return 2;
+	read(0, line, 0);	/* holds the console, as any first read: keys wait for us */
+	printf("console_plain: holding the console\n");	/* (the test waits for it) */
+	if (!strcmp(argv[1], "hang")) {
+		printf("console_plain: unfinished");
+		fflush(stdout);		/* in the server's line buffer when this returns */
+		q_console_write(SENT, sizeof(SENT) - 1);	/* the kernel's: the test's cue */
+	}
+	if (!fgets(line, sizeof(line), stdin))
+		return 3;
+	line[strcspn(line, "\r\n")] = '\0';
+	printf("console_plain: read '%s'\n", line);
+	return strcmp(line, argv[1]) ? 1 : 0;
+}
