@@ -3,6 +3,7 @@
 # kernel code model, no -ffreestanding), and one ELF per program:
 #
 #   user/NAME.c              programs (user/hello: make run's boot module)
+#   user/NAME/*.c            a program of several files, its main() in main.c
 #   tests/user/NAME.c        user tests: make test runs each as user_NAME
 #   tests/user/ARCH/NAME.c   the same, on one architecture only
 #   tests/user/helpers/NAME.c  programs the kernel tests start
@@ -39,10 +40,15 @@ USER_PROG_SRCS := $(sort $(wildcard user/*.c tests/user/*.c tests/user/$(ARCH)/*
                             tests/user/helpers/*.c))
 # An architecture whose user runtime is not written yet builds no program
 # (and so boots none): its user/arch folder has no crt0.S.
+USER_PROG_DIRS := $(patsubst %/main.c,%,$(wildcard user/*/main.c))
 ifeq ($(wildcard user/arch/$(ARCH)/crt0.S),)
 USER_PROG_SRCS :=
+USER_PROG_DIRS :=
 endif
-USER_PROGS    := $(patsubst %.c,$(UB)/%.elf,$(USER_PROG_SRCS))
+USER_PROG_NAMES := $(sort $(patsubst %.c,%,$(USER_PROG_SRCS)) $(USER_PROG_DIRS))
+USER_PROGS    := $(patsubst %,$(UB)/%.elf,$(USER_PROG_NAMES))
+# Every object of every program, one-file or not.
+USER_PROG_OBJS := $(patsubst %.c,$(UB)/obj/%.c.o,$(USER_PROG_SRCS) $(wildcard $(USER_PROG_DIRS:%=%/*.c)))
 
 .PHONY: user newlib-user
 user: $(USER_PROGS)
@@ -77,16 +83,27 @@ $(USER_RT): $(USER_RT_OBJS)
 	@rm -f $@
 	@$(AR) rcs $@ $^
 
-$(UB)/%.elf: $(UB)/obj/%.c.o $(USER_RT) $(UB)/user.ld $(USER_LIBC)
+define USER_LINK
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
-	@$(LD) $(USER_LDFLAGS) -o $@ $< --start-group $(USER_RT) $(USER_LIBC) $(USER_LIBM) \
-	    $(USER_LIBGCC) --end-group
+	@$(LD) $(USER_LDFLAGS) -o $@ $(filter %.c.o,$^) --start-group $(USER_RT) $(USER_LIBC) \
+	    $(USER_LIBM) $(USER_LIBGCC) --end-group
+endef
+
+$(UB)/%.elf: $(UB)/obj/%.c.o $(USER_RT) $(UB)/user.ld $(USER_LIBC)
+	$(USER_LINK)
+
+# A program of several files: user/NAME/*.c make $(UB)/user/NAME.elf.
+define USER_DIR_PROG
+$(UB)/$(1).elf: $(patsubst %.c,$(UB)/obj/%.c.o,$(wildcard $(1)/*.c)) $(USER_RT) $(UB)/user.ld $(USER_LIBC)
+	$$(USER_LINK)
+endef
+$(foreach d,$(USER_PROG_DIRS),$(eval $(call USER_DIR_PROG,$(d))))
 
 # (the programs' objects are kept: make would delete them as intermediate)
-.SECONDARY: $(patsubst %.c,$(UB)/obj/%.c.o,$(USER_PROG_SRCS))
+.SECONDARY: $(USER_PROG_OBJS)
 
--include $(USER_RT_OBJS:.o=.d) $(patsubst %.c,$(UB)/obj/%.c.d,$(USER_PROG_SRCS))
+-include $(USER_RT_OBJS:.o=.d) $(USER_PROG_OBJS:.o=.d)
 
 # What each boot carries (tools/run.py --module): make test, every user
 # test and helper; make run, the programs in USER_RUN (their argv after
@@ -94,8 +111,7 @@ $(UB)/%.elf: $(UB)/obj/%.c.o $(USER_RT) $(UB)/user.ld $(USER_LIBC)
 # (and the services that tests/user/services.c starts through the root task,
 # and the console server tests/console_server.c starts)
 USER_SERVICES := user/root user/nameserver user/kvserver user/kvclient
-USER_TEST_NAMES := $(patsubst %.c,%,$(filter tests/% user/sysfuzz.c user/console_server.c $(USER_SERVICES:%=%.c),\
-                                      $(USER_PROG_SRCS)))
+USER_TEST_NAMES := $(filter tests/% user/sysfuzz user/console_server $(USER_SERVICES),$(USER_PROG_NAMES))
 USER_RUN ?= $(if $(USER_PROG_SRCS),user/hello)
 USER_TEST_MODULES := $(foreach p,$(USER_TEST_NAMES),--module '$(UB)/$(p).elf $(p)')
 USER_BENCH_MODULES := $(foreach p,$(filter tests/user/helpers/nullcall tests/user/helpers/pingpong,$(USER_TEST_NAMES)),\

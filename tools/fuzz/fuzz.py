@@ -13,7 +13,7 @@ with libFuzzer, AddressSanitizer and UndefinedBehaviorSanitizer.
     tools/fuzz/fuzz.py merge [TARGET...]      minimise what runs found into
                                               tools/fuzz/corpus/
 
-The pseudo-target syscalls is the system-call fuzzer (user/sysfuzz.c): not
+The pseudo-target syscalls is the system-call fuzzer (user/sysfuzz/): not
 a host build but the kernel itself, booted on each architecture with the
 fuzzer as a program in user mode (make test TESTS=user_syscall_fuzz*),
 for --calls calls (SYSFUZZ_CALLS, default a million) from --seed (random
