@@ -6,7 +6,7 @@
 #include <string.h>
 #include "sysfuzz.h"
 
-/* What the calls that write user memory may write: these, or nothing of ours. */
+/* Our memory the shaped calls may name: the kernel writes the first two, reads the rest. */
 static struct sys_cap_info cap_info[MAX_WORKERS + 1];
 static char info_page[64];
 static char child_args[] = CHILD_ARGS;
