@@ -1,7 +1,7 @@
 /* The console object (console.h). */
 #include "object/console.h"
 #include "object/cap.h"
-#include "ktest_runner.h"
+#include "user/user.h"
 #include <errno.h>
 
 static const struct kobj_ops console_ops = {
@@ -27,21 +27,18 @@ int console_cap_grant(struct cspace *cs, long slot)
 	return s;
 }
 
+/* (a longer line goes on as the next: the 128 bytes SYS_console_lines takes at a time) */
+#define SERVER_LINE_MAX	128
+
 void console_obj_print(struct kobject *obj, const char *buf, size_t n)
 {
 	while (n) {
 		const char *nl = memchr(buf, '\n', n);
-		size_t len = nl ? (size_t)(nl - buf) : n;
-		char line[128];
-		size_t k = 0;
+		size_t len = min(nl ? (size_t)(nl - buf) : n, (size_t)SERVER_LINE_MAX);
 
-		/* Control characters could rewrite the terminal's lines: shown as '?'. */
-		for (size_t i = 0; i < len && k < sizeof(line); i++, k++)
-			line[k] = (buf[i] < ' ' && buf[i] != '\t') || buf[i] == 0x7f ? '?' : buf[i];
-		printk("%s%.*s\n", ktest_requested() ? "# " : "", (int)k, line);
+		console_print_program_line(buf, len);
 		atomic_long_inc(&to_console(obj)->lines);
-		len = k;	/* what did not fit in line: the next line */
-		if (nl && k == (size_t)(nl - buf))
+		if (nl && len == (size_t)(nl - buf))
 			len++;	/* and its newline */
 		buf += len;
 		n -= len;

@@ -8,10 +8,26 @@
 #include "user/task.h"
 #include "ktest_runner.h"
 
+/*
+ * One line of a program's output, in one printk(): control characters,
+ * which could rewrite the terminal's lines, shown as '?', and under the
+ * test runner a "# " first.  A task's own writes come here, and so do the
+ * lines the console server prints for its clients (kernel/object/console.c).
+ */
+void console_print_program_line(const char *s, size_t n)
+{
+	char line[CONSOLE_LINE_LEN];
+
+	n = min(n, sizeof(line));
+	for (size_t i = 0; i < n; i++)
+		line[i] = (s[i] < ' ' && s[i] != '\t') || s[i] == 0x7f ? '?' : s[i];
+	printk("%s%.*s\n", ktest_requested() ? "# " : "", (int)n, line);
+}
+
 /* Prints t's line so far; t->console_lock held. */
 static void emit_line(struct user_task *t)
 {
-	printk("%s%.*s\n", ktest_requested() ? "# " : "", (int)t->line_len, t->line);
+	console_print_program_line(t->line, t->line_len);
 	t->line_len = 0;
 }
 
@@ -25,9 +41,7 @@ void user_console_write(struct user_task *t, const char *buf, size_t n)
 			emit_line(t);
 			continue;
 		}
-		/* Control characters could rewrite the terminal's lines: shown as '?'. */
-		t->line[t->line_len++] = (buf[i] < ' ' && buf[i] != '\t') || buf[i] == 0x7f ?
-					 '?' : buf[i];
+		t->line[t->line_len++] = buf[i];
 		if (t->line_len == sizeof(t->line))
 			emit_line(t);
 	}

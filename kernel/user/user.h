@@ -78,6 +78,8 @@ void user_task_kill(struct user_task *t, int reason);
 
 /* The monitor's ps: every user task and its threads. */
 void user_show_tasks(void);
+/* One line a program printed, whole, made safe for the terminal and the KTAP runner. */
+void console_print_program_line(const char *s, size_t n);
 
 /* Everything the user half holds, for the test runner's leak check. */
 void user_settle(void);			/* let the reaper free what it was given */
