@@ -57,16 +57,18 @@ class StreamRing:
         _, _, _, head = HEADER.unpack_from(self.map, self.off)
         if head < self.pos:
             raise ValueError("the stream ring went backwards: the kernel rebooted?")
-        if head - self.pos > self.size:		# lapped: those bytes are gone
+        lapped = head - self.pos > self.size
+        if lapped:				# those bytes are gone
             self.lost_bytes += head - self.size - self.pos
-            self.pos, self.partial = head - self.size, b""
+            self.pos = head - self.size
         data = self._copy(self.pos, head)
         _, _, claimed, _ = HEADER.unpack_from(self.map, self.off)
-        overwritten = claimed - self.size - self.pos
-        if overwritten > 0:			# the writer came round while we copied
+        overwritten = max(claimed - self.size - self.pos, 0)
+        if lapped or overwritten:		# resume at the next whole record
             self.lost_bytes += overwritten
             data, self.partial = data[overwritten:], b""
-            cut = data.find(b"\n")		# resume at the next whole record
+            cut = data.find(b"\n")
+            self.lost_bytes += cut + 1 if cut >= 0 else len(data)
             data = data[cut + 1:] if cut >= 0 else b""
         self.pos = head
         data = self.partial + data
