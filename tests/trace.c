@@ -13,6 +13,7 @@ static int trace_reader(void *arg)
 KTEST(trace_records_readers_hops_and_a_grace_period)
 {
 	struct task_struct *t;
+	bool was_on = READ_ONCE(trace_enabled);
 	u64 hops;
 
 	trace_start();
@@ -34,6 +35,8 @@ KTEST(trace_records_readers_hops_and_a_grace_period)
 	else
 		KEXPECT_EQ(trace_count(TR_READ_LOCK), 0);	/* production: no reader events */
 	trace_clear();
+	if (was_on)
+		trace_start();	/* as it was (trace=rcu, make web's stream) */
 }
 
 /*

@@ -161,7 +161,7 @@ def live_boot(args, res, b):
         if args.screenshot:
             b.send("Emulation.setDeviceMetricsOverride", width=1500, height=1150,
                    deviceScaleFactor=1, mobile=False)
-            b.send("Runtime.evaluate", expression="document.getElementById('follow').click()")
+            b.evaluate("qweb.showGps()")
             time.sleep(1)
             png = b.send("Page.captureScreenshot", format="png")["data"]
             with open(args.screenshot, "wb") as f:

@@ -379,6 +379,19 @@ window.qweb = {
   },
   ended: () => ended,
   items: () => store.size,
+  // Stops following and shows the last second's grace periods whole (for pictures).
+  showGps: () => {
+    const gps = [...store.values()].filter((w) => w.k === "w" && w.e !== null &&
+      ["tour", "exp", "async"].includes(w.kind) && w.e > now - 2e9);
+    if (!gps.length) return false;
+    const t0 = Math.min(...gps.map((w) => w.s)), t1 = Math.max(...gps.map((w) => w.e));
+    const pad = (t1 - t0) * 0.08;
+    follow = false;
+    $("follow").textContent = "follow";
+    viewEnd = t1 + pad;
+    spanMs = (t1 - t0 + 2 * pad) / 1e6;
+    return true;
+  },
 };
 
 connect();
