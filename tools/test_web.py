@@ -32,18 +32,12 @@ import subprocess
 import sys
 import time
 
-DEBIAN_PYTHON = "/usr/bin/python3"
-try:
-    import websockets
-except ImportError:
-    if os.path.exists(DEBIAN_PYTHON) and \
-            os.path.realpath(sys.executable) != os.path.realpath(DEBIAN_PYTHON):
-        os.execv(DEBIAN_PYTHON, [DEBIAN_PYTHON, os.path.abspath(__file__)] + sys.argv[1:])
-    sys.exit("test_web: python3-websockets is missing (bash tools/deps.sh web installs it)")
-
 TOOLS = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(TOOLS)
 sys.path.insert(0, os.path.join(TOOLS, "lib"))
+from debian_python import need  # noqa: E402
+websockets = need("websockets", "python3-websockets", "web")
+import websockets.exceptions  # noqa: E402
 from chromium import Browser, ChromiumError  # noqa: E402
 from procgroup import kill_group, start_owned  # noqa: E402
 

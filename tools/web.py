@@ -30,20 +30,11 @@ import time
 from http import HTTPStatus
 from urllib.parse import parse_qs, urlparse
 
-DEBIAN_PYTHON = "/usr/bin/python3"
-try:
-    import websockets
-    import websockets.exceptions
-except ImportError:
-    # Debian's python3-websockets belongs to Debian's python3, which may
-    # not be the one running this (a virtualenv, pyenv).
-    if os.path.exists(DEBIAN_PYTHON) and \
-            os.path.realpath(sys.executable) != os.path.realpath(DEBIAN_PYTHON):
-        os.execv(DEBIAN_PYTHON, [DEBIAN_PYTHON, os.path.abspath(__file__)] + sys.argv[1:])
-    sys.exit("web: python3-websockets is missing (bash tools/deps.sh web installs it)")
-
 TOOLS = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [TOOLS, os.path.join(TOOLS, "lib")]
+from debian_python import need  # noqa: E402
+websockets = need("websockets", "python3-websockets", "web")
+import websockets.exceptions  # noqa: E402
 import npm_deps  # noqa: E402
 import run  # noqa: E402
 import timeline_svg  # noqa: E402

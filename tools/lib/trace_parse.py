@@ -338,19 +338,27 @@ class Builder:
             for w in self.removals_open.pop(e.pid, []):
                 self._end(w, e)
 
-    def _on_sync_begin(self, e):
-        w = self._new(Wait("tour", e.args.get("tour", 0), e.ns, cpu=e.cpu, pid=e.pid))
-        self.open_tour[w.number] = w
+    def _wait(self, kind, number, e, **kw):
+        """A wait that begins with event e."""
+        w = self._new(Wait(kind, number, e.ns, cpu=e.cpu, pid=e.pid, **kw))
         self.waits.append(w)
+        return w
 
-    def _on_sync_end(self, e):
-        w = self.open_tour.pop(e.args.get("tour", 0), None)
+    def _end_keyed(self, table, key, e):
+        """Event e ends the wait table holds under key, if any."""
+        w = table.pop(key, None)
         if w:
             self._end(w, e)
 
+    def _on_sync_begin(self, e):
+        w = self._wait("tour", e.args.get("tour", 0), e)
+        self.open_tour[w.number] = w
+
+    def _on_sync_end(self, e):
+        self._end_keyed(self.open_tour, e.args.get("tour", 0), e)
+
     def _on_exp_begin(self, e):
-        self.open_exp = self._new(Wait("exp", e.args.get("exp", 0), e.ns, cpu=e.cpu, pid=e.pid))
-        self.waits.append(self.open_exp)
+        self.open_exp = self._wait("exp", e.args.get("exp", 0), e)
 
     def _on_exp_end(self, e):
         if self.open_exp:	# one at a time (a mutex): exp_end closes the open one
@@ -375,8 +383,7 @@ class Builder:
                 self._touch(w)
 
     def _on_gp_start(self, e):
-        self.open_gp = self._new(Wait("async", e.args.get("gp", 0), e.ns, cpu=e.cpu, pid=e.pid))
-        self.waits.append(self.open_gp)
+        self.open_gp = self._wait("async", e.args.get("gp", 0), e)
 
     def _on_gp_end(self, e):
         if self.open_gp:	# grace periods run one at a time: gp_end gp=start+1
@@ -390,22 +397,16 @@ class Builder:
 
     def _on_cb_queue(self, e):
         self.counters["callback"] += 1
-        w = self._new(Wait("callback", self.counters["callback"], e.ns, cpu=e.cpu, pid=e.pid,
-                           ptr=e.args.get("ptr", 0)))
+        w = self._wait("callback", self.counters["callback"], e, ptr=e.args.get("ptr", 0))
         self.open_cb[w.ptr] = w
-        self.waits.append(w)
 
     def _on_cb_invoke(self, e):
-        w = self.open_cb.pop(e.args.get("ptr", 0), None)
-        if w:
-            self._end(w, e)
+        self._end_keyed(self.open_cb, e.args.get("ptr", 0), e)
 
     def _on_unpublish(self, e):
         self.counters["removal"] += 1
-        w = self._new(Wait("removal", self.counters["removal"], e.ns, cpu=e.cpu, pid=e.pid,
-                           ptr=e.args.get("ptr", 0)))
+        w = self._wait("removal", self.counters["removal"], e, ptr=e.args.get("ptr", 0))
         self.removals_open.setdefault(e.pid, []).append(w)
-        self.waits.append(w)
 
     def _candidates(self, since):
         """The readers that may concern a wait that started at since: those

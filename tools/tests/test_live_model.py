@@ -228,7 +228,7 @@ class Ring(unittest.TestCase):
         f.flush()
         return f
 
-    def write(self, f, phys, size, stream, at, data):
+    def write(self, f, phys, size, at, data):
         """The kernel's channel_write(): claim, bytes, head."""
         for i, byte in enumerate(data):
             f.seek(phys + trace_stream.HEADER.size + (at + i) % size)
@@ -239,34 +239,35 @@ class Ring(unittest.TestCase):
         f.flush()
         return at + len(data)
 
-    def test_lines_come_whole_across_the_wrap(self):
+    def setup_ring(self, size, phys):
+        """A ring the kernel has just made, its reader, and the recorded
+        stream to write into it."""
         _, stream = recorded("x86_64")
-        data = ("\n".join(stream) + "\n").encode()
-        size, phys = 4096, 8192
         f = self.ring_file(size, phys)
-        self.write(f, phys, size, stream, 0, b"")
+        self.write(f, phys, size, 0, b"")
         ring = trace_stream.StreamRing(self.opened(f.name), phys, "x86_64")
+        return f, ring, stream, ("\n".join(stream) + "\n").encode()
+
+    def test_lines_come_whole_across_the_wrap(self):
+        size, phys = 4096, 8192
+        f, ring, stream, data = self.setup_ring(size, phys)
         got, at, rnd = [], 0, random.Random(47)
         while at < len(data):
             n = rnd.randint(1, 3000)
-            at = self.write(f, phys, size, stream, at, data[at:at + n])
+            at = self.write(f, phys, size, at, data[at:at + n])
             got += ring.lines()
         self.assertEqual(got, stream)
         self.assertEqual(ring.lost_bytes, 0)
 
     def test_a_lapped_reader_counts_the_loss_and_resumes_at_a_record(self):
-        _, stream = recorded("x86_64")
-        data = ("\n".join(stream) + "\n").encode()
         size, phys = 2048, 0
-        f = self.ring_file(size, phys)
-        self.write(f, phys, size, stream, 0, b"")
-        ring = trace_stream.StreamRing(self.opened(f.name), phys, "x86_64")
-        at = self.write(f, phys, size, stream, 0, data[:5000])	# more than the ring holds
+        f, ring, stream, data = self.setup_ring(size, phys)
+        at = self.write(f, phys, size, 0, data[:5000])	# more than the ring holds
         got = ring.lines()
         self.assertGreater(ring.lost_bytes, 0)
         self.assertTrue(got and all(trace_stream.parse_record(line) for line in got))
         self.assertEqual(got[-1], data[:5000].decode().split("\n")[-2])
-        self.assertEqual(self.write(f, phys, size, stream, at, b""), at)
+        self.assertEqual(self.write(f, phys, size, at, b""), at)
 
     def test_no_ring_at_the_address(self):
         f = self.ring_file(64, 0)
