@@ -123,15 +123,21 @@ class Reorder:
     W record: every event recorded before it was out), then leave in time
     order."""
 
+    # A drain that never catches up sends no watermark: events this much
+    # older than the newest one leave all the same.
+    SLACK_NS = 100 * 10**6
+
     def __init__(self):
         self.heap = []
         self.seq = 0
         self.marks = []		# the last two watermarks
+        self.newest = 0
         self.last_out = 0
         self.late = 0		# events that came after a later one had left
 
     def push(self, e):
         self.seq += 1
+        self.newest = max(self.newest, e.ns)
         heapq.heappush(self.heap, (e.ns, self.seq, e))
 
     def watermark(self, ns):
@@ -139,9 +145,9 @@ class Reorder:
 
     def ready(self, flush=False):
         """The events that may leave now (all of them: flush)."""
-        limit = None if flush else (self.marks[0] if len(self.marks) == 2 else None)
+        limit = max(self.marks[0] if len(self.marks) == 2 else 0, self.newest - self.SLACK_NS)
         out = []
-        while self.heap and (flush or (limit is not None and self.heap[0][0] < limit)):
+        while self.heap and (flush or self.heap[0][0] < limit):
             ns, _, e = heapq.heappop(self.heap)
             self.late += ns < self.last_out
             self.last_out = max(self.last_out, ns)

@@ -211,6 +211,14 @@ class Reorder(unittest.TestCase):
         self.assertEqual(out, [5, 6, 7, 11, 12, 20])
         self.assertEqual(r.late, 0)
 
+    def test_without_watermarks_old_events_leave_all_the_same(self):
+        r = trace_stream.Reorder()
+        for ns in (1, 3, 2):
+            r.push(trace_parse.Event(ns * 10**6, 0, 0, "hop"))
+        self.assertEqual(r.ready(), [])
+        r.push(trace_parse.Event(500 * 10**6, 0, 0, "hop"))	# no drain ever caught up
+        self.assertEqual([e.ns // 10**6 for e in r.ready()], [1, 2, 3])
+
 
 class Ring(unittest.TestCase):
     """StreamRing on a RAM file written as the kernel writes its ring."""
