@@ -22,7 +22,10 @@
 #   make slides     the RCU lecture (docs/lecture/) as HTML and PDF in build/slides
 #   make web        boot as make run does, and watch it in a browser: the
 #                   console, the RCU timeline live, each CPU (docs/web.md)
-#   make clean      remove everything under $(BUILD) but the prebuilt newlib
+#   make clean      remove everything under $(BUILD) but newlib (its links
+#                   to the cache, or its own build with NEWLIB_CACHE=0)
+#   make newlib-cache  list newlib's cache (make newlib-prune: trim it to its
+#                   cap; ALL=1: empty it)
 #
 # Variables: ARCH (x86_64), SMP (4), MEM (128M), ACCEL (tcg | tcg-single | kvm), TESTS (a
 # glob on test names), CMDLINE (extra kernel command line), TIMEOUT (seconds;
@@ -34,7 +37,9 @@
 # QEMU_CPU (QEMU's -cpu: x86-64 max, AArch64 cortex-a76 unless given; e.g.
 # cortex-a72, an ARMv8.0 core without PAN),
 # DTB (AArch64: a device tree file to boot with instead of QEMU virt's own;
-# tools/test_dtb.py boots hostile ones).
+# tools/test_dtb.py boots hostile ones), NEWLIB_CACHE (0: newlib built in
+# build/, not taken from the cache outside the tree: README.md, "The first
+# build"), CCACHE (the compiler launcher, ccache when installed; empty: none).
 
 ARCH    ?= x86_64
 SMP     ?= 4
@@ -62,6 +67,9 @@ DEMO      ?=
 DEMO_PACE ?=
 # AArch64: boot with this device tree (QEMU -dtb; a dumped one is packed first)
 DTB ?=
+# 0: newlib built in build/ for this clone alone, not taken from the cache
+# outside the tree (tools/newlib.sh: NEWLIB_CACHE_DIR, NEWLIB_CACHE_MAX_MB)
+NEWLIB_CACHE ?= 1
 
 # Variables a person may get wrong are checked first, before anything is
 # built or booted, each refused with one line naming what is accepted.
@@ -70,7 +78,7 @@ ifneq ($(words $(ARCH)) $(filter $(ARCHES),$(ARCH)),1 $(ARCH))
 $(error ARCH=$(ARCH): unknown architecture; use ARCH=x86_64 or ARCH=aarch64)
 endif
 
-$(foreach v,CHECKING ISOLATED PREEMPT,$(if $(filter-out 0 1,$($(v)))$(filter-out 1,$(words $($(v)))),\
+$(foreach v,CHECKING ISOLATED PREEMPT NEWLIB_CACHE,$(if $(filter-out 0 1,$($(v)))$(filter-out 1,$(words $($(v)))),\
 	$(error $(v)=$($(v)): use $(v)=1 or $(v)=0)))
 
 include arch/$(ARCH)/arch.mk
@@ -81,7 +89,15 @@ ELF      := $(B)/kernel.elf
 ISO      := $(B)/quiescent.iso
 NEWLIB   := build/newlib-$(ARCH)
 LIBC     := $(NEWLIB)/$(NEWLIB_TARGET)/lib/libc.a
-CC       := $(CROSS_COMPILE)gcc
+# ccache (tools/deps.sh installs it) makes a rebuild of what was compiled
+# before, in this clone or another, a lookup: the labs' wrong solutions
+# and make lab rebuild the kernel for each patch.  CCACHE= turns it off.
+CCACHE   ?= $(if $(shell command -v ccache),ccache)
+CC       := $(strip $(CCACHE) $(CROSS_COMPILE)gcc)
+# The debug information names this folder "." (gdb runs here: make debug),
+# so an object is the same whichever clone compiled it and ccache can
+# give one clone's object to another.
+DEBUG_PREFIX := -fdebug-prefix-map=$(CURDIR)=.
 LD       := $(CROSS_COMPILE)ld
 NM       := $(CROSS_COMPILE)nm
 OBJDUMP  := $(CROSS_COMPILE)objdump
@@ -98,8 +114,8 @@ CFLAGS := $(BASE_CFLAGS) -std=gnu11 -Wall -Wextra -Werror -fno-strict-aliasing \
           -isystem $(shell $(CC) -print-file-name=include) \
           -Ikernel -Ilib -Iarch/$(ARCH) -Iarch/$(ARCH)/include \
           -DNR_CPUS=$(NR_CPUS) -DCONFIG_RCU_CHECKING=$(CHECKING) \
-          -DCONFIG_PREEMPT=$(PREEMPT) -MMD -MP
-ASFLAGS := $(ARCH_CFLAGS) -fno-pic -fno-pie -g -Ikernel -Iarch/$(ARCH) -MMD -MP
+          -DCONFIG_PREEMPT=$(PREEMPT) -MMD -MP $(DEBUG_PREFIX)
+ASFLAGS := $(ARCH_CFLAGS) -fno-pic -fno-pie -g -Ikernel -Iarch/$(ARCH) -MMD -MP $(DEBUG_PREFIX)
 LDFLAGS := $(ARCH_LDFLAGS) -nostdlib -static -z max-page-size=4096 -z noexecstack \
            --no-warn-rwx-segments -T $(B)/linker.ld
 
@@ -118,28 +134,61 @@ RUN := python3 tools/run.py --arch $(ARCH) --kernel $(ELF) --smp $(SMP) --mem $(
        --accel $(ACCEL) --timeout $(TIMEOUT) --user-dir $(BUILD)/$(ARCH)/user \
        $(if $(DTB),--dtb '$(DTB)')
 
-.PHONY: all run test debug trace torture bench clean deps newlib lab grade handout slides web FORCE
+.PHONY: all run test debug trace torture bench clean deps newlib newlib-cache newlib-prune lab grade handout slides web FORCE
 all: $(ELF) $(BOOT_IMAGE) user
 
 deps:
 	@bash tools/deps.sh
 
-newlib: $(LIBC)
-# The flags newlib was built with, rewritten only when they change.
-$(NEWLIB).flags: FORCE
-	@mkdir -p $(dir $@)
-	@echo '$(BASE_CFLAGS)' | cmp -s - $@ || echo '$(BASE_CFLAGS)' > $@
-$(LIBC): tools/build-newlib.sh $(NEWLIB).flags | deps
-	@bash tools/build-newlib.sh $(ARCH) $(NEWLIB) "$(CROSS_COMPILE)" -- $(BASE_CFLAGS)
+# newlib comes from a cache outside the tree, keyed by everything that
+# decides its contents (tools/newlib.sh; README.md, "The first build").
+# $(1).key says what that is; it is worked out again only when one of its
+# inputs changed (the flags, the build script, the tarball, the compiler or
+# assembler installed), and rewritten only when it differs.  $(1).ok is made
+# when $(1) is a valid build for that key: a link to the cache's entry,
+# built first if the cache has none, or with NEWLIB_CACHE=0 a folder of its
+# own; it holds the cache settings it was made with, so that changing them
+# makes it again.  A libc.a or libm.a changed since, or gone, has it
+# checked again (and rebuilt if damaged).
+NEWLIB_CACHE_DIR    ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/quiescent/newlib
+NEWLIB_CACHE_MAX_MB ?= 1024
+NEWLIB_TARBALL      ?= /usr/src/newlib/newlib-3.3.0.tar.xz
+export NEWLIB_CACHE NEWLIB_CACHE_DIR NEWLIB_CACHE_MAX_MB NEWLIB_TARBALL
+NEWLIB_LIBS = $(addprefix $(1)/$(NEWLIB_TARGET)/lib/,libc.a libm.a)
+NEWLIB_MODE := $(NEWLIB_CACHE) $(NEWLIB_CACHE_DIR)
+# The installed compiler and assembler, and the tarball, or FORCE before
+# tools/deps.sh has installed them.
+NEWLIB_INPUTS := $(or $(realpath $(shell command -v $(CROSS_COMPILE)gcc)),FORCE) \
+                 $(or $(realpath $(shell command -v $(CROSS_COMPILE)as)),FORCE) \
+                 $(or $(wildcard $(NEWLIB_TARBALL)),FORCE) tools/build-newlib.sh
+define NEWLIB_RULES
+$(1).flags: FORCE
+	@mkdir -p $$(dir $$@)
+	@echo '$(2)' | cmp -s - $$@ || echo '$(2)' > $$@
+$(1).key: $(1).flags $(NEWLIB_INPUTS) | deps
+	@bash tools/newlib.sh key $(ARCH) $(1) "$(CROSS_COMPILE)" -- $(2)
+$(1).ok: $(1).key $(if $(word 2,$(wildcard $(call NEWLIB_LIBS,$(1)))),$(call NEWLIB_LIBS,$(1)),FORCE) \
+         $(if $(filter-out $(NEWLIB_MODE),$(file <$(1).ok))$(filter-out $(file <$(1).ok),$(NEWLIB_MODE)),FORCE) | deps
+	@bash tools/newlib.sh install $(ARCH) $(1) "$(CROSS_COMPILE)" -- $(2)
+	@echo '$(NEWLIB_MODE)' > $$@
+endef
+$(eval $(call NEWLIB_RULES,$(NEWLIB),$(BASE_CFLAGS)))
+newlib: $(NEWLIB).ok
+newlib-cache:
+	@bash tools/newlib.sh list
+newlib-prune:
+	@bash tools/newlib.sh prune $(if $(filter 1,$(ALL)),--all)
 
 # Rebuild everything when the flags change (a CHECKING or NR_CPUS switch, a new -f...).
 $(B)/flags: FORCE
 	@mkdir -p $(B)
 	@echo '$(CFLAGS) $(ASFLAGS)' | cmp -s - $@ || echo '$(CFLAGS) $(ASFLAGS)' > $@
-$(OBJS): $(B)/flags
+# A new newlib (another key) rebuilds everything: its headers are -isystem,
+# which -MMD does not track.
+$(OBJS): $(B)/flags $(NEWLIB).key
 FORCE:
 
-$(B)/obj/%.c.o: %.c | $(LIBC)
+$(B)/obj/%.c.o: %.c | $(NEWLIB).ok
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	@$(CC) $(CFLAGS) -c $< -o $@
@@ -155,7 +204,7 @@ $(B)/linker.ld: linker.ld arch/$(ARCH)/arch.mk
 
 # Two links: the second embeds the first's symbol table (tools/ksyms.py).
 LIBGCC = $(shell $(CC) $(ARCH_CFLAGS) -print-libgcc-file-name)
-$(ELF): $(OBJS) $(B)/linker.ld $(LIBC) tools/ksyms.py
+$(ELF): $(OBJS) $(B)/linker.ld $(NEWLIB).ok tools/ksyms.py
 	@echo "  LD      $@"
 	@python3 tools/ksyms.py --empty $(B)/ksyms0.S
 	@$(CC) $(ASFLAGS) -c $(B)/ksyms0.S -o $(B)/ksyms0.o

@@ -20,7 +20,7 @@ set -u
 
 pkgs="qemu-system-x86 qemu-system-arm grub-pc-bin grub-common xorriso mtools
 gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu newlib-source gdb-multiarch
-python3 binutils gcc make"
+python3 binutils gcc make ccache"
 
 for group in "$@"; do
     case "$group" in
@@ -41,11 +41,14 @@ done
 # shellcheck disable=SC2086  # $pkgs is a word list
 status=$(dpkg-query -W -f='${Package} ${Status}\n' $pkgs 2>/dev/null)
 
+# (No process per package: this runs before every make.)
+installed=" $(printf '%s\n' "$status" | awk '$2 == "install" && $3 == "ok" && $4 == "installed" { printf "%s ", $1 }')"
 missing=""
 for p in $pkgs; do
-    if ! printf '%s\n' "$status" | grep -qx "$p install ok installed"; then
-        missing="$missing $p"
-    fi
+    case "$installed" in
+        *" $p "*) ;;
+        *) missing="$missing $p" ;;
+    esac
 done
 missing=${missing# }
 

@@ -16,7 +16,7 @@ UB            := $(BUILD)/$(ARCH)/user
 USER_NEWLIB   := build/newlib-user-$(ARCH)
 USER_LIBC     := $(USER_NEWLIB)/$(NEWLIB_TARGET)/lib/libc.a
 USER_LIBM     := $(USER_NEWLIB)/$(NEWLIB_TARGET)/lib/libm.a
-# Flags newlib-user is built with too (a change rebuilds it).  Frame
+# Flags newlib-user is built with too (part of its cache key: a change rebuilds it).  Frame
 # pointers: the kernel's fault reports walk the user stack by them.
 USER_BASE_CFLAGS := -O2 -g -fno-stack-protector -fno-omit-frame-pointer -D__DYNAMIC_REENT__ \
                     $(USER_ARCH_CFLAGS)
@@ -27,8 +27,8 @@ USER_CFLAGS := $(USER_BASE_CFLAGS) -std=gnu11 -Wall -Wextra -Werror -fno-common 
                -fstack-clash-protection \
                -nostdinc -isystem $(USER_NEWLIB)/$(NEWLIB_TARGET)/include \
                -isystem $(shell $(CC) -print-file-name=include) -Iuser/include -Iuser/lib \
-               -Iuser/arch/$(ARCH) -Ilib -MMD -MP
-USER_ASFLAGS := $(USER_ARCH_CFLAGS) -g -Ilib -Iuser/include -MMD -MP
+               -Iuser/arch/$(ARCH) -Ilib -MMD -MP $(DEBUG_PREFIX)
+USER_ASFLAGS := $(USER_ARCH_CFLAGS) -g -Ilib -Iuser/include -MMD -MP $(DEBUG_PREFIX)
 USER_LDFLAGS := $(ARCH_LDFLAGS) $(USER_ARCH_LDFLAGS) -nostdlib -static -z max-page-size=4096 \
                 -z noexecstack -T $(UB)/user.ld
 USER_LIBGCC   = $(shell $(CC) $(USER_ARCH_CFLAGS) -print-libgcc-file-name)
@@ -52,13 +52,10 @@ USER_PROG_OBJS := $(patsubst %.c,$(UB)/obj/%.c.o,$(USER_PROG_SRCS) $(wildcard $(
 
 .PHONY: user newlib-user
 user: $(USER_PROGS)
-newlib-user: $(USER_LIBC)
+newlib-user: $(USER_NEWLIB).ok
 
-$(USER_NEWLIB).flags: FORCE
-	@mkdir -p $(dir $@)
-	@echo '$(USER_BASE_CFLAGS)' | cmp -s - $@ || echo '$(USER_BASE_CFLAGS)' > $@
-$(USER_LIBC): $(USER_NEWLIB).flags | deps
-	@bash tools/build-newlib.sh $(ARCH) $(USER_NEWLIB) "$(CROSS_COMPILE)" -- $(USER_BASE_CFLAGS)
+# From the cache as the kernel's newlib is (the top Makefile's NEWLIB_RULES).
+$(eval $(call NEWLIB_RULES,$(USER_NEWLIB),$(USER_BASE_CFLAGS)))
 
 $(UB)/flags: FORCE
 	@mkdir -p $(UB)
@@ -69,7 +66,7 @@ $(UB)/user.ld: user/user.ld lib/user_layout.h
 	@mkdir -p $(UB)
 	@cpp -P -Ilib -DOUTPUT_ARCH_NAME=$(LD_ARCH_NAME) $< -o $@
 
-$(UB)/obj/%.c.o: %.c $(UB)/flags | $(USER_LIBC)
+$(UB)/obj/%.c.o: %.c $(UB)/flags $(USER_NEWLIB).key | $(USER_NEWLIB).ok
 	@mkdir -p $(dir $@)
 	@echo "  CC      $< (user)"
 	@$(CC) $(USER_CFLAGS) -c $< -o $@
@@ -90,12 +87,12 @@ define USER_LINK
 	    $(USER_LIBM) $(USER_LIBGCC) --end-group
 endef
 
-$(UB)/%.elf: $(UB)/obj/%.c.o $(USER_RT) $(UB)/user.ld $(USER_LIBC)
+$(UB)/%.elf: $(UB)/obj/%.c.o $(USER_RT) $(UB)/user.ld $(USER_NEWLIB).ok
 	$(USER_LINK)
 
 # A program of several files: user/NAME/*.c make $(UB)/user/NAME.elf.
 define USER_DIR_PROG
-$(UB)/$(1).elf: $(patsubst %.c,$(UB)/obj/%.c.o,$(wildcard $(1)/*.c)) $(USER_RT) $(UB)/user.ld $(USER_LIBC)
+$(UB)/$(1).elf: $(patsubst %.c,$(UB)/obj/%.c.o,$(wildcard $(1)/*.c)) $(USER_RT) $(UB)/user.ld $(USER_NEWLIB).ok
 	$$(USER_LINK)
 endef
 $(foreach d,$(USER_PROG_DIRS),$(eval $(call USER_DIR_PROG,$(d))))

@@ -60,9 +60,7 @@ if [ ! -f "$dir/.lab" ]; then
 else
 	# This checkout's newlib and objects, older than the files the handout
 	# changed (its lab's functions), so that make rebuilds exactly those.
-	mkdir -p "$dir/build"
-	cp -a build/newlib-x86_64 build/newlib-x86_64.flags build/newlib-user-x86_64 \
-		build/newlib-user-x86_64.flags "$dir/build/" 2>/dev/null
+	bash tools/newlib.sh share "$dir"
 	[ -d build/x86_64 ] && cp -a build/x86_64 "$dir/build/"
 	find "$dir/build" -type f -exec touch -d '-1 minute' {} +
 	for f in $(cd "$dir" && git ls-files); do

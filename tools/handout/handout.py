@@ -384,7 +384,11 @@ def readme_note(lab, dropped_rows, dropped_models, missing_tags):
         "```",
         "",
         "The first `make grade` builds newlib and the kernel (a few minutes; `make deps` "
-        "installs the packages).  The grader refuses to grade a tree that changed `tests/` "
+        "installs the packages).  newlib is kept in a cache outside the repository "
+        "(`~/.cache/quiescent/newlib`, shared with every clone on this machine), so a "
+        "machine that built it once, for this course or another lab, skips it; "
+        "`NEWLIB_CACHE=0` builds it inside this repository instead (README.md, "
+        "\"The first build\").  The grader refuses to grade a tree that changed `tests/` "
         "or `tools/labs/`; change anything else.  The rest of the kernel, the other labs' "
         "functions included, is the reference as it was when this repository was made.",
         "",

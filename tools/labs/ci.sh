@@ -57,18 +57,15 @@ print("%s/%s" % (d["score"], d["extra_data"]["max_score"]))' 2>&1)
 	fi
 done
 
-# The clone reuses this checkout's newlib and the kernel objects the
+# The clone reuses this checkout's newlib (tools/newlib.sh share: the
+# cache's links, or copies with NEWLIB_CACHE=0) and the kernel objects the
 # references just built (copied, then made newer than the clone's
 # sources): only what a patch or make lab changes is rebuilt.
 rm -rf "$clone"
 git clone -q "$root" "$clone" || { bad "git clone"; exit 1; }
-mkdir -p "$clone/build"
-# newlib-user too: make all builds the user programs, and without it the
-# clone built newlib-user again (8 min under load).
-for d in build/newlib-x86_64 build/newlib-aarch64 build/newlib-user-x86_64 build/newlib-user-aarch64 \
-	 build/x86_64 build/x86_64-preempt build/aarch64; do
+bash tools/newlib.sh share "$clone"
+for d in build/x86_64 build/x86_64-preempt build/aarch64; do
 	[ -e "$d" ] && cp -a "$d" "$clone/build/"
-	[ -e "$d.flags" ] && cp -a "$d.flags" "$clone/build/"
 done
 find "$clone/build" -type f -exec touch {} +
 start=$(git -C "$clone" rev-parse HEAD)

@@ -15,7 +15,11 @@ or, for ordering that emulation cannot show, a look at the instructions:
 
 A boot part's points are shared out over its CPU counts (the first
 counts take the remainder): each count that passes earns its share.
+Parts graded at the same CPU count with the same command line first
+share one boot (shared_boots()); only when it fails does each boot alone,
+so that its message is its own.
 """
+import fnmatch
 import os
 import re
 from dataclasses import dataclass, field
@@ -133,13 +137,57 @@ def grade_count(lab, part, arch, smp, root):
     return []
 
 
-def grade_boot_part(lab, part, arch, root, smps, stop_at_failure):
+def part_passed_in(part, out, smp):
+    """Whether a passing boot's console out shows part passed at smp CPUs:
+    a test of its glob reported ok (not skipped), and its check agrees."""
+    globs = part["tests"].split(",")
+    names = [m.group(1) for m in re.finditer(r"^ok \d+ (\S+)(?!.*# SKIP)", out, re.M)]
+    if not any(fnmatch.fnmatchcase(n, g) for n in names for g in globs):
+        return False
+    check = part.get("check")
+    return not (check and getattr(checks, check)(out, smp))
+
+
+def shared_boots(lab, arch, parts, smps, root):
+    """Boots once for each group of two or more parts graded at the same CPU
+    count with the same command line (their tests together, one after the
+    other, as make test runs them all).  Returns the (part id, CPU count)
+    pairs that such a boot settled: it passed whole, and each part's own
+    tests and check passed in it.  A group whose boot failed in any way is
+    left to the parts' own boots, which say exactly why; a passing grade
+    (a reference's, a finished lab's) needs about half the boots."""
+    groups = {}
+    for part in parts:
+        for smp in part.get("smp", []):
+            if not smps or smp in smps:
+                key = (smp, tuple(part.get("cmdline", [])))
+                groups.setdefault(key, []).append(part)
+    settled = set()
+    for (smp, words), members in groups.items():
+        if len(members) < 2:
+            continue
+        timeout = sum(p.get("timeout", 120) for p in members) + SLACK_PER_CPU * smp
+        tests = ",".join(p["tests"] for p in members)
+        cmd = ["make", "--no-print-directory", "test", *make_vars(lab, arch), f"SMP={smp}",
+               f"TESTS={tests}", f"TIMEOUT={timeout}", f"CMDLINE={' '.join(words)}"]
+        status, lines, how = runner.boot(root, cmd, timeout + 60)
+        out = "\n".join(lines)
+        if status != 0 or how != "ended" or console.first_failure(lines):
+            continue
+        settled |= {(p["id"], smp) for p in members if part_passed_in(p, out, smp)}
+    return settled
+
+
+def grade_boot_part(lab, part, arch, root, smps, stop_at_failure, settled=frozenset()):
     res = PartResult(part)
     for smp, share in zip(part["smp"], shares(part["points"], len(part["smp"]))):
         if smps and smp not in smps:
             continue
         if stop_at_failure and any(c.problem for c in res.counts):
             res.counts.append(CountResult(smp, 0, share, skipped=True))
+            continue
+        if (part["id"], smp) in settled:
+            res.counts.append(CountResult(smp, share, share))
             continue
         problem = grade_count(lab, part, arch, smp, root)
         res.counts.append(CountResult(smp, 0 if problem else share, share, problem))
@@ -159,7 +207,8 @@ def grade_disasm_part(lab, part, root, say):
         obj = disasm.object_path(arch, source)
         if not os.path.exists(os.path.join(root, "build", f"newlib-{arch}", ".built")):
             say(f"grade: part {part['id']} reads {arch} instructions: newlib for {arch} "
-                "first (once: minutes; README.md, 'The first build')")
+                "first (once a machine, unless its cache has it: minutes; README.md, "
+                "'The first build')")
         status, out = runner.build(root, ["make", "--no-print-directory", f"ARCH={arch}", obj],
                                    say, 1)
         if status != 0:
@@ -184,7 +233,8 @@ def build_kernel(lab, arch, root, say):
     lines that say why not."""
     newlib = os.path.join(root, "build", f"newlib-{arch}", ".built")
     if not os.path.exists(newlib):
-        say(f"grade: the first build: newlib for {arch} (once: minutes), then the kernel "
+        say(f"grade: the first build: newlib for {arch} (once a machine, unless its cache has "
+            "it: minutes), then the kernel "
             "(half a minute of CPU time); progress below (README.md, 'The first build', "
             "says how long it took on a 2-core host)")
     cmd = ["make", "--no-print-directory", "-j2", "all", *make_vars(lab, arch)]
@@ -202,6 +252,8 @@ def grade(lab, arch, parts, smps=None, stop_at_failure=False, root=ROOT, say=pri
     broken = build_kernel(lab, arch, root, say) if boots else None
     if broken:
         say("grade: " + "\n  ".join(broken))
+    # (Not when stopping at the first failure: that grade expects one.)
+    settled = set() if broken or stop_at_failure else shared_boots(lab, arch, boots, smps, root)
     for part in parts:
         if stop_at_failure and failed:
             res = PartResult(part, problem=["not run (--stop-at-first-failure)"])
@@ -210,7 +262,7 @@ def grade(lab, arch, parts, smps=None, stop_at_failure=False, root=ROOT, say=pri
         elif broken:
             res = PartResult(part, problem=["not built"])
         else:
-            res = grade_boot_part(lab, part, arch, root, smps, stop_at_failure)
+            res = grade_boot_part(lab, part, arch, root, smps, stop_at_failure, settled)
         failed |= res.failed
         results.append(res)
         say(report_line(res))

@@ -110,6 +110,65 @@ class Credit(unittest.TestCase):
             grading.select(lab, "c")
 
 
+class SharedBoots(unittest.TestCase):
+    """Parts at the same CPU count and command line share one boot; a
+    failing shared boot leaves every part to a boot of its own."""
+    LAB = {"NAME": "x", "PARTS": [
+        {"id": "a", "name": "A", "points": 10, "smp": [2, 4], "tests": "a_*"},
+        {"id": "b", "name": "B", "points": 10, "smp": [2], "tests": "b_one,b_two"},
+        {"id": "t", "name": "T", "points": 10, "smp": [2], "tests": "t_*",
+         "cmdline": ["trace=rcu"]}]}
+
+    def setUp(self):
+        self.boots = []
+        self.saved = grading.runner.boot, grading.build_kernel
+        grading.runner.boot = self.fake_boot
+        grading.build_kernel = lambda *a: None
+        self.fail = set()		# the tests that fail
+        self.skip = set()		# the tests that skip
+
+    def tearDown(self):
+        grading.runner.boot, grading.build_kernel = self.saved
+
+    def fake_boot(self, root, cmd, limit, stop_at_failure=True):
+        tests = next(a for a in cmd if a.startswith("TESTS="))[len("TESTS="):]
+        smp = next(a for a in cmd if a.startswith("SMP="))
+        self.boots.append((smp, tests))
+        names = {"a_*": ["a_x"], "b_one": ["b_one"], "b_two": ["b_two"], "t_*": ["t_x"]}
+        lines, n, bad = ["KTAP version 1"], 0, 0
+        for glob in tests.split(","):
+            for name in names[glob]:
+                n += 1
+                if name in self.fail:
+                    bad += 1
+                    lines += [f"# x.c:1: EXPECTATION FAILED: {name}", f"not ok {n} {name}"]
+                else:
+                    lines.append(f"ok {n} {name}" + (" # SKIP no" if name in self.skip else ""))
+        lines.append(f"{n - bad} passed, {bad} failed")
+        return (1 if bad else 0), lines, "ended"
+
+    def grade(self):
+        return {r.part["id"]: r.points for r in
+                grading.grade(self.LAB, "x86_64", self.LAB["PARTS"], say=lambda *a: None)}
+
+    def test_a_passing_grade_shares_boots(self):
+        self.assertEqual(self.grade(), {"a": 10, "b": 10, "t": 10})
+        self.assertEqual(self.boots, [("SMP=2", "a_*,b_one,b_two"), ("SMP=4", "a_*"),
+                                      ("SMP=2", "t_*")])
+
+    def test_a_failing_shared_boot_grades_each_part_alone(self):
+        self.fail = {"b_two"}
+        self.assertEqual(self.grade(), {"a": 10, "b": 0, "t": 10})
+        self.assertIn(("SMP=2", "a_*"), self.boots)
+        self.assertIn(("SMP=2", "b_one,b_two"), self.boots)
+
+    def test_a_part_whose_tests_all_skip_is_not_settled_by_the_others(self):
+        self.skip = {"b_one", "b_two"}
+        self.grade()
+        self.assertIn(("SMP=2", "b_one,b_two"), self.boots)
+        self.assertNotIn(("SMP=2", "a_*"), self.boots)
+
+
 # The publication of tests/rcu_article_1_publish.c, as GCC compiles it for AArch64.
 PUBLISH = """\
 0000000000000674 <ps_init_and_publish>:
