@@ -20,6 +20,8 @@
 #   make handout    LAB=NAME: the student repository of that lab, without its
 #                   solution, in build/handout/NAME (docs/labs/INSTRUCTOR.md)
 #   make slides     the RCU lecture (docs/lecture/) as HTML and PDF in build/slides
+#   make web        boot as make run does, and watch it in a browser: the
+#                   console, the RCU timeline live, each CPU (docs/web.md)
 #   make clean      remove everything under $(BUILD) but newlib (its links
 #                   to the cache, or its own build with NEWLIB_CACHE=0)
 #   make newlib-cache  list newlib's cache (make newlib-prune: trim it to its
@@ -132,7 +134,7 @@ RUN := python3 tools/run.py --arch $(ARCH) --kernel $(ELF) --smp $(SMP) --mem $(
        --accel $(ACCEL) --timeout $(TIMEOUT) --user-dir $(BUILD)/$(ARCH)/user \
        $(if $(DTB),--dtb '$(DTB)')
 
-.PHONY: all run test debug trace torture bench clean deps newlib newlib-cache newlib-prune lab grade handout slides FORCE
+.PHONY: all run test debug trace torture bench clean deps newlib newlib-cache newlib-prune lab grade handout slides web FORCE
 all: $(ELF) $(BOOT_IMAGE) user
 
 deps:
@@ -236,6 +238,17 @@ test: deps all
 # DEMO and DEMO_PACE work as for make run.
 debug: deps all
 	@$(RUN) --mode run --debug $(USER_RUN_MODULES) --cmdline "$(strip $(RUN_DEMO_WORDS) $(CMDLINE))"
+
+# make web: boots as make run does (DEMO, DEMO_PACE, CMDLINE alike) with
+# the trace streaming (trace.stream=1), and serves the console and the
+# live RCU timeline on http://127.0.0.1:$(WEB_PORT)/ (the URL it prints
+# holds the page's token); it ends with QEMU (tools/web.py, docs/web.md).
+WEB_PORT ?= 8047
+web: deps all
+	@bash tools/deps.sh web
+	@python3 tools/web.py --arch $(ARCH) --kernel $(ELF) --smp $(SMP) --mem $(MEM) \
+	    $(if $(QEMU_CPU),--cpu $(QEMU_CPU)) --port $(WEB_PORT) --out $(BUILD)/web/$(ARCH) \
+	    $(USER_RUN_MODULES) --cmdline "$(strip $(RUN_DEMO_WORDS) $(CMDLINE))"
 
 # Everything under $(BUILD) (kernels of both arches, trace, bench, torture)
 # but the prebuilt newlib, which takes long to build again (make newlib).
@@ -346,7 +359,7 @@ fuzz:
 # The targets that boot QEMU: their CPU counts and memory size must make
 # sense (checked here, once every variable has its value; still before
 # anything is built).
-ifneq ($(filter run test debug trace torture bench,$(MAKECMDGOALS)),)
+ifneq ($(filter run test debug trace torture bench web,$(MAKECMDGOALS)),)
 VARS_WRONG := $(shell sh tools/check-vars.sh $(QEMU_MACHINE) $(QEMU_MAX_SMP) $(MIN_MEM_MB) \
 	'$(MEM)' 'SMP=$(SMP)' $(if $(filter torture,$(MAKECMDGOALS)),'TORTURE_SMP=$(TORTURE_SMP)') \
 	$(if $(filter bench,$(MAKECMDGOALS)),'BENCH_SMP=$(BENCH_SMP)'))

@@ -64,8 +64,10 @@ void irq_timer(void)
 	trace_record_sched(TR_IRQ, TRACE_IRQ_TICK);
 	if (CONFIG_PREEMPT)
 		c->preempt_tick = true;
-	if (c->id == 0)
+	if (c->id == 0) {
 		jiffies++;
+		trace_stream_tick();	/* make web: the trace leaves while it runs */
+	}
 	sched_tick();
 	rcu_check_stalls();
 	hung_task_check();

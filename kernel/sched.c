@@ -217,6 +217,7 @@ static struct task_struct *take_handoff(struct rq *rq)
 	}
 	next->state = TASK_RUNNING;
 	rq->nr_direct_switches++;
+	trace_record(TR_DIRECT, next->pid, 0);
 	return next;
 }
 

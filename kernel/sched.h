@@ -135,6 +135,8 @@ struct sched_waiter {
 	bool run_on_hop;		/* queued there by run_on() */
 };
 bool sched_oldest_waiter(int cpu, struct sched_waiter *w);
+/* cpu's running task's pid and name, copied under its queue's lock; false if that is busy. */
+bool sched_curr_copy(int cpu, int *pid, char comm[TASK_COMM_LEN]);
 void sched_tick(void);
 /* CPU hotplug (kernel/hotplug.c). */
 void sched_cpu_set_dying(int cpu);

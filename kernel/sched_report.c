@@ -34,6 +34,24 @@ bool sched_oldest_waiter(int cpu, struct sched_waiter *w)
 	return true;
 }
 
+/*
+ * For the trace stream, from an interrupt: the task stays rq->curr, and
+ * so is not freed, while we hold the lock (kthread_free() waits for its
+ * switch away, which takes it).
+ */
+bool sched_curr_copy(int cpu, int *pid, char comm[TASK_COMM_LEN])
+{
+	struct rq *rq = &runqueues[cpu];
+
+	if (!spin_trylock(&rq->lock))
+		return false;
+	memcpy(comm, rq->curr->comm, TASK_COMM_LEN);
+	comm[TASK_COMM_LEN - 1] = '\0';
+	*pid = rq->curr->pid;
+	spin_unlock(&rq->lock);
+	return true;
+}
+
 /* Checking build: halts with a task queued that no IPI announced (note_halt()). */
 unsigned long sched_idle_halts_with_work(void)
 {

@@ -33,7 +33,17 @@ enum trace_type {
 	TR_IRQ,			/* an interrupt handler began: a = enum trace_irq */
 	TR_HALT,		/* the idle loop halts (hlt / wfi) until an interrupt */
 	TR_UNHALT,		/* the idle loop is back from its halt */
+	TR_DIRECT,		/* IPC's direct switch: the next switch hands the CPU to a = pid */
 	TR_NR_TYPES
+};
+
+/* One recorded event (its CPU is the ring's). */
+struct trace_event {
+	u64 ns;
+	u64 b;
+	u32 a;
+	u16 type;
+	u16 pid;
 };
 
 /* TR_IRQ's argument: which interrupt. */
@@ -77,5 +87,26 @@ void trace_dump(void);
 void trace_boot(void);
 /* Events of this type in the rings now (for tests). */
 u64 trace_count(enum trace_type type);
+
+/*
+ * Reading the rings while tracing runs (kernel/trace_stream.c): copies
+ * cpu's events from number *next on (the count of events cpu ever
+ * recorded is the next one's number), at most max, into out, and returns
+ * how many.  Events overwritten before they could be read are skipped:
+ * *next moves past them and their count is added to *lost.  Records
+ * nothing and takes no lock: the recorders never wait for a reader.
+ */
+int trace_ring_read(int cpu, u64 *next, struct trace_event *out, int max, u64 *lost);
+/* Writes e (recorded on cpu) as a line of docs/trace.md ("T <ns> <cpu> ..." and a newline). */
+int trace_format_event(char *buf, size_t size, int cpu, const struct trace_event *e);
+
+/*
+ * The trace stream (trace.stream=1, make web; docs/web.md): from the
+ * boot CPU's tick, the rings' new events and each CPU's state go out as
+ * lines of text into a ring in memory the host reads, without stopping
+ * the trace.
+ */
+void trace_stream_boot(void);
+void trace_stream_tick(void);
 
 #endif

@@ -13,6 +13,8 @@
 #   slides  adds chromium, poppler-utils and fonts-dejavu-core (make slides
 #           renders the lecture in headless Chromium and checks the PDF), and
 #           nodejs with npm when no npm is on PATH (reveal.js comes from npm)
+#   web     adds python3-websockets (make web's server, tools/web.py), and
+#           nodejs with npm when no npm is on PATH (xterm.js comes from npm)
 
 set -u
 
@@ -28,7 +30,9 @@ for group in "$@"; do
         slides) pkgs="$pkgs chromium poppler-utils fonts-dejavu-core"
                 # A Node.js from elsewhere (NodeSource's) brings its own npm.
                 command -v npm >/dev/null 2>&1 || pkgs="$pkgs nodejs npm" ;;
-        *) echo "deps: unknown group '$group' (known: bench, model, fuzz, slides)" >&2; exit 2 ;;
+        web) pkgs="$pkgs python3-websockets"
+             command -v npm >/dev/null 2>&1 || pkgs="$pkgs nodejs npm" ;;
+        *) echo "deps: unknown group '$group' (known: bench, model, fuzz, slides, web)" >&2; exit 2 ;;
     esac
 done
 

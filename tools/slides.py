@@ -21,21 +21,19 @@ screenshot is a picture of the title.  Exit status 1 if any fails.
 import argparse
 import base64
 import html
-import json
 import os
 import re
 import shutil
 import subprocess
 import sys
-import tempfile
-import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+import npm_deps  # noqa: E402
+from chromium import Browser, ChromiumError  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LECTURE = os.path.join(ROOT, "docs", "lecture")
 SEPARATOR = "\n---\n"
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                  "--no-first-run", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--hide-scrollbars"]
 REVEAL_FILES = ["dist/reset.css", "dist/reveal.css", "dist/theme/white.css", "dist/reveal.js",
                 "dist/plugin/markdown.js", "dist/plugin/notes.js"]
 
@@ -114,21 +112,10 @@ def plain(title):
 
 def reveal(out):
     """reveal.js from npm, at the pinned version, in out/npm."""
-    npm = os.path.join(out, "npm")
-    os.makedirs(npm, exist_ok=True)
-    fresh = False
-    for f in ("package.json", "package-lock.json"):
-        src, dst = os.path.join(LECTURE, f), os.path.join(npm, f)
-        if not os.path.exists(dst) or open(src).read() != open(dst).read():
-            shutil.copy(src, dst)
-            fresh = True
-    pkg = os.path.join(npm, "node_modules", "reveal.js")
-    if fresh or not os.path.isdir(pkg):
-        if not shutil.which("npm"):
-            raise Failed("slides: npm is missing (bash tools/deps.sh slides installs it)")
-        print("slides: npm ci (reveal.js)")
-        run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=npm)
-    return pkg
+    try:
+        return npm_deps.install(LECTURE, out, "reveal.js", say=lambda m: print("slides: " + m))
+    except npm_deps.NpmError as e:
+        raise Failed(f"slides: {e}")
 
 
 def assemble(out, markdown):
@@ -149,75 +136,6 @@ def assemble(out, markdown):
                             markdown=markdown.replace("</textarea", "&lt;/textarea")))
 
 
-class Browser:
-    """Headless Chromium driven over its DevTools pipe (--remote-debugging-pipe:
-    JSON messages ended by a NUL, commands on its fd 3, answers on its fd 4),
-    so that the tool waits for reveal.js to say its pages are laid out
-    instead of for a fixed time."""
-
-    def __init__(self):
-        exe = shutil.which("chromium") or shutil.which("chromium-browser")
-        if not exe:
-            raise Failed("slides: chromium is missing (bash tools/deps.sh slides installs it)")
-        self.profile = tempfile.mkdtemp(prefix="slides-chromium-")
-        to_child, self.tx = os.pipe()
-        self.rx, from_child = os.pipe()
-
-        def fds():	# in the child: copies first, as either pipe may be fd 3 or 4
-            a, b = os.dup(to_child), os.dup(from_child)
-            os.dup2(a, 3)
-            os.dup2(b, 4)
-        self.proc = subprocess.Popen(
-            [exe, *CHROMIUM_FLAGS, f"--user-data-dir={self.profile}",
-             "--remote-debugging-pipe", "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            pass_fds=(3, 4), preexec_fn=fds)
-        os.close(to_child)
-        os.close(from_child)
-        self.buf, self.next_id, self.session = b"", 0, None
-        target = self.send("Target.createTarget", url="about:blank")["targetId"]
-        self.session = self.send("Target.attachToTarget", targetId=target,
-                                 flatten=True)["sessionId"]
-
-    def send(self, method, **params):
-        self.next_id += 1
-        msg = {"id": self.next_id, "method": method, "params": params}
-        if self.session and not method.startswith("Target."):
-            msg["sessionId"] = self.session
-        os.write(self.tx, json.dumps(msg).encode() + b"\0")
-        while True:
-            while b"\0" not in self.buf:
-                chunk = os.read(self.rx, 1 << 20)
-                if not chunk:
-                    raise Failed(f"slides: Chromium exited during {method}")
-                self.buf += chunk
-            raw, self.buf = self.buf.split(b"\0", 1)
-            answer = json.loads(raw)
-            if answer.get("id") == self.next_id:
-                if "error" in answer:
-                    raise Failed(f"slides: Chromium: {method}: {answer['error']}")
-                return answer["result"]
-
-    def evaluate(self, expr):
-        return self.send("Runtime.evaluate", expression=expr,
-                         returnByValue=True)["result"].get("value")
-
-    def wait_for(self, expr, what, timeout=120):
-        """Polls expr until it is true: a state the page reaches, not a guess of time."""
-        deadline = time.monotonic() + timeout
-        while not self.evaluate(expr):
-            if time.monotonic() > deadline:
-                raise Failed(f"slides: {what}: not after {timeout} s")
-            time.sleep(0.2)
-
-    def close(self):
-        self.proc.kill()
-        self.proc.wait()
-        os.close(self.tx)
-        os.close(self.rx)
-        shutil.rmtree(self.profile, ignore_errors=True)
-
-
 # Every image loaded or failed (the figures), before the PDF or the screenshot.
 LOADED = "Array.from(document.images).every(i => i.complete)"
 BROKEN = "Array.from(document.images).filter(i => !i.naturalWidth).map(i => i.src)"
@@ -228,7 +146,7 @@ def render(out):
     for f in ("lecture.pdf", "screenshot.png"):
         if os.path.exists(os.path.join(out, f)):
             os.remove(os.path.join(out, f))
-    b = Browser()
+    b = Browser("slides")
     try:
         b.send("Page.navigate", url=url + "?print-pdf")
         b.wait_for("window.pdfReady === true && " + LOADED,
@@ -311,7 +229,7 @@ def main(argv=None):
         assemble(out, markdown)
         render(out)
         check(out, slides)
-    except (Failed, subprocess.TimeoutExpired) as e:
+    except (Failed, ChromiumError, subprocess.TimeoutExpired) as e:
         print(e)
         return 1
     return 0

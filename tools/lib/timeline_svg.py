@@ -24,7 +24,14 @@ C_ASYNC = "#8e44ad"	# asynchronous grace period
 C_EXP = "#0e8f8f"	# synchronize_rcu_expedited()
 C_UPD = "#7f7f7f"	# updater-side window
 C_SWITCH = "#555555"
+C_DIRECT = "#c7a000"	# IPC's direct switch
 C_MARK = "#333333"
+
+# The colours by name, for the live timeline (tools/web.py sends them to
+# the page, so that both pictures use these).
+COLOURS = {"pre": C_PRE, "later": C_LATER, "other": C_OTHER, "bad": C_BAD, "tour": C_TOUR,
+           "late_hop": C_LATE_HOP, "async": C_ASYNC, "exp": C_EXP, "updater": C_UPD,
+           "switch": C_SWITCH, "direct": C_DIRECT, "mark": C_MARK}
 
 
 def text_width(s, size):
@@ -147,8 +154,7 @@ MAX_AUTO_NS = 300_000_000	# the auto window's grace periods span at most this
 
 def choose_window(model, spec, ngps):
     """(t0, t1) in ns: the part of the trace to draw."""
-    ev = model.trace.events
-    first, last = ev[0].ns, ev[-1].ns
+    first, last = model.first_ns, model.last_ns
     if spec == "all":
         return first, last
     if spec != "auto":
@@ -224,13 +230,19 @@ def span_colour(w):
 
 # ---------------------------------------------------------------- spans
 
+def updater_window_drawn(model, w):
+    """An updater-side window is drawn when it found a violation or no
+    grace period ran inside it."""
+    return not w.is_gp and w.end is not None and \
+        bool(w.violators or not any(g.start >= w.start and g.end is not None and
+                                    g.end <= w.end for g in model.gps))
+
+
 def choose_spans(model, f):
-    """The waits drawn as spans: grace periods, and an updater-side window
-    when it found a violation or no grace period ran inside it."""
+    """The waits drawn as spans: grace periods, and the updater-side windows
+    updater_window_drawn() picks."""
     gps = [w for w in model.gps if f.visible(w.start, w.end if w.end is not None else f.t1)]
-    upd = [w for w in model.waits if not w.is_gp and w.end is not None and f.visible(w.start, w.end)
-           and (w.violators or not any(g.start >= w.start and g.end is not None and
-                                       g.end <= w.end for g in model.gps))]
+    upd = [w for w in model.waits if updater_window_drawn(model, w) and f.visible(w.start, w.end)]
     return gps, upd, sorted(gps + upd, key=lambda w: w.start)
 
 
@@ -321,7 +333,7 @@ def draw_header(c, f, model, log):
     c.text(f.left, 30, "RCU waits for pre-existing read-side critical sections "
            "(a real run of Quiescent)", size=20, bold=True)
     c.text(f.left, 52, f"{os.path.basename(log)}: {count(f.ncpu, 'CPU')}, "
-           f"{count(len(trace.events), 'event')}; "
+           f"{count(model.nevents, 'event')}; "
            f"drawn: {ms(t0)}..{ms(t1)} ms since boot ({(t1 - t0) / 1e6:.1f} ms).",
            size=12, fill="#333333")
     c.text(f.left, 68, f"Whole trace: {count(len(model.gps), 'grace period')}, "
@@ -375,11 +387,14 @@ def draw_lanes(c, f, model):
 
 
 def draw_ticks(c, f, model, gps):
-    """Context switches (bottom ticks) and quiescent states (top ticks)."""
+    """Context switches (bottom ticks; IPC's direct ones taller, in their
+    own colour) and quiescent states (top ticks)."""
     for e in model.switches:
         if f.t0 <= e.ns <= f.t1 and e.cpu < f.ncpu:
             y = f.lane_y(e.cpu)
-            c.line(f.X(e.ns), y + f.LANE_H - 11, f.X(e.ns), y + f.LANE_H - 2, C_SWITCH, sw=1.2)
+            top = 18 if e.direct else 11
+            c.line(f.X(e.ns), y + f.LANE_H - top, f.X(e.ns), y + f.LANE_H - 2,
+                   C_DIRECT if e.direct else C_SWITCH, sw=1.2)
     for w in gps:
         for ns, cpu in w.qs:
             if f.t0 <= ns <= f.t1 and cpu < f.ncpu:
@@ -387,29 +402,30 @@ def draw_ticks(c, f, model, gps):
                 c.line(f.X(ns), y + 2, f.X(ns), y + 13, span_colour(w), sw=2)
 
 
-def reader_colour(r, drawn_pre, drawn_later):
+def reader_kind(r, drawn_pre, drawn_later):
+    """A reader's class in the picture (a key of COLOURS), against the
+    waits drawn: bad, pre, later or other."""
     if r.violated:
-        return C_BAD
+        return "bad"
     if drawn_pre:
-        return C_PRE
+        return "pre"
     if drawn_later:
-        return C_LATER
-    return C_OTHER
+        return "later"
+    return "other"
 
 
 def draw_readers(c, f, model, spans):
     """Each read-side critical section as a bar, coloured by its class;
     VIOLATION labels on top of the bars that follow."""
-    trace = model.trace
     bad_labels = []
     for r in model.readers:
         s = r.start if r.start is not None else r.floor
-        e = r.end if r.end is not None else trace.events[-1].ns
+        e = r.end if r.end is not None else model.last_ns
         if not f.visible(s, e) or r.cpu >= f.ncpu:
             continue
         drawn_pre = [w for w in r.pre if w in spans]
         drawn_later = [w for w in r.later if w in spans]
-        col = reader_colour(r, drawn_pre, drawn_later)
+        col = COLOURS[reader_kind(r, drawn_pre, drawn_later)]
         y = f.lane_mid(r.cpu) - 11
         tip = r.describe()
         if drawn_pre:
@@ -474,13 +490,16 @@ LEGEND = [
 ]
 LEGEND_UPDATER = ("span", C_UPD, "updater's window, list_del_rcu..kfree or "
                   "call_rcu..callback: drawn when no grace period ran inside it")
+LEGEND_DIRECT = ("tick", C_DIRECT, "IPC's direct switch (taller tick): the caller hands its "
+                 "CPU to the receiver")
 LEGEND_ROW_H = 22
 
 
-def draw_legend(c, f, with_updater):
+def draw_legend(c, f, with_updater, with_direct=False):
     """Two columns under the axis; sets the canvas height."""
     ly = f.lanes_bottom + 58
-    entries = LEGEND + ([LEGEND_UPDATER] if with_updater else [])
+    entries = LEGEND + ([LEGEND_UPDATER] if with_updater else []) + \
+        ([LEGEND_DIRECT] if with_direct else [])
     col_w = f.plot_w / 2
     for i, (kind, col, label) in enumerate(entries):
         x = f.left + (i % 2) * col_w
@@ -516,5 +535,5 @@ def draw(model, log, window, width=1600):
     draw_tours(c, f, gps)
     draw_marks(c, f, placed)
     draw_axis(c, f)
-    draw_legend(c, f, bool(upd))
+    draw_legend(c, f, bool(upd), any(e.direct for e in model.switches))
     return c
