@@ -6,6 +6,26 @@
  */
 #include "rq.h"
 
+void msleep(unsigned int ms)
+{
+	u64 tick = NSEC_PER_SEC / HZ;
+	u64 ticks = ((u64)ms * NSEC_PER_MSEC + tick - 1) / tick;
+	struct task_struct *t = current;
+	unsigned long flags;
+	struct rq *rq;
+
+	might_sleep_check("msleep");
+	local_irq_save(flags);
+	rq = this_rq();
+	spin_lock(&rq->lock);
+	t->wake_at_ns = ktime_get_ns() + ticks * tick;
+	list_add_tail(&t->sleep_node, &rq->sleepers);
+	t->state = TASK_BLOCKED;
+	spin_unlock(&rq->lock);
+	local_irq_restore(flags);
+	__schedule();
+}
+
 void schedule_until(u64 deadline_ns)
 {
 	struct task_struct *t = current;
@@ -33,16 +53,6 @@ void schedule_until(u64 deadline_ns)
 		list_del_init(&t->sleep_node);
 		spin_unlock_irqrestore(&rq->lock, flags);
 	}
-}
-
-void msleep(unsigned int ms)
-{
-	u64 tick = NSEC_PER_SEC / HZ;
-	u64 ticks = ((u64)ms * NSEC_PER_MSEC + tick - 1) / tick;
-
-	might_sleep_check("msleep");
-	current->state = TASK_BLOCKED;	/* (only the tick wakes it: no condition to check) */
-	schedule_until(ktime_get_ns() + ticks * tick);
 }
 
 /*
