@@ -114,6 +114,12 @@ def table_row(cells):
     return "| " + " | ".join(cells) + " |"
 
 
+def section(title, *text, level=2):
+    """A section's first lines: its title, then its text (if any) as one paragraph."""
+    head = ["#" * level + " " + title, ""]
+    return head + ([" ".join(text), ""] if text else [])
+
+
 def table_head(cols):
     """A Markdown table's title row and the rule under it."""
     return [table_row(cols), "|" + " --- |" * len(cols)]
@@ -213,12 +219,10 @@ def markdown(rows, ctx, check=None):
     if check:
         checks = check if isinstance(check, list) else [check]
         first = checks[0]
-        L.append("## Zero-instruction read side")
-        L.append("")
-        L.append("Each pair: the same code with and without `rcu_read_lock()`/"
-                 "`rcu_read_unlock()`, counted by `tools/bench.py` from `objdump -d` of the "
-                 "production ELF (alignment padding inside the function included).")
-        L.append("")
+        L += section("Zero-instruction read side",
+                     "Each pair: the same code with and without `rcu_read_lock()`/"
+                     "`rcu_read_unlock()`, counted by `tools/bench.py` from `objdump -d` of the "
+                     "production ELF (alignment padding inside the function included).")
         L.append("| with `rcu_read_lock()` | instructions | without | instructions | "
                  "difference | same instructions |")
         L.append("| --- | --- | --- | --- | --- | --- |")
@@ -235,11 +239,10 @@ def markdown(rows, ctx, check=None):
 
     rs = [r for r in rows if r.get("bench") == "readside" and r.get("metric") == "cycles_per_cs"]
     if rs:
-        L.append("## Cost of an empty read-side critical section")
-        L.append("")
-        L.append("Cycles (TSC ticks on x86-64, generic-timer ticks on AArch64) per "
-                 "lock + unlock pair on CPU 0, the other CPUs idle; `none` is the empty loop.")
-        L.append("")
+        L += section("Cost of an empty read-side critical section",
+                     "Cycles (TSC ticks on x86-64, generic-timer ticks on AArch64) per "
+                     "lock + unlock pair on CPU 0, the other CPUs idle; `none` is the empty "
+                     "loop.")
         L.extend(table_head(["read side"] + [cpus_title(n) for n in cpus]))
         for m in READSIDE_METHODS:
             L.append(table_row([METHOD_TITLES[m]] +
@@ -248,12 +251,10 @@ def markdown(rows, ctx, check=None):
 
     rd = [r for r in rows if r.get("bench") == "read"]
     if rd:
-        L.append("## Read throughput: lookups per second per CPU")
-        L.append("")
-        L.append("Every CPU looks up random keys for a fixed window. ×floor: the median over "
-                 "the no-lock floor's (readers only). RCU÷: RCU's median over this one's "
-                 "(above 1: RCU reads faster).")
-        L.append("")
+        L += section("Read throughput: lookups per second per CPU",
+                     "Every CPU looks up random keys for a fixed window. ×floor: the median "
+                     "over the no-lock floor's (readers only). RCU÷: RCU's median over this "
+                     "one's (above 1: RCU reads faster).")
         for st in ("list", "hash"):
             for w in ("0", "1"):
                 sub = [r for r in rd if r.get("struct") == st and r.get("writers") == w]
@@ -286,10 +287,8 @@ def markdown(rows, ctx, check=None):
                 L.append("")
 
     if rd:
-        L.append("### Who reads fastest")
-        L.append("")
-        L.append("From the tables above, by median (the no-lock floor left out):")
-        L.append("")
+        L += section("Who reads fastest",
+                     "From the tables above, by median (the no-lock floor left out):", level=3)
         L.append(FASTEST_BEGIN)
         L.extend(fastest_lines(rows))
         L.append(FASTEST_END)
@@ -297,11 +296,9 @@ def markdown(rows, ctx, check=None):
 
     up = [r for r in rows if r.get("bench") == "update"]
     if up:
-        L.append("## Update side: latency in microseconds")
-        L.append("")
-        L.append("idle: the other CPUs idle (halted). busy: each other CPU runs RCU readers "
-                 "that call `cond_resched()` every 64 lookups.")
-        L.append("")
+        L += section("Update side: latency in microseconds",
+                     "idle: the other CPUs idle (halted). busy: each other CPU runs RCU "
+                     "readers that call `cond_resched()` every 64 lookups.")
         L.extend(table_head(["operation", "load"] + [cpus_title(n) for n in cpus]))
         for op in UPDATE_OPS:
             for load in ("idle", "busy"):
@@ -313,14 +310,13 @@ def markdown(rows, ctx, check=None):
 
     us = [r for r in rows if r.get("bench") == "user"]
     if us:
-        L.append("## Into the kernel and back")
-        L.append("")
-        L.append("A plain function call in the kernel; a null system call's round trip from "
-                 "user mode (syscall/sysret or svc/eret, and the kernel's entry and exit), "
-                 "timed by the program around its loop and by the kernel from spawn to exit "
-                 "(a run of N calls minus a run of none); copy_from_user() of 8 bytes; and "
-                 "64 KiB copied from user memory beside memcpy() between kernel buffers (MB/s).")
-        L.append("")
+        L += section("Into the kernel and back",
+                     "A plain function call in the kernel; a null system call's round trip "
+                     "from user mode (syscall/sysret or svc/eret, and the kernel's entry and "
+                     "exit), timed by the program around its loop and by the kernel from spawn "
+                     "to exit (a run of N calls minus a run of none); copy_from_user() of 8 "
+                     "bytes; and 64 KiB copied from user memory beside memcpy() between kernel "
+                     "buffers (MB/s).")
         L.extend(table_head(["operation"] + [cpus_title(n) for n in cpus]))
         exact = 1 if ctx.get("icount") else None
         for want, metric, title, scale in (
@@ -344,8 +340,7 @@ def markdown(rows, ctx, check=None):
 
     cr = [r for r in rows if r.get("bench") == "call_rcu"]
     if cr:
-        L.append("## call_rcu() with two updaters per CPU")
-        L.append("")
+        L += section("call_rcu() with two updaters per CPU")
         L.extend(table_head(["metric"] + [cpus_title(n) for n in cpus]))
         for metric, title in (("calls_per_s", "call_rcu() calls per second (all updaters)"),
                               ("gps_per_s", "grace periods per second"),
@@ -360,11 +355,11 @@ def ipc_markdown(ip, us, cpus, decimals=None):
     """The microkernel's rows (tests/bench/ipc.c): IPC round trips beside
     the null system call, capability lookups by method, revoke latency.
     decimals: the round trips' figures to that many places (ICOUNT=1)."""
-    L = ["## IPC and capabilities", "",
-         "A call and its reply from user mode (ns), and a system call whose work is a "
-         "capability lookup, beside the null system call's round trip; in brackets the "
-         "ratio to it.  Timed by the program around its loop, then (spawn to exit) by the "
-         "kernel: a run of N rounds minus a run of none.", ""]
+    L = section("IPC and capabilities",
+                "A call and its reply from user mode (ns), and a system call whose work is a "
+                "capability lookup, beside the null system call's round trip; in brackets the "
+                "ratio to it.  Timed by the program around its loop, then (spawn to exit) by "
+                "the kernel: a run of N rounds minus a run of none.")
     L.extend(table_head(["round trip"] + [cpus_title(n) for n in cpus]))
     for timed, how in (("loop", ""), ("spawn", ", spawn to exit")):
         sys_rows = {n: find_row(us, op="syscall", timed=timed, metric="ns", cpus=n)
