@@ -198,12 +198,12 @@ KBENCH(bench_ipc)
 
 	KASSERT(test_space_make(&space));
 	for (int rep = 0; rep < bench_reps; rep++) {
+		if (boot_module_find(CAPCALL))
+			cap_call();
 		for (int cross = 0; ipc && cross <= (num_online_cpus() > 1); cross++) {
 			ipc_round_trip(false, cross, rep);
 			ipc_round_trip(true, cross, rep);
 		}
-		if (boot_module_find(CAPCALL))
-			cap_call();
 		for (int i = 0; i < (int)ARRAY_SIZE(revoke_sizes); i++)
 			revoke_latency(revoke_sizes[i], rep);
 		for (int s = 0; s < LOOKUP_SLOTS; s++)
