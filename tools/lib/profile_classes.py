@@ -36,10 +36,18 @@ CLASS_NAMES = tuple(c[0] for c in CLASSES)
 
 # x86: "lock" then an add/or of $0 to the stack is a full fence, not an atomic.
 X86_FENCE_IDIOM = re.compile(r"^lock\s+(add|or)[bwlq]?\s+\$0x0,.*\(%[re]sp\)$")
-X86_PRIV = re.compile(r"^(syscall|sysret[lq]?|sysenter|sysexit[lq]?|iret[wlq]?|int3?|into)$")
-X86_FP_SAVE = re.compile(r"^(fxsave|xsave)(64|opt|opt64|c|c64|s|s64)?$")
-X86_FP_RESTORE = re.compile(r"^(fxrstor|xrstor)(64|s|s64)?$")
-X86_IRQ = re.compile(r"^(cli|sti|popf[wlq]?)$")
+# The classes x86 tells by the mnemonic alone (the whole mnemonic matches).
+X86_BY_MNEMONIC = tuple((re.compile(pattern), cls) for pattern, cls in (
+    (r"mfence", "full_fence"),
+    (r"(fxsave|xsave)(64|opt|opt64|c|c64|s|s64)?", "fp_save"),
+    (r"(fxrstor|xrstor)(64|s|s64)?", "fp_restore"),
+    (r"wrmsr", "msr_write"),
+    (r"swapgs", "swapgs"),
+    (r"syscall|sysret[lq]?|sysenter|sysexit[lq]?|iret[wlq]?|int3?|into", "priv_change"),
+    (r"cli|sti|popf[wlq]?", "irq_mask"),
+    (r"rdtscp?", "clock_read"),
+    (r"invlpg|invpcid", "tlb_flush"),
+))
 
 A64_STORE_EXCLUSIVE = re.compile(r"^stl?x(r[bh]?|p)$")
 A64_LSE = re.compile(r"^(casp?|ld(add|clr|eor|set|smax|smin|umax|umin)|swp|"
@@ -56,31 +64,14 @@ def x86_class(text):
     text = re.sub(r"\s+", " ", text.split("#")[0]).strip()
     mnem, _, ops = text.partition(" ")
     if mnem == "lock":
-        if X86_FENCE_IDIOM.match(text):
-            return "full_fence"
-        return "atomic_rmw"
+        return "full_fence" if X86_FENCE_IDIOM.match(text) else "atomic_rmw"
     if mnem.startswith("xchg") and any(o and o[0] not in "%$" for o in ops.split(",")):
         return "atomic_rmw"	# with a memory operand: locked without the prefix
-    if mnem == "mfence":
-        return "full_fence"
-    if X86_FP_SAVE.match(mnem):
-        return "fp_save"
-    if X86_FP_RESTORE.match(mnem):
-        return "fp_restore"
-    if mnem == "wrmsr":
-        return "msr_write"
-    if mnem == "swapgs":
-        return "swapgs"
-    if X86_PRIV.match(mnem):
-        return "priv_change"
-    if X86_IRQ.match(mnem):
-        return "irq_mask"
     if mnem.startswith("mov") and ops.endswith(",%cr3"):
         return "pt_base_write"
-    if mnem in ("rdtsc", "rdtscp"):
-        return "clock_read"
-    if mnem in ("invlpg", "invpcid"):
-        return "tlb_flush"
+    for pattern, cls in X86_BY_MNEMONIC:
+        if pattern.fullmatch(mnem):
+            return cls
     return None
 
 
