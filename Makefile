@@ -13,6 +13,9 @@
 #                   FULL=1: the larger bounds
 #   make torture    rcutorture for DURATION seconds at each CPU count in TORTURE_SMP
 #   make bench      the benchmarks on the production kernel (docs/benchmarks.md)
+#   make profile    every instruction of a null system call, an IPC round trip
+#                   and a capability lookup, per function and per costly class
+#                   (a QEMU plugin, one CPU, -icount; docs/benchmarks.md)
 #   make lab        LAB=NAME: start a lab on branch lab/NAME (LAB=list lists
 #                   them; docs/labs/README.md)
 #   make grade      grade the lab of this branch (or LAB=NAME; PART=ID: one part):
@@ -134,7 +137,7 @@ RUN := python3 tools/run.py --arch $(ARCH) --kernel $(ELF) --smp $(SMP) --mem $(
        --accel $(ACCEL) --timeout $(TIMEOUT) --user-dir $(BUILD)/$(ARCH)/user \
        $(if $(DTB),--dtb '$(DTB)')
 
-.PHONY: all run test debug trace torture bench clean deps newlib newlib-cache newlib-prune lab grade handout slides web FORCE
+.PHONY: all run test debug trace torture bench profile clean deps newlib newlib-cache newlib-prune lab grade handout slides web FORCE
 all: $(ELF) $(BOOT_IMAGE) user
 
 deps:
@@ -329,6 +332,32 @@ bench:
 	    $(if $(BENCH_RUNS),--runs $(BENCH_RUNS)) $(if $(filter 1,$(ICOUNT)),--icount 0) \
 	    $(USER_BENCH_MODULES) --cmdline "$(CMDLINE)" --command "make bench ARCH=$(ARCH) BENCH_SMP=\"$(BENCH_SMP)\" ACCEL=$(ACCEL)$(if $(BENCH_RUNS), BENCH_RUNS=$(BENCH_RUNS))$(if $(filter 1,$(ICOUNT)), ICOUNT=1)"
 
+# make profile: the production kernel at one CPU under -icount shift=0
+# with QEMU's plugin tools/profile/insncount.c (built for the host), which
+# counts every instruction between the marks around each benchmark
+# program's loop (tests/bench/profile.c: a null system call, an IPC round
+# trip between threads and between tasks, a capability lookup, PROFILE_ROUNDS
+# rounds each); tools/profile.py symbolizes the counts with the kernel's
+# and the programs' symbols, classes the costly instructions, prints the
+# tables and one PROFILE line per operation, and writes $(PROFILE_DIR)/
+# profile.md and profile.json.  At one CPU only: x86-64 under -icount
+# stops at two (docs/benchmarks.md).
+PROFILE_ROUNDS ?= 1000
+PROFILE_DIR ?= $(BUILD)/profile/$(ARCH)
+PROFILE_PLUGIN := $(BUILD)/profile/insncount.so
+HOSTCC ?= cc
+$(PROFILE_PLUGIN): tools/profile/insncount.c tools/profile/qemu_plugin_v1.h lib/profile_mark.h
+	@mkdir -p $(dir $@)
+	@echo "  HOSTCC  $@"
+	@$(HOSTCC) -O2 -g -Wall -Wextra -Werror -fPIC -shared -fvisibility=hidden -Ilib \
+	    -o $@ $< -lpthread
+profile:
+	@bash tools/deps.sh
+	@$(MAKE) --no-print-directory CHECKING=0 all $(PROFILE_PLUGIN)
+	@python3 tools/profile.py run --arch $(ARCH) --kernel $(BENCH_ELF) --plugin $(PROFILE_PLUGIN) \
+	    --user-dir $(BUILD)/$(ARCH)/user --out $(PROFILE_DIR) --rounds $(PROFILE_ROUNDS) \
+	    --mem $(MEM) --objdump $(OBJDUMP) $(USER_BENCH_MODULES)
+
 # make model: the models of tools/model/ checked exhaustively by Spin
 # (docs/model.md): first the barrier tables' links to the code (every tag
 # checked or explained), then the ARMv8 encoding on the litmus tests, the
@@ -359,7 +388,7 @@ fuzz:
 # The targets that boot QEMU: their CPU counts and memory size must make
 # sense (checked here, once every variable has its value; still before
 # anything is built).
-ifneq ($(filter run test debug trace torture bench web,$(MAKECMDGOALS)),)
+ifneq ($(filter run test debug trace torture bench profile web,$(MAKECMDGOALS)),)
 VARS_WRONG := $(shell sh tools/check-vars.sh $(QEMU_MACHINE) $(QEMU_MAX_SMP) $(MIN_MEM_MB) \
 	'$(MEM)' 'SMP=$(SMP)' $(if $(filter torture,$(MAKECMDGOALS)),'TORTURE_SMP=$(TORTURE_SMP)') \
 	$(if $(filter bench,$(MAKECMDGOALS)),'BENCH_SMP=$(BENCH_SMP)'))

@@ -75,6 +75,7 @@ bool try_wait_for_completion(struct completion *c)
 /* How do_wait_for_completion() waits. */
 #define WAIT_KILLABLE	1	/* or until the caller's task is killed (-EINTR) */
 #define WAIT_IDLE	2	/* a daemon waiting for work: no hung task however long */
+#define WAIT_DEADLINE	4	/* or until deadline_ns (-ETIMEDOUT); it ends by itself: no hung task */
 
 /*
  * Waits until c is done; WAIT_KILLABLE: or until the caller's task is killed
@@ -84,7 +85,7 @@ bool try_wait_for_completion(struct completion *c)
  * full barrier between, so a kill that comes between the look and the
  * sleep finds it blocked and wakes it.
  */
-static int do_wait_for_completion(struct completion *c, int how)
+static int do_wait_for_completion(struct completion *c, int how, u64 deadline_ns)
 {
 	struct waiter w = { .task = current };
 	unsigned long flags;
@@ -92,9 +93,13 @@ static int do_wait_for_completion(struct completion *c, int how)
 
 	spin_lock_irqsave(&c->lock, flags);
 	list_add_tail(&w.node, &c->waiters);
-	if (!(how & WAIT_IDLE))
+	if (!(how & (WAIT_IDLE | WAIT_DEADLINE)))
 		WRITE_ONCE(current->waiting_since_ns, ktime_get_ns());	/* hung-task check */
 	while (!c->done) {
+		if ((how & WAIT_DEADLINE) && ktime_get_ns() >= deadline_ns) {
+			ret = -ETIMEDOUT;
+			break;
+		}
 		current->state = TASK_BLOCKED;
 		if (how & WAIT_KILLABLE) {
 			/*
@@ -111,7 +116,10 @@ static int do_wait_for_completion(struct completion *c, int how)
 			}
 		}
 		spin_unlock_irqrestore(&c->lock, flags);
-		schedule();
+		if (how & WAIT_DEADLINE)
+			schedule_until(deadline_ns);	/* complete() or the tick wakes us */
+		else
+			schedule();
 		spin_lock_irqsave(&c->lock, flags);
 	}
 	if (!ret && c->done != UINT_MAX)
@@ -125,19 +133,35 @@ static int do_wait_for_completion(struct completion *c, int how)
 void wait_for_completion(struct completion *c)
 {
 	might_sleep_check("wait_for_completion");
-	do_wait_for_completion(c, 0);
+	do_wait_for_completion(c, 0, 0);
 }
 
 void wait_for_completion_idle(struct completion *c)
 {
 	might_sleep_check("wait_for_completion_idle");
-	do_wait_for_completion(c, WAIT_IDLE);
+	do_wait_for_completion(c, WAIT_IDLE, 0);
 }
 
 int wait_for_completion_killable(struct completion *c)
 {
 	might_sleep_check("wait_for_completion_killable");
-	return do_wait_for_completion(c, WAIT_KILLABLE);
+	return do_wait_for_completion(c, WAIT_KILLABLE, 0);
+}
+
+/*
+ * As Linux's: timeout in jiffies; 0 if it ran out, else the jiffies left
+ * (at least 1).  Woken by complete() at once, not at the next tick; only
+ * running out waits for a tick (the one that finds the deadline passed).
+ */
+unsigned long wait_for_completion_timeout(struct completion *c, unsigned long timeout)
+{
+	u64 tick = NSEC_PER_SEC / HZ, deadline = ktime_get_ns() + (u64)timeout * tick, now;
+
+	might_sleep_check("wait_for_completion_timeout");
+	if (do_wait_for_completion(c, WAIT_DEADLINE, deadline))
+		return 0;
+	now = ktime_get_ns();
+	return now >= deadline ? 1 : (deadline - now + tick - 1) / tick;	/* (rounded up: >= 1) */
 }
 
 bool completion_done(struct completion *c)

@@ -22,6 +22,8 @@ void complete_all(struct completion *c);
 void wait_for_completion(struct completion *c);
 /* The same, or -EINTR once fatal_signal_pending(current) (a user thread's task dies). */
 int wait_for_completion_killable(struct completion *c);
+/* Or until timeout jiffies pass: 0 then, else the jiffies left (Linux's). */
+unsigned long wait_for_completion_timeout(struct completion *c, unsigned long timeout);
 /* Waits as a daemon waits for work: the hung-task check never reports it. */
 void wait_for_completion_idle(struct completion *c);
 bool try_wait_for_completion(struct completion *c);

@@ -91,6 +91,11 @@ bool need_resched(void);
 bool wake_up_process(struct task_struct *t);
 /* Runs the caller on cpu; 0, or -ENODEV if cpu is (or went) offline (kernel/run_on.c). */
 int run_on(int cpu);
+/*
+ * Linux's schedule_timeout() with a deadline: current, already marked
+ * TASK_BLOCKED, sleeps until woken or until the tick finds deadline_ns passed.
+ */
+void schedule_until(u64 deadline_ns);
 void msleep(unsigned int ms);
 
 /* Kernel threads with Linux's names (kernel/kthread.c). */

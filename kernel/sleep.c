@@ -1,6 +1,8 @@
 /*
  * msleep(): a task sleeps on its CPU's list of sleepers (rq->sleepers)
  * until the timer tick finds its time has come and queues it again.
+ * schedule_until() is the same sleep for a task that a waker may also
+ * end (wake_up_process() takes it off the list).
  */
 #include "rq.h"
 
@@ -22,6 +24,35 @@ void msleep(unsigned int ms)
 	spin_unlock(&rq->lock);
 	local_irq_restore(flags);
 	__schedule();
+}
+
+void schedule_until(u64 deadline_ns)
+{
+	struct task_struct *t = current;
+	unsigned long flags;
+	struct rq *rq;
+
+	local_irq_save(flags);
+	rq = this_rq();
+	spin_lock(&rq->lock);
+	/* (a waker that came first has set it running: nothing to wait for) */
+	if (t->state == TASK_BLOCKED) {
+		t->wake_at_ns = deadline_ns;
+		list_add_tail(&t->sleep_node, &rq->sleepers);
+	}
+	spin_unlock(&rq->lock);
+	local_irq_restore(flags);
+	__schedule();
+	/*
+	 * Every wake-up takes it off the list (the tick's, wake_up_process()'s);
+	 * anything that set it running otherwise must not leave it there for
+	 * the tick to queue again.  Blocked, it stayed on rq's CPU.
+	 */
+	if (!list_empty(&t->sleep_node)) {
+		spin_lock_irqsave(&rq->lock, flags);
+		list_del_init(&t->sleep_node);
+		spin_unlock_irqrestore(&rq->lock, flags);
+	}
 }
 
 /*

@@ -32,7 +32,6 @@ Markdown and plots) and bench_scale.py (the scaling run's table and plots).  Thi
 import argparse
 import datetime
 import os
-import platform
 import shlex
 import subprocess
 import sys
@@ -44,29 +43,7 @@ from bench_parse import aggregate, parse_log  # noqa: E402
 from bench_objdump import objdump_check  # noqa: E402
 from bench_report import markdown, plot, plot_any_python, read_csv, write_csv  # noqa: E402
 from bench_scale import SCALE_FILTER, scale_markdown  # noqa: E402
-
-
-# ---------------------------------------------------------------- the machine
-
-def host_cpu_model(cpuinfo="/proc/cpuinfo"):
-    try:
-        with open(cpuinfo, encoding="utf-8", errors="replace") as f:
-            for line in f:
-                k, _, v = line.partition(":")
-                if k.strip() in ("model name", "Model", "Hardware") and v.strip():
-                    return v.strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
-def qemu_version(arch):
-    try:
-        out = subprocess.run([f"qemu-system-{arch}", "--version"], capture_output=True,
-                             text=True, timeout=10).stdout
-        return out.splitlines()[0].strip() if out else "unknown"
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
+from machine import host_cpu_model, qemu_version  # noqa: E402
 
 
 # ---------------------------------------------------------------- driver

@@ -80,6 +80,9 @@ def parse_args(argv=None):
                    help="QEMU's deterministic mode, -icount shift=SHIFT,sleep=off: each "
                         "instruction takes 2^SHIFT ns of virtual time and one vCPU runs "
                         "at a time (TCG only; make bench ICOUNT=1, docs/benchmarks.md)")
+    p.add_argument("--plugin", metavar="SO[,ARG=VALUE...]",
+                   help="load a QEMU TCG plugin (-plugin; make profile's, "
+                        "tools/profile/insncount.c)")
     p.add_argument("--dtb", metavar="FILE",
                    help="AArch64: boot with this device tree instead of QEMU virt's own "
                         "(QEMU still writes /chosen and the memory node); a tree dumped "
@@ -181,6 +184,8 @@ def qemu_command(args, serial_interactive, boot=None):
                 "-smp", str(args.smp), "-m", args.mem, "-accel", tcg_accel(args)]
     if args.icount is not None:
         cmd += ["-icount", f"shift={args.icount},sleep=off"]
+    if args.plugin:
+        cmd += ["-plugin", args.plugin]
     if serial_interactive:
         cmd += ["-serial", "mon:stdio"]
     else:
@@ -491,8 +496,8 @@ def _main(args):
                       "(KVM runs guests of the host's own architecture only); use --accel tcg")
         if not os.access("/dev/kvm", os.R_OK | os.W_OK):
             return _early_failure(args, "run: --accel kvm needs a usable /dev/kvm; use --accel tcg")
-        if args.icount is not None:
-            return _early_failure(args, "run: --icount counts TCG's instructions; it does "
+        if args.icount is not None or args.plugin:
+            return _early_failure(args, "run: --icount and --plugin are TCG's; they do "
                                         "not exist under --accel kvm")
     if args.icount is not None and not (args.icount.isdigit() and int(args.icount) <= 10):
         return _early_failure(args, f"run: --icount {args.icount!r}: give a shift from 0 "

@@ -111,7 +111,10 @@ USER_SERVICES := user/root user/nameserver user/kvserver user/kvclient
 USER_TEST_NAMES := $(filter tests/% user/sysfuzz user/console_server $(USER_SERVICES),$(USER_PROG_NAMES))
 USER_RUN ?= $(if $(USER_PROG_SRCS),user/hello)
 USER_TEST_MODULES := $(foreach p,$(USER_TEST_NAMES),--module '$(UB)/$(p).elf $(p)')
-USER_BENCH_MODULES := $(foreach p,$(filter tests/user/helpers/nullcall tests/user/helpers/pingpong,$(USER_TEST_NAMES)),\
+# make bench's and make profile's programs (tests/bench/)
+USER_BENCH_NAMES := tests/user/helpers/nullcall tests/user/helpers/pingpong \
+                    tests/user/helpers/capcall
+USER_BENCH_MODULES := $(foreach p,$(filter $(USER_BENCH_NAMES),$(USER_TEST_NAMES)),\
                         --module '$(UB)/$(p).elf $(p)')
 # make run's first module is the root task (user/root.c): it runs USER_RUN,
 # then the services, each a module of its own; and the console server,

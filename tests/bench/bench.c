@@ -54,7 +54,13 @@ u64 bench_run_program(const char *cmdline)
 	t = user_spawn_root(cmdline, &err);	/* (pingpong starts its server task) */
 	if (!t)
 		return 0;
-	if (user_task_wait_timeout(t, ktest_budget_ns(120, 2), &st) || st.killed || st.status) {
+	if (user_task_wait_timeout(t, ktest_budget_ns(120, 2), &st)) {
+		ktest_info("%s: still running after its time: killed", cmdline);
+		user_task_kill(t, SYS_KILLED_BY_KERNEL);	/* (not left to load the next run) */
+		user_task_wait_timeout(t, 0, &st);
+		st.killed = SYS_KILLED_BY_KERNEL;
+	}
+	if (st.killed || st.status) {
 		user_task_put(t);
 		return 0;
 	}

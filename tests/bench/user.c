@@ -2,9 +2,11 @@
  * make bench: the way into the kernel and back, beside a plain call.
  *
  *   call        a function call inside the kernel (noinline, one argument)
- *   syscall     a null system call's round trip from user mode (SYS_task_id),
- *               timed from outside: a helper program makes N of them, and
- *               the same program with none is subtracted (its start and end)
+ *   syscall     a null system call's round trip from user mode (SYS_task_id):
+ *               a helper program makes N of them; timed from outside
+ *               (timed=spawn: the same program with none is subtracted,
+ *               its start and end), and by the program itself (its
+ *               timed=loop line, tests/user/helpers/timed.h)
  *   get_user    copy_from_user() of 8 bytes, a kernel thread borrowing a
  *               user address space (kthread_use_mm())
  *   copy_from_user / memcpy   64 KiB from user memory, and between two
@@ -89,7 +91,7 @@ KBENCH(bench_user)
 			full = run_helper(NULLCALLS);
 			KEXPECT(empty && full);
 			if (empty && full > empty)
-				bench_emit("user", "op=syscall", rep, "ns",
+				bench_emit("user", "op=syscall timed=spawn", rep, "ns",
 					   bench_mean_milli(full - empty, NULLCALLS), "ns");
 		}
 		copies(mm, ubuf, kbuf, kbuf2, rep);

@@ -55,11 +55,13 @@ def fmt_num(x):
     return f"{x:.3g}"
 
 
-def fmt_cell(row, scale=1.0):
+def fmt_cell(row, scale=1.0, decimals=None):
+    """median [min–max]; decimals: that many after the point instead of 3
+    significant figures (ICOUNT=1's round trips resolve to an instruction)."""
     if row is None:
         return "-"
-    return (f"{fmt_num(row['median'] * scale)} "
-            f"[{fmt_num(row['min'] * scale)}–{fmt_num(row['max'] * scale)}]")
+    f = fmt_num if decimals is None else (lambda x: f"{x:.{decimals}f}")
+    return f"{f(row['median'] * scale)} [{f(row['min'] * scale)}–{f(row['max'] * scale)}]"
 
 
 def fmt_ratio(x):
@@ -67,7 +69,7 @@ def fmt_ratio(x):
 
 
 CSV_FIELDS = ["arch", "accel", "host_cpu", "bench", "struct", "method", "writers", "op",
-              "load", "between", "cpus_apart", "derived", "cpus", "metric", "unit", "n",
+              "load", "between", "cpus_apart", "timed", "derived", "cpus", "metric", "unit", "n",
               "median", "min", "max", "q1", "q3", "vs_floor", "rcu_ratio"]
 
 
@@ -110,6 +112,12 @@ def cpus_title(n):
 def table_row(cells):
     """A Markdown table's row."""
     return "| " + " | ".join(cells) + " |"
+
+
+def section(title, *text, level=2):
+    """A section's first lines: its title, then its text (if any) as one paragraph."""
+    head = ["#" * level + " " + title, ""]
+    return head + ([" ".join(text), ""] if text else [])
 
 
 def table_head(cols):
@@ -211,12 +219,10 @@ def markdown(rows, ctx, check=None):
     if check:
         checks = check if isinstance(check, list) else [check]
         first = checks[0]
-        L.append("## Zero-instruction read side")
-        L.append("")
-        L.append("Each pair: the same code with and without `rcu_read_lock()`/"
-                 "`rcu_read_unlock()`, counted by `tools/bench.py` from `objdump -d` of the "
-                 "production ELF (alignment padding inside the function included).")
-        L.append("")
+        L += section("Zero-instruction read side",
+                     "Each pair: the same code with and without `rcu_read_lock()`/"
+                     "`rcu_read_unlock()`, counted by `tools/bench.py` from `objdump -d` of the "
+                     "production ELF (alignment padding inside the function included).")
         L.append("| with `rcu_read_lock()` | instructions | without | instructions | "
                  "difference | same instructions |")
         L.append("| --- | --- | --- | --- | --- | --- |")
@@ -233,11 +239,10 @@ def markdown(rows, ctx, check=None):
 
     rs = [r for r in rows if r.get("bench") == "readside" and r.get("metric") == "cycles_per_cs"]
     if rs:
-        L.append("## Cost of an empty read-side critical section")
-        L.append("")
-        L.append("Cycles (TSC ticks on x86-64, generic-timer ticks on AArch64) per "
-                 "lock + unlock pair on CPU 0, the other CPUs idle; `none` is the empty loop.")
-        L.append("")
+        L += section("Cost of an empty read-side critical section",
+                     "Cycles (TSC ticks on x86-64, generic-timer ticks on AArch64) per "
+                     "lock + unlock pair on CPU 0, the other CPUs idle; `none` is the empty "
+                     "loop.")
         L.extend(table_head(["read side"] + [cpus_title(n) for n in cpus]))
         for m in READSIDE_METHODS:
             L.append(table_row([METHOD_TITLES[m]] +
@@ -246,12 +251,10 @@ def markdown(rows, ctx, check=None):
 
     rd = [r for r in rows if r.get("bench") == "read"]
     if rd:
-        L.append("## Read throughput: lookups per second per CPU")
-        L.append("")
-        L.append("Every CPU looks up random keys for a fixed window. ×floor: the median over "
-                 "the no-lock floor's (readers only). RCU÷: RCU's median over this one's "
-                 "(above 1: RCU reads faster).")
-        L.append("")
+        L += section("Read throughput: lookups per second per CPU",
+                     "Every CPU looks up random keys for a fixed window. ×floor: the median "
+                     "over the no-lock floor's (readers only). RCU÷: RCU's median over this "
+                     "one's (above 1: RCU reads faster).")
         for st in ("list", "hash"):
             for w in ("0", "1"):
                 sub = [r for r in rd if r.get("struct") == st and r.get("writers") == w]
@@ -284,10 +287,8 @@ def markdown(rows, ctx, check=None):
                 L.append("")
 
     if rd:
-        L.append("### Who reads fastest")
-        L.append("")
-        L.append("From the tables above, by median (the no-lock floor left out):")
-        L.append("")
+        L += section("Who reads fastest",
+                     "From the tables above, by median (the no-lock floor left out):", level=3)
         L.append(FASTEST_BEGIN)
         L.extend(fastest_lines(rows))
         L.append(FASTEST_END)
@@ -295,11 +296,9 @@ def markdown(rows, ctx, check=None):
 
     up = [r for r in rows if r.get("bench") == "update"]
     if up:
-        L.append("## Update side: latency in microseconds")
-        L.append("")
-        L.append("idle: the other CPUs idle (halted). busy: each other CPU runs RCU readers "
-                 "that call `cond_resched()` every 64 lookups.")
-        L.append("")
+        L += section("Update side: latency in microseconds",
+                     "idle: the other CPUs idle (halted). busy: each other CPU runs RCU "
+                     "readers that call `cond_resched()` every 64 lookups.")
         L.extend(table_head(["operation", "load"] + [cpus_title(n) for n in cpus]))
         for op in UPDATE_OPS:
             for load in ("idle", "busy"):
@@ -311,32 +310,37 @@ def markdown(rows, ctx, check=None):
 
     us = [r for r in rows if r.get("bench") == "user"]
     if us:
-        L.append("## Into the kernel and back")
-        L.append("")
-        L.append("A plain function call in the kernel; a null system call's round trip from "
-                 "user mode (syscall/sysret or svc/eret, and the kernel's entry and exit); "
-                 "copy_from_user() of 8 bytes; and 64 KiB copied from user memory beside "
-                 "memcpy() between kernel buffers (MB/s).")
-        L.append("")
+        L += section("Into the kernel and back",
+                     "A plain function call in the kernel; a null system call's round trip "
+                     "from user mode (syscall/sysret or svc/eret, and the kernel's entry and "
+                     "exit), timed by the program around its loop and by the kernel from spawn "
+                     "to exit (a run of N calls minus a run of none); copy_from_user() of 8 "
+                     "bytes; and 64 KiB copied from user memory beside memcpy() between kernel "
+                     "buffers (MB/s).")
         L.extend(table_head(["operation"] + [cpus_title(n) for n in cpus]))
-        for op, metric, title, scale in (
-                ("call", "ns", "kernel function call (ns)", 1),
-                ("syscall", "ns", "null system call round trip (ns)", 1),
-                ("get_user", "ns", "copy_from_user(), 8 bytes (ns)", 1),
-                ("copy_from_user", "bytes_per_s", "copy_from_user(), 64 KiB (MB/s)", 1e-6),
-                ("memcpy", "bytes_per_s", "memcpy(), 64 KiB, kernel to kernel (MB/s)", 1e-6)):
-            L.append(table_row([title] + [fmt_cell(find_row(us, op=op, metric=metric, cpus=n),
-                                                   scale) for n in cpus]))
+        exact = 1 if ctx.get("icount") else None
+        for want, metric, title, scale in (
+                ({"op": "call"}, "ns", "kernel function call (ns)", 1),
+                ({"op": "syscall", "timed": "loop"}, "ns",
+                 "null system call round trip, the program's clock (ns)", 1),
+                ({"op": "syscall", "timed": "spawn"}, "ns",
+                 "null system call round trip, spawn to exit (ns)", 1),
+                ({"op": "get_user"}, "ns", "copy_from_user(), 8 bytes (ns)", 1),
+                ({"op": "copy_from_user"}, "bytes_per_s", "copy_from_user(), 64 KiB (MB/s)", 1e-6),
+                ({"op": "memcpy"}, "bytes_per_s", "memcpy(), 64 KiB, kernel to kernel (MB/s)",
+                 1e-6)):
+            L.append(table_row([title] + [
+                fmt_cell(find_row(us, metric=metric, cpus=n, **want), scale,
+                         exact if want["op"] == "syscall" else None) for n in cpus]))
         L.append("")
 
     ip = [r for r in rows if r.get("bench") == "ipc"]
     if ip:
-        L.extend(ipc_markdown(ip, us, cpus))
+        L.extend(ipc_markdown(ip, us, cpus, 1 if ctx.get("icount") else None))
 
     cr = [r for r in rows if r.get("bench") == "call_rcu"]
     if cr:
-        L.append("## call_rcu() with two updaters per CPU")
-        L.append("")
+        L += section("call_rcu() with two updaters per CPU")
         L.extend(table_head(["metric"] + [cpus_title(n) for n in cpus]))
         for metric, title in (("calls_per_s", "call_rcu() calls per second (all updaters)"),
                               ("gps_per_s", "grace periods per second"),
@@ -347,27 +351,38 @@ def markdown(rows, ctx, check=None):
     return "\n".join(L)
 
 
-def ipc_markdown(ip, us, cpus):
+def ipc_markdown(ip, us, cpus, decimals=None):
     """The microkernel's rows (tests/bench/ipc.c): IPC round trips beside
-    the null system call, capability lookups by method, revoke latency."""
-    L = ["## IPC and capabilities", "",
-         "A call and its reply from user mode (ns), beside the null system call's "
-         "round trip; in brackets the ratio to it.", ""]
+    the null system call, capability lookups by method, revoke latency.
+    decimals: the round trips' figures to that many places (ICOUNT=1)."""
+    L = section("IPC and capabilities",
+                "A call and its reply from user mode (ns), and a system call whose work is a "
+                "capability lookup, beside the null system call's round trip; in brackets the "
+                "ratio to it.  Timed by the program around its loop, then (spawn to exit) by "
+                "the kernel: a run of N rounds minus a run of none.")
     L.extend(table_head(["round trip"] + [cpus_title(n) for n in cpus]))
-    sys_rows = {n: find_row(us, op="syscall", metric="ns", cpus=n) for n in cpus}
-    L.append(table_row(["null system call"] + [fmt_cell(sys_rows[n]) for n in cpus]))
-    for between in ("threads", "tasks"):
-        for apart, where in (("0", "one CPU"), ("1", "two CPUs")):
+    for timed, how in (("loop", ""), ("spawn", ", spawn to exit")):
+        sys_rows = {n: find_row(us, op="syscall", timed=timed, metric="ns", cpus=n)
+                    for n in cpus}
+        L.append(table_row([f"null system call{how}"] +
+                           [fmt_cell(sys_rows[n], 1, decimals) for n in cpus]))
+        kinds = [(f"IPC call between {between}, {where}{how}",
+                  dict(op="ipc", between=between, cpus_apart=apart, timed=timed))
+                 for between in ("threads", "tasks")
+                 for apart, where in (("0", "one CPU"), ("1", "two CPUs"))]
+        if timed == "loop":
+            kinds.append(("capability lookup (SYS_ntf_poll)", dict(op="cap_call", timed=timed)))
+        for title, want in kinds:
             cells = []
             for n in cpus:
-                r = find_row(ip, op="ipc", between=between, cpus_apart=apart, cpus=n)
-                cell = fmt_cell(r)
+                r = find_row(ip, cpus=n, **want)
+                cell = fmt_cell(r, 1, decimals)
                 if r and sys_rows[n] and float(sys_rows[n]["median"]):
                     cell += " (%s)" % fmt_ratio(float(r["median"]) /
                                                 float(sys_rows[n]["median"]))
                 cells.append(cell)
             if any(c != "-" for c in cells):
-                L.append(table_row([f"IPC call between {between}, {where}"] + cells))
+                L.append(table_row([title] + cells))
     L += ["", "Capability lookups per CPU per second, every CPU looking up at once in one "
           "space.", ""]
     L.extend(table_head(["lookup"] + [cpus_title(n) for n in cpus]))

@@ -331,6 +331,51 @@ class TableTest(unittest.TestCase):
         self.assertEqual(bench_report.fmt_ratio(1.5), "1.50×")
 
 
+class RoundTripTest(unittest.TestCase):
+    """The null system call, IPC and the lookup's call, each timed by the program
+    (timed=loop) and by the kernel (timed=spawn), in rows of their own; under
+    ICOUNT=1 to a tenth of an instruction."""
+
+    def rows(self):
+        samples = []
+        for timed, base in (("loop", 0.0), ("spawn", 1.0)):
+            for r in range(5):
+                samples.append(bench_parse.parse_line(line(
+                    bench="user", op="syscall", timed=timed, cpus=1, rep=r, metric="ns",
+                    value=f"{399.04 + base:.3f}", unit="ns")))
+                for between, v in (("threads", 3167.35), ("tasks", 3353.39)):
+                    samples.append(bench_parse.parse_line(line(
+                        bench="ipc", op="ipc", between=between, cpus_apart=0, timed=timed,
+                        cpus=1, rep=r, metric="ns", value=f"{v + base:.3f}", unit="ns")))
+            samples += [bench_parse.parse_line(line(bench="ipc", op="cap_call", timed="loop",
+                                                    cpus=1, rep=r, metric="ns",
+                                                    value="555.085", unit="ns"))
+                        for r in range(5)]
+        return bench_parse.aggregate(samples)
+
+    def test_rows_by_clock(self):
+        md = bench_report.markdown(self.rows(), dict(CTX, icount="0"))
+        self.assertIn("| null system call round trip, the program's clock (ns) | "
+                      "399.0 [399.0–399.0] |", md)
+        self.assertIn("| null system call round trip, spawn to exit (ns) | "
+                      "400.0 [400.0–400.0] |", md)
+        self.assertIn("| IPC call between threads, one CPU | 3167.3 [3167.3–3167.3] (7.94×) |", md)
+        self.assertIn("| IPC call between tasks, one CPU, spawn to exit | "
+                      "3354.4 [3354.4–3354.4] (8.39×) |", md)
+        self.assertIn("| capability lookup (SYS_ntf_poll) | 555.1 [555.1–555.1] (1.39×) |", md)
+
+    def test_three_figures_without_icount(self):
+        md = bench_report.markdown(self.rows(), CTX)
+        self.assertIn("| IPC call between threads, one CPU | 3.17k [3.17k–3.17k] (7.94×) |", md)
+
+    def test_csv_keeps_the_clock(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "results.csv")
+            bench_report.write_csv(self.rows(), path, CTX)
+            back = bench_report.read_csv(path)
+        self.assertEqual(sorted({r["timed"] for r in back}), ["loop", "spawn"])
+
+
 class FastestTest(unittest.TestCase):
     """The "who reads fastest" lines follow from the tables they sit under."""
 

@@ -209,6 +209,13 @@ class QemuCommandTests(unittest.TestCase):
         self.assertIn("mon:stdio", cmd)
         self.assertEqual(cmd[-2:], ["-s", "-S"])
 
+    def test_plugin(self):
+        a = run.parse_args(["--arch", "x86_64", "--kernel", "k", "--plugin", "p.so,out=f"])
+        cmd = run.qemu_command(a, False, "r.iso")
+        self.assertEqual(cmd[cmd.index("-plugin") + 1], "p.so,out=f")
+        a = run.parse_args(["--arch", "x86_64", "--kernel", "k"])
+        self.assertNotIn("-plugin", run.qemu_command(a, False, "r.iso"))
+
     def test_icount(self):
         a = run.parse_args(["--arch", "aarch64", "--kernel", "k", "--icount", "0"])
         cmd = run.qemu_command(a, False)

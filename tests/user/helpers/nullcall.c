@@ -1,10 +1,18 @@
 /*
- * make bench (tests/bench/user.c) and tests/user_nmi.c: nullcall N [CPU]
- * makes N system calls that do nothing but return (on CPU, if given),
- * then exits.
+ * make bench (tests/bench/user.c), make profile and tests/user_nmi.c:
+ * nullcall N [CPU] makes N system calls that do nothing but return (on
+ * CPU, if given), timed inside too (timed.h), then exits.
  */
 #include <stdlib.h>
-#include "quiescent.h"
+#include "timed.h"
+
+static int null_call(long i, void *arg)
+{
+	(void)i;
+	(void)arg;
+	q_syscall(SYS_task_id, 0, 0, 0, 0, 0, 0);
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -12,7 +20,6 @@ int main(int argc, char **argv)
 
 	if (argc > 2)
 		q_set_cpu(atoi(argv[2]));
-	for (long i = 0; i < n; i++)
-		q_syscall(SYS_task_id, 0, 0, 0, 0, 0, 0);
+	timed_loop(n, null_call, NULL, "bench=user op=syscall");
 	return 0;
 }

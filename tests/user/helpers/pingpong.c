@@ -4,13 +4,15 @@
  * endpoint (tests/ipc_switch.c counts how the kernel switched); with
  * `task`, the server is another task (pingpong serve SERVER_CPU, given
  * the endpoint in its slot 0), so each call and reply also switches
- * address spaces (tests/bench/ipc.c times both).  Exit status 0 when
- * every reply was right.
+ * address spaces (tests/bench/ipc.c times both; make profile counts
+ * their instructions).  The rounds are timed inside too (timed.h), after
+ * a few of warm-up.  Exit status 0 when every reply was right.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "qcap.h"
+#include "timed.h"
 
 #define LABEL_ADD	1
 #define LABEL_STOP	2
@@ -42,12 +44,22 @@ static int start_server_task(int ep, int cpu)
 	return q_spawn_caps(cmd, &ep, 1, SERVER_TASK) < 0 ? -1 : 0;
 }
 
+/* One call, its reply checked. */
+static int call_add(long i, void *arg)
+{
+	struct q_msg m = q_msg(LABEL_ADD, i, 0, 0, 0);
+
+	return q_call(*(int *)arg, &m) || m.w[0] != (unsigned long)i + 1;
+}
+
 int main(int argc, char **argv)
 {
 	static int ep;
-	int client_cpu, server_cpu, rounds, tid, wrong = 0;
+	int client_cpu, server_cpu, rounds, tid;
 	struct sys_exit_status st;
+	char labels[80];
 	struct q_msg m;
+	long wrong;
 
 	if (argc == 3 && !strcmp(argv[1], "serve")) {
 		ep = 0;
@@ -64,11 +76,9 @@ int main(int argc, char **argv)
 	tid = argc == 5 ? start_server_task(ep, server_cpu) : q_thread_create(server, &ep, server_cpu);
 	if (tid < 0)
 		return 4;
-	for (int i = 0; i < rounds; i++) {
-		m = q_msg(LABEL_ADD, i, 0, 0, 0);
-		if (q_call(ep, &m) || m.w[0] != (unsigned long)i + 1)
-			wrong++;
-	}
+	snprintf(labels, sizeof(labels), "bench=ipc op=ipc between=%s cpus_apart=%d",
+		 argc == 5 ? "tasks" : "threads", client_cpu != server_cpu);
+	wrong = timed_loop(rounds, call_add, &ep, labels);
 	m = q_msg(LABEL_STOP, 0, 0, 0, 0);
 	q_send(ep, &m);
 	if ((argc == 5 ? q_wait_for(SERVER_TASK, &st) : q_thread_join(tid, &st)) || st.status)
