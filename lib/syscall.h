@@ -132,6 +132,7 @@ struct sys_exit_status {
 #define SYS_EPIPE		32	/* the other end is gone: nobody can ever answer */
 #define SYS_EDEADLK		45
 #define SYS_ENOSYS		88
+#define SYS_ETIMEDOUT		116	/* user space's: a wait with a bound gave up (q_ns_lookup_wait) */
 #define SYS_ENOTSUP		134	/* a capability of the wrong type for the call */
 
 /* Is a raw result an error?  (-4095 .. -1, as Linux's IS_ERR_VALUE.) */

@@ -31,8 +31,6 @@
 #define NS_TASK		100	/* our slots for the task capabilities */
 #define KV_TASK		101
 #define CLIENT_TASK	102
-#define WAIT_STEP_NS	1000000UL	/* how often we look for "kv" */
-#define WAIT_STEPS	20000		/* 20 s: long, for a loaded host */
 #define SERVICE_QUOTA_KB 128		/* each service's share of our quota */
 
 static int failed;
@@ -106,19 +104,6 @@ static void say_we_start(void)
 	       SYS_BOOT_SLOT_PROGRAMS, SYS_BOOT_SLOT_PROGRAMS + n - 1);
 }
 
-/* The server registers itself: look until it has. */
-static long wait_for_name(int ns, const char *name)
-{
-	long slot = -SYS_ENOENT;
-
-	for (int i = 0; i < WAIT_STEPS && slot == -SYS_ENOENT; i++) {
-		slot = q_ns_lookup(ns, name);
-		if (slot == -SYS_ENOENT)
-			q_sleep_ns(WAIT_STEP_NS);
-	}
-	return slot;
-}
-
 static void run_clients(int ns)
 {
 	struct sys_exit_status st;
@@ -165,7 +150,7 @@ int main(int argc, char **argv)
 		stop(NS_TASK, "kill the name server");
 		return 1;
 	}
-	kv = wait_for_name(ns_send, "kv");
+	kv = q_ns_lookup_wait(ns_send, "kv", Q_NS_WAIT_MS);	/* (it registers as it starts) */
 	check(kv >= 0, "no \"kv\" registered");
 	if (kv >= 0) {
 		printf("root: \"kv\" found through the name server, in our slot %ld\n", kv);

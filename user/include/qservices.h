@@ -37,6 +37,15 @@ void q_name_unpack(const struct q_msg *m, char *out);
 long q_ns_register(int ns, const char *name, int slot);
 /* A copy of the capability registered as name, in a new slot: the slot, or -error. */
 long q_ns_lookup(int ns, const char *name);
+/*
+ * The same, for a name that may not be registered yet (its server was
+ * just started): asks again, 1 ms apart and then up to 64 ms apart,
+ * until the name is there or bound_ms have passed: -SYS_ETIMEDOUT then.
+ * Any other error returns at once (-SYS_EPIPE: the name server is gone).
+ * Q_NS_WAIT_MS is a bound generous enough for a loaded host.
+ */
+#define Q_NS_WAIT_MS	20000
+long q_ns_lookup_wait(int ns, const char *name, unsigned long bound_ms);
 long q_ns_unregister(int ns, const char *name);
 
 long q_kv_put(int kv, unsigned long key, unsigned long value);

@@ -62,6 +62,26 @@ long q_ns_lookup(int ns, const char *name)
 	return q_msg_cap(&m) >= 0 ? q_msg_cap(&m) : -SYS_EINVAL;	/* "found", with nothing */
 }
 
+#define WAIT_FIRST_NS	1000000UL	/* the first pause between two lookups */
+#define WAIT_MAX_NS	64000000UL	/* and the longest */
+
+long q_ns_lookup_wait(int ns, const char *name, unsigned long bound_ms)
+{
+	uint64_t end = q_clock_ns() + (uint64_t)bound_ms * 1000000, now;
+	unsigned long pause = WAIT_FIRST_NS;
+	long r;
+
+	/* (the name server answers at once, never holds a call: the waiting is ours) */
+	while ((r = q_ns_lookup(ns, name)) == -SYS_ENOENT) {
+		now = q_clock_ns();
+		if (now >= end)
+			return -SYS_ETIMEDOUT;
+		q_sleep_ns(pause < end - now ? pause : end - now);
+		pause = pause * 2 < WAIT_MAX_NS ? pause * 2 : WAIT_MAX_NS;
+	}
+	return r;
+}
+
 long q_ns_unregister(int ns, const char *name)
 {
 	struct q_msg m;
