@@ -3,6 +3,7 @@
  * holds (quiescent.h, qcap.h): the kernel knows no names, only slots;
  * the name is looked up here, among our own capabilities.
  */
+#include <stdio.h>
 #include <string.h>
 #include "qcap.h"
 
@@ -50,6 +51,28 @@ static const char *split_name(const char *cmdline, size_t len, char *name)
 	return cmdline + n;
 }
 
+/*
+ * Says why name cannot start: a task the kernel started holds a program
+ * capability for every boot module, so a name missing among them is not
+ * on this boot (user/user.mk decides what is); any other task holds only
+ * the programs its parent gave it.
+ */
+static void say_no_program(const char *name)
+{
+	struct sys_cap_info info;
+
+	if (!q_cap_inspect(SYS_BOOT_SLOT_PROGRAMS, &info) && info.type == SYS_OBJ_PROGRAM) {
+		printf("spawn: no program \"%s\" on this boot: user/user.mk boots a user/ program\n"
+		       "spawn: when USER_SERVICES lists it (make test, make run) or USER_RUN names "
+		       "it (make run),\nspawn: and every tests/user/ one in make test "
+		       "(docs/user.md, \"Programs\")\n", name);
+	} else {
+		printf("spawn: task %d holds no capability to a program \"%s\": a task starts\n"
+		       "spawn: only the programs its parent gave it (docs/microkernel.md, \"The "
+		       "root task and the boot capabilities\")\n", q_task_id(), name);
+	}
+}
+
 static int spawn(const char *cmdline, size_t len, int quota, const int *caps, int n,
 		 int task_slot)
 {
@@ -65,8 +88,10 @@ static int spawn(const char *cmdline, size_t len, int quota, const int *caps, in
 		return -SYS_EINVAL;
 	req.args_len = len - (size_t)(args - cmdline);
 	req.program = q_program(name);
-	if (req.program < 0)
+	if (req.program < 0) {
+		say_no_program(name);
 		return req.program;
+	}
 	return q_cap_spawn(&req);
 }
 
