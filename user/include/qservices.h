@@ -28,6 +28,16 @@
 #define KV_DEL		3	/* w1 key: -> 0, or -ENOENT */
 #define KV_STATS	4	/* -> w1 = calls served, w2 = keys held */
 
+/*
+ * A call whose reply's w[0] is the answer: the answer, or the kernel's
+ * error.  q_call_for_cap: a call whose reply brings a capability, with
+ * our receive slot set for it for the call only: the slot it landed in,
+ * or -error (-SYS_ENOSPC: our space is full; -SYS_EINVAL: the answer was
+ * 0 but no capability came).
+ */
+long q_call_answer(int ep, struct q_msg *m);
+long q_call_for_cap(int ep, struct q_msg *m);
+
 /* Packs name into m's words 0..2; false if it is empty or too long. */
 int q_name_pack(struct q_msg *m, const char *name);
 /* Unpacks m's words 0..2 into out (Q_NAME_MAX + 1 bytes). */
