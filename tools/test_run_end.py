@@ -23,7 +23,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_demos import BOOT_BUDGET_S, ROOT, Pty  # noqa: E402
+from test_demos import BOOT_BUDGET_S, ROOT, Pty, verdict  # noqa: E402
 
 QUIT_LINE = "run: you quit QEMU (Ctrl-A X)"
 RESET_WORDS = "QEMU's reason: guest-reset"
@@ -105,10 +105,7 @@ def main(argv=None):
         test_reset(problems)
     if args.only in (None, "quit"):
         test_quit(args.arch, problems)
-    for line in problems:
-        print(f"test_run_end: FAILED: {line}")
-    print(f"test_run_end: {'FAILED' if problems else 'ok'}")
-    return 1 if problems else 0
+    return verdict("test_run_end", problems)
 
 
 if __name__ == "__main__":
