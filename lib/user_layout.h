@@ -39,6 +39,6 @@
  * there, as on a hosted system).  Mapped whole at once: no demand paging.
  */
 #define USER_STACK_PAGES	16		/* 64 KiB */
-#define USER_MAIN_STACK_PAGES	128		/* 512 KiB */
+#define USER_MAIN_STACK_PAGES	32		/* 128 KiB */
 
 #endif

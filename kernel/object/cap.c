@@ -34,15 +34,31 @@ static void relax_cap_mutex(void)
 	mutex_lock(&cap_mutex);
 }
 
+/*
+ * An update refused -ENOMEM with cap_mutex held, where its charges never
+ * wait (quota_try_charge()): should it run once more?  Only once, and
+ * only if frees were queued, which quota_reclaim() waits for -- now, with
+ * the mutex let go, so that no other task's update waits for a grace
+ * period behind a full quota.
+ */
+static bool retry_after_reclaim(int ret, struct quota *q, bool *retried)
+{
+	if (ret != -ENOMEM || *retried)
+		return false;
+	*retried = true;
+	return quota_reclaim(q);
+}
+
+/* cap_mutex held: a node charged to cs's quota, never waiting for it (NULL: -ENOMEM). */
 static struct cap *node_alloc(struct cspace *cs)
 {
 	struct cap *c;
 
-	if (!quota_charge(cs->quota, cap_cache.size))
+	if (!quota_try_charge(cs->quota, QUOTA_OBJECTS, cap_cache.size))
 		return NULL;
 	c = kcache_alloc(&cap_cache);
 	if (!c) {
-		quota_uncharge(cs->quota, cap_cache.size);
+		quota_uncharge(cs->quota, QUOTA_OBJECTS, cap_cache.size);
 		return NULL;
 	}
 	c->quota = cs->quota;
@@ -59,7 +75,7 @@ static void node_free_rcu(struct rcu_head *rh)
 	struct quota *q = c->quota;
 
 	kcache_free(&cap_cache, c);
-	quota_uncharge(q, cap_cache.size);
+	quota_uncharge(q, QUOTA_OBJECTS, cap_cache.size);
 	quota_put(q);
 	object_deferred_done();
 }
@@ -145,9 +161,11 @@ int cap_insert_object(struct cspace *cs, long slot, struct kobject *obj, unsigne
 int cap_insert_badged(struct cspace *cs, long slot, struct kobject *obj, unsigned int rights,
 		      unsigned long badge)
 {
+	bool retried = false;
 	struct cap *c;
 	int s;
 
+again:
 	mutex_lock(&cap_mutex);
 	s = cspace_reserve(cs, slot);
 	if (s >= 0) {
@@ -158,6 +176,8 @@ int cap_insert_badged(struct cspace *cs, long slot, struct kobject *obj, unsigne
 			s = -ENOMEM;
 	}
 	mutex_unlock(&cap_mutex);
+	if (retry_after_reclaim(s, cs->quota, &retried))
+		goto again;
 	return s;
 }
 
@@ -196,11 +216,13 @@ int cap_create(struct cspace *cs, unsigned int type, long slot, long arg)
 static int derive(struct cspace *cs, long src, long dst, unsigned long rights,
 		  unsigned long badge)
 {
+	bool retried = false;
 	struct cap *s, *c;
 	int slot;
 
 	if (rights & ~(unsigned long)SYS_CAP_ALL || badge > SYS_BADGE_MAX)
 		return -EINVAL;
+again:
 	mutex_lock(&cap_mutex);
 	s = cspace_get(cs, src);
 	if (!s) {
@@ -222,6 +244,8 @@ static int derive(struct cspace *cs, long src, long dst, unsigned long rights,
 			slot = -ENOMEM;
 	}
 	mutex_unlock(&cap_mutex);
+	if (retry_after_reclaim(slot, cs->quota, &retried))
+		goto again;
 	return slot;
 }
 
@@ -237,9 +261,11 @@ int cap_mint(struct cspace *cs, long src, long dst, unsigned long rights, unsign
 
 int cap_move(struct cspace *cs, long src, long dst)
 {
+	bool retried = false;
 	struct cap *s;
 	int slot;
 
+again:
 	mutex_lock(&cap_mutex);
 	s = cspace_get(cs, src);
 	if (!s)
@@ -255,6 +281,8 @@ int cap_move(struct cspace *cs, long src, long dst)
 		cspace_set(cs, slot, s);
 	}
 	mutex_unlock(&cap_mutex);
+	if (retry_after_reclaim(slot, cs->quota, &retried))	/* (a larger table) */
+		goto again;
 	return slot;
 }
 

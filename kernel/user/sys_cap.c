@@ -98,6 +98,9 @@ static int spawn_setup(struct user_task *child, void *arg)
 
 	for (int i = 0; i < sc->n; i++) {
 		s = cap_transfer(sc->from, sc->slots[i], child->cspace, i, false);
+		/* (it never waits for the child's quota: we may, holding nothing) */
+		if (s == -ENOMEM && quota_reclaim(child->quota))
+			s = cap_transfer(sc->from, sc->slots[i], child->cspace, i, false);
 		if (s < 0)
 			return s;
 	}
@@ -234,7 +237,6 @@ long sys_quota_info(const struct syscall_args *a)
 {
 	struct sys_quota_info info = { 0 };
 	struct cap_ref ref;
-	struct quota *q;
 	int err;
 
 	if (put_user(info, a->arg[1]))
@@ -242,11 +244,7 @@ long sys_quota_info(const struct syscall_args *a)
 	err = cap_lookup(current_cspace(), a->arg[0], KOBJ_QUOTA, SYS_CAP_READ, &ref);
 	if (err)
 		return err;
-	q = quota_of(ref.obj);
-	info.limit = q->limit;
-	info.used = atomic_long_read(&q->used);
-	info.peak = READ_ONCE(q->peak);
-	info.refused = READ_ONCE(q->refused);
+	quota_report(quota_of(ref.obj), &info);
 	kobject_put(ref.obj);
 	return put_user(info, a->arg[1]) ? -EFAULT : 0;
 }
