@@ -9,6 +9,7 @@
 #include "object/thread.h"
 #include "object/types.h"
 #include "user/task.h"
+#include "user/user.h"
 #include <errno.h>
 
 DEFINE_MUTEX(cap_mutex);
@@ -27,10 +28,11 @@ bool cap_mutex_held(void)
 
 void (*cap_revoke_batch_hook)(struct cspace *cs, long slot);
 
+/* Between two batches of a revoke: others' updates get the mutex, and the CPU may go. */
 static void relax_cap_mutex(void)
 {
 	mutex_unlock(&cap_mutex);
-	cond_resched();
+	user_cond_resched();	/* (as long as the program made the tree: kernel/user/resched.c) */
 	mutex_lock(&cap_mutex);
 }
 

@@ -15,6 +15,7 @@
  * use-after-free instead of a silent one.
  */
 #include "object/cap.h"
+#include "user/user.h"
 #include <errno.h>
 
 /* Per CPU: lookups on every CPU at once must not share a cache line. */
@@ -166,7 +167,7 @@ void cspace_destroy(struct cspace *cs)
 			cap_delete_locked(c);
 		if (i % DESTROY_BATCH == DESTROY_BATCH - 1) {
 			mutex_unlock(&cap_mutex);
-			cond_resched();
+			user_cond_resched();	/* (kernel/user/resched.c) */
 			mutex_lock(&cap_mutex);
 		}
 	}

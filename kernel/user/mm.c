@@ -17,8 +17,12 @@
  * device's registers are not memory.
  */
 #include "user/mm.h"
+#include "user/user.h"
 #include "object/quota.h"
 #include <errno.h>
+
+/* Pages a loop over pages zeroes or unmaps between two chances for the CPU to go. */
+#define RESCHED_PAGES	16
 
 static atomic_long_t live_mms;
 
@@ -132,14 +136,17 @@ static void uncharge_pages(struct mm_struct *mm, size_t npages)
  * Unmaps the frames of [start, end), in batches, and frees them once the
  * TLBs forgot them (tlb.c) -- unless they are not ours (VM_SHARED: a
  * memory object's, freed with it).  How many it freed: the caller
- * uncharges them.
+ * uncharges them.  mm->lock held; the range is as long as the program
+ * asked, so the CPU may go every RESCHED_PAGES pages (user_cond_resched():
+ * the frames unmapped so far stay ours, and reachable through other CPUs'
+ * TLBs, until the batch's shootdown).
  */
 #define UNMAP_BATCH	64
 
 static size_t unmap_pages(struct mm_struct *mm, uintptr_t start, uintptr_t end, bool free)
 {
 	void *frames[UNMAP_BATCH];
-	size_t freed = 0;
+	size_t freed = 0, walked = 0;
 
 	while (start < end) {
 		uintptr_t batch_start = start;
@@ -150,6 +157,8 @@ static size_t unmap_pages(struct mm_struct *mm, uintptr_t start, uintptr_t end, 
 
 			if (pa)
 				frames[n++] = (void *)pa;
+			if (++walked % RESCHED_PAGES == 0 && start + PAGE_SIZE < end)
+				user_cond_resched();
 		}
 		if (!n)
 			continue;
@@ -201,6 +210,9 @@ static long try_map_region(struct mm_struct *mm, struct vm_region *r, uintptr_t 
 			break;
 		}
 		mm->pages++;
+		if ((a - addr) / PAGE_SIZE % RESCHED_PAGES == RESCHED_PAGES - 1 &&
+		    a + PAGE_SIZE < addr + len)
+			user_cond_resched();	/* (as many pages as the program asked) */
 	}
 	if (a < addr + len) {
 		unmap_pages(mm, addr, a, !frames);	/* out of memory: undo (map_region() uncharges) */
