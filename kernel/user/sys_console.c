@@ -48,8 +48,8 @@ static long console_pieces(const struct syscall_args *a,
 
 	if (!access_ok(ubuf, len))
 		return -EFAULT;
-	err = cap_lookup(current_user_task()->cspace, a->arg[0], KOBJ_CONSOLE, SYS_CAP_WRITE,
-			 &cons);
+	err = cap_lookup(current_user_task()->cspace, arg_int(a->arg[0]), KOBJ_CONSOLE,
+			 SYS_CAP_WRITE, &cons);
 	if (err)
 		return err;
 	while (done < len) {
