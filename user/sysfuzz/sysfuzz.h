@@ -26,6 +26,7 @@
 struct fuzzer {
 	uint64_t rng;
 	unsigned long calls, ok, errors, promises_broken;
+	unsigned long refused;		/* -SYS_ENOMEM: the quota spent in the middle of a call */
 	unsigned long per_call[NR_SYSCALLS + 1];	/* the last: unknown numbers */
 	uint64_t ns[NR_SYSCALLS + 1];			/* time spent in each */
 	int id;
