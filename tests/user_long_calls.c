@@ -148,7 +148,8 @@ static void kill_at_first_point(void)
 {
 	struct user_thread *ut = current->user;
 
-	if (!ut || ut->task != READ_ONCE(kw.task) ||
+	/* (not the points of the exit the kill makes: it has left its address space by then) */
+	if (!ut || ut->task != READ_ONCE(kw.task) || !current->mm ||
 	    arch_syscall_nr(ut->syscall_frame) != (unsigned long)kw.nr)
 		return;
 	if (!kw.killed) {
