@@ -364,19 +364,36 @@ static struct cap *subtree_next(struct cap *root, struct cap *c)
 	return NULL;
 }
 
+/*
+ * Steps of a walk of the derivation tree between two chances for the CPU
+ * to go: a tree is as large and as deep as its programs made it (their
+ * quotas bound it).  cap_mutex stays held (a mutex: sleeping is allowed),
+ * so the tree cannot change meanwhile.
+ */
+#define WALK_RESCHED	64
+
 static void mark_subtree(struct cap *root, int delta)
 {
-	for (struct cap *c = root; c; c = subtree_next(root, c))
+	unsigned long n = 0;
+
+	for (struct cap *c = root; c; c = subtree_next(root, c)) {
 		c->revoking += delta;
+		if (++n % WALK_RESCHED == 0)
+			user_cond_resched();
+	}
 }
 
 /* A leaf of root's subtree: deleting leaves first keeps the tree whole as it shrinks. */
 static struct cap *subtree_leaf(struct cap *root)
 {
 	struct cap *c = root;
+	unsigned long n = 0;
 
-	while (!list_empty(&c->children))
+	while (!list_empty(&c->children)) {
 		c = list_first_entry(&c->children, struct cap, sibling);
+		if (++n % WALK_RESCHED == 0)
+			user_cond_resched();	/* (a chain of copies of copies is deep) */
+	}
 	return c == root ? NULL : c;
 }
 
@@ -442,7 +459,8 @@ int cap_inspect(struct cspace *cs, long slot, struct sys_cap_info *info)
 		info->object = c->obj->id;
 		info->parent_slot = c->parent && c->parent->cs == cs ? c->parent->slot : -1;
 		list_for_each_entry(child, &c->children, sibling)
-			info->children++;
+			if (++info->children % WALK_RESCHED == 0)
+				user_cond_resched();	/* (cap_mutex held: the list stays) */
 		info->revoking = c->revoking > 0;
 		info->mapped = c->map_mm != NULL;
 		info->addr = c->map_addr;
