@@ -14,7 +14,9 @@
  * map_region() undoes, lets go of the lock, reclaims and tries once more.
  * A frame is uncharged when it is freed; a table when the address space
  * is.  A memory object's frames are its own (charged as an object), a
- * device's registers are not memory.
+ * device's registers are not memory.  A region's own struct is not
+ * charged: each maps at least one charged page, or is the mapping of a
+ * memory capability, which is charged (48 bytes for 4 KiB at the most).
  */
 #include "user/mm.h"
 #include "user/user.h"
@@ -29,11 +31,15 @@ static atomic_long_t live_mms;
 struct mm_struct *mm_create(struct quota *q)
 {
 	struct mm_struct *mm = kzalloc(sizeof(*mm), GFP_KERNEL);
+	int err;
 
 	if (!mm)
 		return NULL;
-	/* (its top-level table's charge never waits: if refused, reclaim and try once more) */
-	if (arch_mm_init(&mm->arch, q) && (!q || !quota_reclaim(q) || arch_mm_init(&mm->arch, q))) {
+	err = arch_mm_init(&mm->arch, q);
+	/* (its top-level table's charge never waits: refused, reclaim and try once more) */
+	if (err && q && quota_reclaim(q))
+		err = arch_mm_init(&mm->arch, q);
+	if (err) {
 		kfree(mm);
 		return NULL;
 	}
