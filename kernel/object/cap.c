@@ -78,6 +78,7 @@ static void node_free_rcu(struct rcu_head *rh)
 
 	kcache_free(&cap_cache, c);
 	quota_uncharge(q, QUOTA_OBJECTS, cap_cache.size);
+	quota_free_done(q);
 	quota_put(q);
 	object_deferred_done();
 }
@@ -121,6 +122,7 @@ void cap_delete_locked(struct cap *c)
 		memory_cap_unmap(c);	/* waits for the TLB shootdown */
 	kobject_cap_removed(c->obj, c->rights);
 	atomic_long_inc(&nr_deleted);
+	quota_free_queued(c->quota);
 	object_call_rcu(&c->rcu, node_free_rcu);
 }
 

@@ -113,6 +113,7 @@ static void kobject_free_rcu(struct rcu_head *rh)
 	if (ti->ops->release)
 		ti->ops->release(obj);
 	quota_uncharge(q, QUOTA_OBJECTS, ti->cache.size);
+	quota_free_done(q);
 	quota_put(q);
 	atomic_long_inc(&ti->freed);
 	kcache_free(&ti->cache, obj);
@@ -131,6 +132,7 @@ void kobject_put(struct kobject *obj)
 	if (atomic_read(&obj->ncaps))
 		panic("BUG: %s %lu: last reference dropped with %d capabilities naming it",
 		      kobject_type_name(obj->head.type), obj->id, atomic_read(&obj->ncaps));
+	quota_free_queued(obj->quota);	/* (a charge refused meanwhile may wait for it) */
 	object_call_rcu(&obj->rcu, kobject_free_rcu);
 }
 

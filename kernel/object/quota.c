@@ -116,14 +116,24 @@ static bool charge_now(struct quota *q, enum quota_kind kind, long bytes)
 	return true;
 }
 
+void quota_free_queued(struct quota *q)
+{
+	atomic_inc(&q->frees_queued);
+}
+
+void quota_free_done(struct quota *q)
+{
+	atomic_dec(&q->frees_queued);
+}
+
 /*
  * What a task deleted stays charged until its grace period ends and it is
  * freed: a task that deletes and creates in a loop can find its quota
- * full of frees still waiting.  Wait once for every free queued so far
- * (rcu_barrier()), and say whether there were any.  Never with a lock
- * held: every task that wants the lock would wait for the grace period
- * too (a full quota would stall every capability update behind
- * cap_mutex).
+ * full of frees still waiting.  If any of q's are queued, wait once for
+ * every free queued so far (rcu_barrier()), and say so; another quota's
+ * frees are no reason to wait.  Never with a lock held: every task that
+ * wants the lock would wait for the grace period too (a full quota would
+ * stall every capability update behind cap_mutex).
  */
 bool quota_reclaim(struct quota *q)
 {
@@ -135,7 +145,7 @@ bool quota_reclaim(struct quota *q)
 		      current->mutexes_held == 1 ? "it" : "them");
 	if (CONFIG_RCU_CHECKING && quota_reclaim_hook)
 		quota_reclaim_hook(q);
-	if (!object_frees_pending())
+	if (!atomic_read(&q->frees_queued))
 		return false;
 	rcu_barrier();
 	return true;

@@ -47,6 +47,7 @@ struct quota {
 	long limit;			/* bytes */
 	long peak;			/* the most ever charged (reports) */
 	unsigned long refused;		/* charges refused (reports, tests) */
+	atomic_t frees_queued;		/* frees of what is charged here, waiting for a grace period */
 	struct quota *parent;		/* carved out of it: limit bytes stay charged there (a reference) */
 };
 
@@ -72,11 +73,14 @@ bool quota_try_charge(struct quota *q, enum quota_kind kind, long bytes);
 void quota_uncharge(struct quota *q, enum quota_kind kind, long bytes);
 /*
  * After a quota_try_charge() refused under a lock, with the lock let go:
- * waits for the frees queued so far, and returns true if there were any
- * (the charge may fit now: try once more).  Holds up nothing but the
+ * if frees of what is charged to q are queued, waits for them and returns
+ * true (the charge may fit now: try once more).  Holds up nothing but the
  * caller.
  */
 bool quota_reclaim(struct quota *q);
+/* What is charged to q is queued to be freed after a grace period; then it is freed. */
+void quota_free_queued(struct quota *q);
+void quota_free_done(struct quota *q);
 /* For tests: called by quota_reclaim() before it waits (checking build). */
 extern void (*quota_reclaim_hook)(struct quota *q);
 /* quota.inject=uncharged_pages: user pages are charged to nobody (the fault tests must catch). */
