@@ -57,6 +57,7 @@ int spawn_slots[SHARED_SLOTS] = { 0, 1, 2, 3, 4, 5, 6, 7 };
 uint64_t seed;
 char text[8];			/* what console_write may print */
 int long_lived[MAX_WORKERS + 3];	/* the fuzzing threads, main, the server: never waited for */
+int fuzzing_tasks[MAX_TASKS];		/* tasks=N's: main alone collects them */
 struct sys_exit_status statuses[4];
 volatile int stop;
 struct fuzzer fuzzers[MAX_WORKERS + 1];
@@ -204,6 +205,7 @@ int main(int argc, char **argv)
 		q_endpoint_create(SERVED_EP);
 		q_notification_create(FUZZ_NTF);
 		nr_children = start_children(children);
+		memcpy(fuzzing_tasks, children, nr_children * sizeof(int));
 	}
 	server_tid = q_thread_create(server, NULL, SYS_CPU_ANY);
 	/* Every fuzzer in a thread of its own: main must stay free to unstick them. */

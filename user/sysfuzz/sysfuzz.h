@@ -40,6 +40,7 @@ extern struct fuzzer fuzzers[MAX_WORKERS + 1];	/* the last: what workers found *
 extern int spawn_slots[SHARED_SLOTS];
 extern char text[8];
 extern int long_lived[MAX_WORKERS + 3];
+extern int fuzzing_tasks[MAX_TASKS];
 extern struct sys_exit_status statuses[4];
 extern volatile int stop;
 
