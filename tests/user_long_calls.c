@@ -16,7 +16,7 @@
  * until the call returns, so no grace period ever ends inside one: the
  * budget, which only a broken kernel runs out of, runs out.
  */
-#include "rcu_window.h"
+#include "ktest.h"
 #include "object/console.h"
 #include "user/thread.h"
 
@@ -104,7 +104,8 @@ static bool show(const struct kind *k)
 			return false;
 		}
 		runs++;
-		WIN_WAIT(shown(k) || completion_done(&t->done));
+		while (!shown(k) && !completion_done(&t->done) && ktime_get_ns() < end)
+			msleep(1);
 		user_task_kill(t, SYS_KILLED_BY_KERNEL);
 		if (user_task_wait_timeout(t, ktest_budget_ns(20, 2), &st))
 			st.status = -1;		/* (it did not end: the test fails below) */
