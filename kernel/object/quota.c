@@ -22,11 +22,11 @@ static int quota_kb = 8192;
 KPARAM_INT("cap.quota_kb", quota_kb, 16, 1 << 20);
 
 /*
- * Each task's quota: cap.quota_kb, but never more than a quarter of the
- * memory the kernel has in all, so that one task that spends its quota
- * still leaves memory to start and serve the others (make test at
- * x86-64's least, MEM=17M, leaves the kernel about 6.7 MiB: 1.7 MiB
- * each, enough for the tests above at SMP=2).
+ * Each task's quota: cap.quota_kb, but never more than half the memory
+ * the kernel has in all, so that one task that spends its quota still
+ * leaves the other half to start and serve the others.  (A quarter was
+ * too little at make test's least memory: AArch64's MEM=15M leaves the
+ * kernel 4 MiB, and captorture at SMP=4 needs 1.7 of it.)
  */
 long quota_default_bytes(void)
 {

@@ -12,7 +12,8 @@
  * What a thread costs its task's quota besides its user stack (which
  * mm_map() charges): its kernel half -- the kernel stack, its guard
  * page and the task_struct, given back when the reaper has freed them
- * (user_thread_reaped()) -- and this structure, given back with it.
+ * (user_thread_reaped()) -- and this structure, given back when it is
+ * freed (its status collected, or its task freed).
  */
 #define KERNEL_HALF_BYTES	((THREAD_PAGES + 1) * PAGE_SIZE + sizeof(struct task_struct))
 
