@@ -55,6 +55,7 @@ struct task_struct {
 	struct srcu_held srcu_held[SRCU_MAX_NESTING];
 	u64 switches;			/* times it was switched in */
 	int cpus_read_depth;		/* cpus_read_lock() held, nested this deep */
+	int mutexes_held;		/* mutexes it holds now (quota_reclaim() checks) */
 
 	/* Kernel threads. */
 	int (*threadfn)(void *data);
