@@ -8,6 +8,7 @@
  * spinning on a lock with interrupts off could never take it.
  */
 #include "user/mm.h"
+#include "object/holds.h"
 #include <errno.h>
 
 static atomic_long_t live_mms;
@@ -321,6 +322,7 @@ void mm_put(struct mm_struct *mm)
 	if (cpumask_weight(&mm->cpus))
 		panic("BUG: freeing an address space still loaded on CPU%d",
 		      cpumask_first(&mm->cpus));
+	holds_check_free(HOLD_MM, mm);	/* (kernel/object/holds.h) */
 	mutex_lock(&mm->lock);
 	list_for_each_entry_safe(r, n, &mm->regions, node) {
 		unmap_pages(mm, r->start, r->end, r->kind != VM_SHARED && r->kind != VM_DEVICE);
