@@ -74,10 +74,11 @@ void arch_console_rx_irq(bool on);
  * [base, base + n), at once on this CPU (which has am loaded), on others
  * from their next switch to am: 0, -EINVAL (beyond the ports the kernel
  * can grant), -ENOSPC (am holds as many ranges as the arch keeps: x86-64 4),
- * -ENOTSUP (no I/O ports on this architecture).  arch_io_revoke() (am's
- * mm->lock held) takes the range back; the caller's tlb_shootdown() of am
- * then reloads every CPU that has am loaded (arch_flush_tlb_user()
- * rereads the grant).
+ * -ENOTSUP (no I/O ports on this architecture); the same range granted
+ * again counts one grant more.  arch_io_revoke() (am's mm->lock held)
+ * takes one grant back, and the range with its last; the caller's
+ * tlb_shootdown() of am then reloads every CPU that has am loaded
+ * (arch_flush_tlb_user() rereads the grant).
  */
 struct arch_mm;
 struct device_regs {

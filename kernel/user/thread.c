@@ -6,6 +6,7 @@
 #include "user/uaccess.h"
 #include "object/quota.h"
 #include "object/thread.h"
+#include "object/holds.h"
 #include <errno.h>
 
 /*
@@ -41,11 +42,26 @@ static void free_user_thread(struct user_thread *ut)
 	kfree(ut);
 }
 
+/*
+ * The last put drops the thread's reference on its task: a user thread
+ * names its task for as long as it lives, whoever keeps it (its thread
+ * object, held by a capability or a reply capability, may outlive the
+ * task's end by far).  Its task ended before (every thread of it exited,
+ * or ut would not be unreferenced), so that put never sleeps: it may come
+ * from an RCU callback (thread_release()).
+ */
 void user_thread_put(struct user_thread *ut)
 {
+	struct user_task *t = ut->task;
+
 	/* [thread_put_dec] pairs [thread_put_dec]: as [mm_put_dec] (kernel/user/mm.c). */
-	if (atomic_dec_and_test(&ut->refs))
-		free_user_thread(ut);
+	if (!atomic_dec_and_test(&ut->refs))
+		return;
+	holds_check_free(HOLD_USER_THREAD, ut);
+	holds_unlink(ut, "task", t);
+	free_user_thread(ut);
+	if (!cap_injected(CAP_INJECT_NO_REF))	/* (the injection: the reaper dropped it) */
+		user_task_put(t);
 }
 
 void user_thread_reaped(struct user_thread *ut)
@@ -142,7 +158,8 @@ int user_thread_create(struct user_task *t, uintptr_t entry, uintptr_t arg, uint
 	kt->user = ut;
 	kt->mm = t->mm;
 	init_completion(&ut->done);
-	user_task_get(t);		/* the thread's */
+	user_task_get(t);		/* ut->task's, until ut is freed */
+	holds_link(HOLD_USER_THREAD, ut, "task", HOLD_TASK, t);
 	spin_lock_irqsave(&t->lock, flags);
 	first = !t->id;
 	if (first)

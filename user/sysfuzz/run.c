@@ -32,6 +32,11 @@ static void one_call(struct fuzzer *f)
 	void *own_tls = q_thread_pointer();
 	long nr, a[6], r;
 
+	if (f->id < MAX_WORKERS && below(f, PEER_ONE_IN) == 0) {
+		peer(f);		/* (a fuzzing thread's: a worker must end soon) */
+		f->calls++;
+		return;
+	}
 	nr = draw_number(f);
 	shape(f, nr, a);
 	if (deadly(f, nr, a))

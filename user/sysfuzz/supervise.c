@@ -12,13 +12,13 @@ unsigned long restarts;			/* fuzzing threads stuck in a wait, killed, replaced *
  * A capability to our thread tid, to kill it through.  The fuzzing may
  * have filled every slot or spent our quota: then the fuzzed slots go,
  * one at a time, until there is room (joining a stuck thread without
- * killing it would wait for ever).
+ * killing it would wait for ever).  -SYS_ESRCH: it has exited.
  */
-static int thread_cap_to_kill(int tid)
+int thread_cap_to_kill(int tid)
 {
 	int t = q_thread_cap(SYS_CAP_ANY_SLOT, tid);
 
-	for (int s = CAP_SLOTS - 1; t < 0 && s > PROGRAM; s--) {
+	for (int s = CAP_SLOTS - 1; t < 0 && t != -SYS_ESRCH && s > PROGRAM; s--) {
 		q_cap_delete(s);
 		t = q_thread_cap(SYS_CAP_ANY_SLOT, tid);
 	}
@@ -120,7 +120,7 @@ void supervise(int *tids)
 			if (calls >= share)
 				continue;
 			all = false;
-			if (calls != last[i]) {
+			if (calls != last[i] || fuzzers[i].in_peer) {
 				last[i] = calls;
 				still[i] = 0;
 			} else if (++still[i] == STALL_POLLS) {
