@@ -118,6 +118,8 @@ bool rcu_exp_waits_for(int cpu, struct sched_waiter *w);
  * (tests/rcu_poll_edges.c).
  */
 extern void (*rcu_gp_end_hook)(unsigned long gp_seq);
+/* Skips n wait numbers of the polled API (sync.c), never more than 2^62 at once. */
+void rcu_poll_skip_waits(unsigned long n);
 /* Prints a line for each fault injection that is on (inject.c). */
 void rcu_inject_announce(void);
 
