@@ -45,6 +45,17 @@ unsigned long sched_idle_halts_with_work(void)
 	return n;
 }
 
+/* Checking build: returns to user mode with such a task queued (sched_note_user_return()). */
+unsigned long sched_user_returns_with_work(void)
+{
+	unsigned long n = 0;
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		n += READ_ONCE(runqueues[cpu].user_returns_with_work);
+	return n;
+}
+
 void sched_show_cpu(int cpu)
 {
 	struct rq *rq = &runqueues[cpu];
