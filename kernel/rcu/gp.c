@@ -329,6 +329,18 @@ void rcu_irq_exit(void)
 	}
 }
 
+/*
+ * In an interrupt handler: did the interrupt come from the idle loop's
+ * extended quiescent state?  Then the CPU runs no reader.  Not the same
+ * as "the idle task is current": the boot CPU runs kmain()'s set-up as
+ * its idle task, interrupts on, and an arriving CPU its starting hook,
+ * both outside the idle state and free to read.
+ */
+bool rcu_irq_from_idle(void)
+{
+	return this_cpu()->irq_depth == 1 && rcu_data[smp_processor_id()].irq_from_idle;
+}
+
 bool rcu_cpu_in_eqs(int cpu)
 {
 	return READ_ONCE(rcu_data[cpu].idle);

@@ -108,6 +108,8 @@ void rcu_debug_callback_exit(void *outer);
  */
 bool rcu_exp_note_qs(void);
 bool rcu_exp_noted(void);
+/* In a handler: the interrupt came from the idle loop's extended quiescent state (gp.c). */
+bool rcu_irq_from_idle(void);
 void rcu_exp_get_stats(struct rcu_stats *s);
 bool rcu_exp_waits_for(int cpu, struct sched_waiter *w);
 /*
