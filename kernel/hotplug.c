@@ -42,7 +42,9 @@
  * that holds it for reading may take it again (rcu_barrier() inside
  * cpus_read_lock(), say): it does not queue, or a writer queued in
  * between would wait for its first hold while its second waited for the
- * writer.  Taking it for writing while holding it for reading is refused.
+ * writer.  Taking it for writing while holding it for reading is refused,
+ * and so is taking it at all while holding it for writing: each would
+ * wait for itself.
  */
 struct hotplug_waiter {
 	struct list_head node;
@@ -55,6 +57,7 @@ static struct {
 	spinlock_t lock;
 	int readers;		/* readers inside */
 	bool writer;		/* a writer inside */
+	struct task_struct *writer_task;	/* ...and which task it is */
 	struct list_head waiters;	/* in arrival order */
 } cpu_hotplug_lock = {
 	.lock = __SPIN_LOCK_UNLOCKED(cpu_hotplug_lock.lock),
@@ -71,8 +74,10 @@ static void hotplug_lock_grant(void)
 		w = list_first_entry(&cpu_hotplug_lock.waiters, struct hotplug_waiter, node);
 		if (w->write && cpu_hotplug_lock.readers)
 			return;		/* the writer waits for the readers inside */
-		if (w->write)
+		if (w->write) {
 			cpu_hotplug_lock.writer = true;
+			WRITE_ONCE(cpu_hotplug_lock.writer_task, w->task);
+		}
 		else
 			cpu_hotplug_lock.readers++;
 		list_del(&w->node);
@@ -87,6 +92,11 @@ static void hotplug_lock(bool write)
 	unsigned long flags;
 
 	might_sleep_check(write ? "cpus_write_lock" : "cpus_read_lock");
+	/* (only the writer itself stored itself there: no race with it) */
+	if (READ_ONCE(cpu_hotplug_lock.writer_task) == current)
+		panic("BUG: %s() by %s, which holds cpus_write_lock() (remove_cpu(), add_cpu()): "
+		      "it would wait for itself", write ? "cpus_write_lock" : "cpus_read_lock",
+		      current->comm);
 	if (current->cpus_read_depth) {
 		if (write)
 			panic("BUG: cpus_write_lock() (remove_cpu(), add_cpu()) by %s, which "
@@ -123,6 +133,7 @@ static void hotplug_unlock(bool write)
 		      write ? "cpus_write_unlock" : "cpus_read_unlock", current->comm);
 	if (write) {
 		cpu_hotplug_lock.writer = false;
+		WRITE_ONCE(cpu_hotplug_lock.writer_task, NULL);
 	} else {
 		cpu_hotplug_lock.readers--;
 		current->cpus_read_depth = 0;

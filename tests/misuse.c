@@ -247,3 +247,16 @@ KTEST_EXPECT_PANIC(misuse_remove_cpu_inside_cpus_read_lock, "which holds cpus_re
 	remove_cpu(1);
 	cpus_read_unlock();
 }
+
+/*
+ * The reverse order: cpus_read_lock() by the task that holds
+ * cpus_write_lock() (a remove_cpu() path that calls rcu_barrier(), say)
+ * would wait for its own write hold, for ever and silently.
+ */
+KTEST_EXPECT_PANIC(misuse_cpus_read_lock_inside_cpus_write_lock, "which holds cpus_write_lock()")
+{
+	cpus_write_lock();
+	cpus_read_lock();
+	cpus_read_unlock();
+	cpus_write_unlock();
+}
