@@ -26,6 +26,7 @@
 #include <errno.h>
 #include "kernel.h"
 #include "cpu.h"
+#include "irq.h"
 
 /* How long a CPU may take to stop once it is offline (a bug if longer). */
 #define CPU_DEAD_TIMEOUT_NS	(10 * NSEC_PER_SEC)
@@ -174,7 +175,8 @@ void (*cpu_starting_hook)(int cpu);
 /*
  * Step 3, on the CPU going down, from its idle task once no task is left
  * here (sched_cpu_dying()), interrupts off since that last switch.  The
- * hook and a cross-CPU call may still hold RCU readers: until
+ * hook, a cross-CPU call and irq_work accepted since the CPU's last
+ * interrupt may still hold RCU readers: until
  * rcu_report_dead() the CPU stays online and its run queue takes tasks, so
  * a synchronize_rcu() tour that hops here waits in that queue, and only
  * sched_cpu_offline() sends it on.
@@ -193,6 +195,7 @@ void cpu_die(void)
 	smp_handle_call_ipi();	/* a call addressed to us while we were up */
 	if (late_hook)
 		late_hook(cpu);
+	irq_work_cpu_dying(cpu);	/* and irq_work queued for us since */
 	rcu_report_dead(cpu);
 	sched_cpu_offline(cpu);
 	arch_cpu_die(cpu);
