@@ -299,16 +299,6 @@ static bool hp_wait_for(bool *flag)
 	return false;
 }
 
-static bool hp_wait_for_count(int *count, int n)
-{
-	for (int i = 0; i < 2000 * num_online_cpus(); i++) {
-		if (READ_ONCE(*count) >= n)
-			return true;
-		msleep(1);
-	}
-	return false;
-}
-
 KTEST(hotplug_run_on_a_cpu_going_offline_while_queued_returns_enodev)
 {
 	static struct hp_call hop, rm;
@@ -477,7 +467,7 @@ static struct {
 	bool hook_entered, queued;
 	struct irq_work work[2];	/* [0] by IPI, [1] lazy */
 	int ran[2], ran_on[2];
-	bool ran_online[2];
+	bool ran_online[2], ran_again;
 } hw;
 
 static void hw_wait_for_queued_hook(int cpu)
@@ -497,6 +487,8 @@ static void hw_work_fn(struct irq_work *work)
 	hw.ran_on[i] = smp_processor_id();
 	hw.ran_online[i] = cpu_online(smp_processor_id());
 	WRITE_ONCE(hw.ran[i], hw.ran[i] + 1);
+	if (hw.ran[i] > 1)
+		WRITE_ONCE(hw.ran_again, true);
 }
 
 KTEST(hotplug_irq_work_for_a_dying_cpu_runs_before_it_goes)
@@ -537,7 +529,8 @@ KTEST(hotplug_irq_work_for_a_dying_cpu_runs_before_it_goes)
 	KEXPECT(!irq_work_queue_on(&hw.work[0], cpu));	/* gone: no */
 	KEXPECT_EQ(add_cpu(cpu), 0);
 	KEXPECT(irq_work_queue_on(&hw.work[0], cpu));	/* back: yes */
-	KEXPECT(hp_wait_for_count(&hw.ran[0], 2));
+	KEXPECT(hp_wait_for(&hw.ran_again));
+	KEXPECT_EQ(READ_ONCE(hw.ran[0]), 2);
 	for (int i = 0; i < 4; i++)
 		msleep(1);	/* (a stale lazy one would run in these ticks) */
 	KEXPECT_EQ(READ_ONCE(hw.ran[1]), 1);

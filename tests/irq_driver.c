@@ -55,18 +55,24 @@ static int grant_line(struct user_task *t, void *arg)
 }
 
 /* irq_driver MODE CPU with the line's capability in its slot 0, the UART's in 1. */
-static struct user_task *start_driver(const char *mode, int cpu, unsigned int line)
+static struct user_task *start_driver_with(const char *mode, int cpu, unsigned int line,
+					   const char *more)
 {
 	struct user_task *t;
 	char cmd[96];
 	int err;
 
-	/* serve waits for TYPED; the others take no third argument */
-	snprintf(cmd, sizeof(cmd), DRIVER " %s %d %s", mode, cpu, TYPED);
+	/* serve and late wait for TYPED; the others take no third argument */
+	snprintf(cmd, sizeof(cmd), DRIVER " %s %d %s%s", mode, cpu, TYPED, more);
 	t = user_spawn_with(cmd, NULL, &err, grant_line, &line);
 	if (!t)
 		ktest_info("%s did not start (error %d)", cmd, err);
 	return t;
+}
+
+static struct user_task *start_driver(const char *mode, int cpu, unsigned int line)
+{
+	return start_driver_with(mode, cpu, line, "");
 }
 
 /* The console's line, back to the kernel (every test ends with this; it empties the UART). */
@@ -80,6 +86,41 @@ static int console_line(void)
 	if (!boot_module_find(DRIVER))
 		return -ENOENT;
 	return kernel_console_line();
+}
+
+/*
+ * Lets the console's line go, routed to CPU0, to the driver start() starts
+ * on cpu; once it holds the line (open: the controller lets it through),
+ * notes the line's arrivals in *before and types TYPED.  NULL when the
+ * driver did not start (a failed check) or nobody types (the test is
+ * skipped), the line given back.
+ */
+static struct user_task *drive_typed(struct user_task *(*start)(int cpu, unsigned int line),
+				     int cpu, unsigned int line, unsigned long *before)
+{
+	struct user_task *t;
+	struct irq_stats st;
+
+	console_input_release();
+	KEXPECT_EQ(irq_set_affinity(line, 0), 0);
+	t = start(cpu, line);
+	KEXPECT(t);
+	if (t) {
+		KEXPECT(wait_held(line, true));
+		KEXPECT(!arch_irq_masked(line));
+		*before = irq_get_stats(line, &st) ? st.count : 0;
+		if (ktest_type_on_console(TYPED))
+			return t;
+		killed(t);
+		ktest_skip("nobody types on the serial line (run from the monitor)");
+	}
+	give_back();
+	return NULL;
+}
+
+static struct user_task *start_serving(int cpu, unsigned int line)
+{
+	return start_driver("serve", cpu, line);
 }
 
 /*
@@ -99,22 +140,9 @@ KTEST(irq_user_driver_serves_the_uart_from_another_cpu)
 		drv_cpu--;
 	if (!drv_cpu)
 		ktest_info("one CPU: the driver runs on the CPU the line is routed to");
-	console_input_release();
-	KEXPECT_EQ(irq_set_affinity(line, 0), 0);
-	t = start_driver("serve", drv_cpu, line);
-	KEXPECT(t);
-	if (!t) {
-		give_back();
+	t = drive_typed(start_serving, drv_cpu, line, &before);
+	if (!t)
 		return;
-	}
-	KEXPECT(wait_held(line, true));
-	KASSERT(irq_get_stats(line, &st));
-	before = st.count;
-	if (!ktest_type_on_console(TYPED)) {
-		killed(t);
-		give_back();
-		KTEST_SKIP("nobody types on the serial line (run from the monitor)");
-	}
 	KEXPECT_EQ(end_of(t), EXIT_WOKE_ON + drv_cpu);
 	KEXPECT(irq_get_stats(line, &st) && st.count > before && st.last_cpu == 0);
 	KEXPECT(wait_held(line, false));	/* its capability went with it */
@@ -270,6 +298,15 @@ static bool line_arrived(unsigned int line, unsigned long n)
 	return irq_get_stats(line, &st) && st.count >= n;
 }
 
+/* irq_driver late: told whether the line is level-triggered (then it waits once more). */
+static struct user_task *start_late(int cpu, unsigned int line)
+{
+	struct irq_stats st;
+
+	return start_driver_with("late", cpu, line,
+				 irq_get_stats(line, &st) && st.level ? " 1" : " 0");
+}
+
 /*
  * A line stays masked from its delivery until the driver's SYS_irq_ack:
  * a level-triggered line would fire again at once, for ever, while the
@@ -289,34 +326,16 @@ KTEST(irq_line_stays_masked_from_delivery_until_the_drivers_ack)
 	unsigned long before;
 	struct user_task *t;
 	struct irq_stats st;
-	char cmd[96];
 	u64 ticks;
-	int err;
 
 	if (line < 0)
 		KTEST_SKIP("needs " DRIVER " and " NOT_THE_KERNELS);
 	while (drv_cpu > 0 && !cpu_online(drv_cpu))
 		drv_cpu--;
 	run_on(drv_cpu);	/* not on the line's CPU: a line that never closes keeps it */
-	console_input_release();
-	KEXPECT_EQ(irq_set_affinity(line, 0), 0);
-	KASSERT(irq_get_stats(line, &st));
-	snprintf(cmd, sizeof(cmd), DRIVER " late %d %d %s", drv_cpu, st.level, TYPED);
-	t = user_spawn_with(cmd, NULL, &err, grant_line, &line);
-	KEXPECT(t);
-	if (!t) {
-		give_back();
+	t = drive_typed(start_late, drv_cpu, line, &before);
+	if (!t)
 		return;
-	}
-	KEXPECT(wait_held(line, true));
-	KASSERT(irq_get_stats(line, &st));
-	before = st.count;
-	KEXPECT(!arch_irq_masked(line));	/* open while the driver waits */
-	if (!ktest_type_on_console(TYPED)) {
-		killed(t);
-		give_back();
-		KTEST_SKIP("nobody types on the serial line (run from the monitor)");
-	}
 	KEXPECT(line_arrived(line, before + 1));
 	KEXPECT(arch_irq_masked(line));
 	ticks = READ_ONCE(cpus[0].ticks);

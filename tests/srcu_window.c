@@ -19,10 +19,11 @@
  * bug), or its caller sleeps inside it -- a correct SRCU waits there for
  * what we hold, and nothing more can happen until we let go.  A cleanup
  * that gives the thread a while instead of waiting until it lets go also
- * sleeps, so cleanup's holds last longer: until its caller has slept and
- * woken SW_HOLD_WAKES times (cleanup polls), or slept through
- * SW_HOLD_TICKS ticks of its own CPU without waking, both counted, which a
- * wait that is usually long enough (a tick, ten polls) does not survive.  The holder
+ * sleeps, so the holds of srcu_gp after the domain's last callback last
+ * longer: until cleanup's caller has slept and woken SW_HOLD_WAKES times
+ * (cleanup polls), or slept through SW_HOLD_TICKS ticks of its own CPU
+ * without waking, both counted, which a wait that is usually long enough
+ * (a tick, ten polls) does not survive.  The holder
  * keeps CPU 0 (where srcu_gp runs) and the caller runs on the last CPU: two
  * CPUs at least.
  */
@@ -51,7 +52,6 @@ static struct {
 	int calling, returned;			/* the caller is inside the call; it returned */
 	int holding;				/* the blocker (or the seam) holds CPU 0 */
 	bool in_window;				/* ...while srcu_gp was switched out inside our pass */
-	bool patient;				/* cleanup's holds: SW_HOLD_TICKS */
 	bool seam_armed;			/* srcu_retire_hook holds srcu_gp in sw_srcu */
 	int seam_left;
 	bool returned_while_held, hung;
@@ -86,7 +86,7 @@ static bool sw_caller_slept_long(u64 *seen)
 
 /*
  * Holds the CPU until the call returned or its caller sleeps in it (with
- * `patient`, for SW_HOLD_TICKS of its ticks).  A quiescent state for
+ * `patient`, long: sw_caller_slept_long()).  A quiescent state for
  * classic RCU now and then: we hold no reader, and every other CPU's grace
  * periods go on.  Preemption off (PREEMPT=1): the hold must not end on a
  * tick.
@@ -129,7 +129,7 @@ static void sw_held(struct rcu_head *rh)
 
 	sw.thread = current;
 	smp_store_release(&c->started, 1);
-	sw_hold(sw.patient);
+	sw_hold(false);
 	smp_store_release(&c->finished, 1);
 }
 
@@ -235,47 +235,61 @@ static void sw_poison_and_pass(void)
 	synchronize_srcu(&sw_other);
 }
 
+/* What cleanup_srcu_struct() left as it returned. */
+struct sw_after {
+	bool finished;		/* the callback we watch had returned */
+	bool listed;		/* the domain was still on srcu_gp's list */
+	unsigned long magic;	/* SRCU_MAGIC: it refused */
+};
+
+/* Calls cleanup_srcu_struct(), watching `last`, and says the call returned. */
+static struct sw_after sw_cleanup(const struct sw_cb *last)
+{
+	struct sw_after a;
+
+	smp_store_release(&sw.calling, 1);
+	cleanup_srcu_struct(&sw_srcu);
+	a.finished = READ_ONCE(last->finished);
+	a.listed = READ_ONCE(sw_srcu.on_list);
+	a.magic = READ_ONCE(sw_srcu.magic);
+	smp_store_release(&sw.returned, 1);
+	return a;
+}
+
 /* What cleanup_srcu_struct() may do: refuse (warned, left as is) or finish the thread's part. */
-static void sw_check_cleanup(bool finished, bool listed, unsigned long magic)
+static void sw_check_cleanup(struct sw_after a)
 {
 	KEXPECT(!sw.returned_while_held);
 	KEXPECT(!sw.hung);
-	if (magic == SRCU_MAGIC) {
+	if (a.magic == SRCU_MAGIC) {
 		ktest_info("cleanup_srcu_struct() refused: the domain stays");
 		srcu_barrier(&sw_srcu);
 		cleanup_srcu_struct(&sw_srcu);
 		KEXPECT_EQ(sw_srcu.magic, 0);
 		return;
 	}
-	if (!finished || listed)
+	if (!a.finished || a.listed)
 		ktest_info("cleanup_srcu_struct() returned while srcu_gp still used the domain "
-			   "(its callback %s, the domain %s)", finished ? "returned" : "running",
-			   listed ? "still listed" : "off the list");
-	KEXPECT(finished);
-	KEXPECT(!listed);
-	if (finished && !listed && !sw.returned_while_held)
+			   "(its callback %s, the domain %s)", a.finished ? "returned" : "running",
+			   a.listed ? "still listed" : "off the list");
+	KEXPECT(a.finished);
+	KEXPECT(!a.listed);
+	if (a.finished && !a.listed && !sw.returned_while_held)
 		sw_poison_and_pass();	/* (not after a failure: the kernel must live to report it) */
 }
 
 /* cleanup_srcu_struct() while the thread runs the domain's last callback. */
 KTEST(srcu_window_cleanup_waits_for_a_callback_still_running)
 {
-	bool finished, listed;
-	unsigned long magic;
+	struct sw_after a;
 
 	SW_NEEDS_TWO_CPUS();
 	sw_reset();
-	sw.patient = true;
 	sw_queue_batch(1, sw_held, NULL);
 	KASSERT(WIN_WAIT(smp_load_acquire(&sw.cb[0].started)));
-	smp_store_release(&sw.calling, 1);
-	cleanup_srcu_struct(&sw_srcu);
-	finished = READ_ONCE(sw.cb[0].finished);
-	listed = READ_ONCE(sw_srcu.on_list);
-	magic = READ_ONCE(sw_srcu.magic);
-	smp_store_release(&sw.returned, 1);
+	a = sw_cleanup(&sw.cb[0]);
 	KEXPECT(WIN_WAIT(smp_load_acquire(&sw.cb[0].finished)));
-	sw_check_cleanup(finished, listed, magic);
+	sw_check_cleanup(a);
 }
 
 /*
@@ -297,8 +311,7 @@ static int sw_blocker(void *arg)
 KTEST(srcu_window_cleanup_waits_for_the_thread_to_let_go)
 {
 	struct task_struct *blocker;
-	bool finished, listed;
-	unsigned long magic;
+	struct sw_after a;
 
 	SW_NEEDS_TWO_CPUS();
 	sw_reset();
@@ -310,14 +323,9 @@ KTEST(srcu_window_cleanup_waits_for_the_thread_to_let_go)
 		ktest_info("srcu_gp did not yield inside its pass after %d callbacks: "
 			   "the window was missed (see SW_YIELD_EVERY)", SW_YIELD_EVERY);
 	KEXPECT(sw.in_window);
-	smp_store_release(&sw.calling, 1);
-	cleanup_srcu_struct(&sw_srcu);
-	finished = READ_ONCE(sw.cb[SW_YIELD_EVERY - 1].finished);
-	listed = READ_ONCE(sw_srcu.on_list);
-	magic = READ_ONCE(sw_srcu.magic);
-	smp_store_release(&sw.returned, 1);
+	a = sw_cleanup(&sw.cb[SW_YIELD_EVERY - 1]);
 	kthread_stop(blocker);
-	sw_check_cleanup(finished, listed, magic);
+	sw_check_cleanup(a);
 }
 
 /*
@@ -338,8 +346,7 @@ static void sw_seam(struct srcu_struct *ssp)
 
 KTEST(srcu_window_cleanup_waits_for_the_thread_held_inside_the_domain)
 {
-	bool finished, listed;
-	unsigned long magic;
+	struct sw_after a;
 
 	SW_NEEDS_TWO_CPUS();
 	if (!CONFIG_RCU_CHECKING)
@@ -349,13 +356,8 @@ KTEST(srcu_window_cleanup_waits_for_the_thread_held_inside_the_domain)
 	WRITE_ONCE(srcu_retire_hook, sw_seam);
 	call_srcu(&sw_srcu, &sw.cb[0].rh, sw_count);
 	KASSERT(WIN_WAIT(smp_load_acquire(&sw.holding)));
-	smp_store_release(&sw.calling, 1);
-	cleanup_srcu_struct(&sw_srcu);
-	finished = READ_ONCE(sw.cb[0].finished);
-	listed = READ_ONCE(sw_srcu.on_list);
-	magic = READ_ONCE(sw_srcu.magic);
-	smp_store_release(&sw.returned, 1);
+	a = sw_cleanup(&sw.cb[0]);
 	KEXPECT(WIN_WAIT(smp_load_acquire(&sw.seam_left)));
 	WRITE_ONCE(srcu_retire_hook, NULL);
-	sw_check_cleanup(finished, listed, magic);
+	sw_check_cleanup(a);
 }

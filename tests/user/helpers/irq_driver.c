@@ -10,7 +10,7 @@
  *                              until TEXT came in; exits with 64 + the CPU
  *                              it woke on (7: other characters came)
  *   irq_driver hold CPU        binds, then waits for ever (to be killed)
- *   irq_driver late CPU LEVEL TEXT
+ *   irq_driver late CPU TEXT LEVEL
  *                              as serve, but takes its first interrupt and
  *                              neither reads the UART nor acknowledges
  *                              until the test signals GO_BIT on the same
@@ -241,7 +241,7 @@ int main(int argc, char **argv)
 			q_wait(ntf);
 	}
 	if (!strcmp(argv[1], "late"))
-		ret = argc > 4 ? late(ntf, atoi(argv[3]), argv[4]) : 2;
+		ret = argc > 4 ? late(ntf, atoi(argv[4]), argv[3]) : 2;
 	else
 		ret = serve(ntf, argc > 3 ? argv[3] : "", false);
 	return ret ? ret : 64 + q_cpu();
