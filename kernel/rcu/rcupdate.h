@@ -110,8 +110,8 @@ static inline bool rcu_read_lock_held(void) { return true; }
  * test can look at the element being published at the moment it becomes
  * reachable: its fields must be set by then (tests/rcu_lists_publish.c).
  */
-#if CONFIG_RCU_CHECKING
 extern void (*rcu_publish_hook)(const void *where, const void *p);
+#if CONFIG_RCU_CHECKING
 #define rcu_publish_seam(where, p)					\
 	do {								\
 		void (*__hook)(const void *, const void *) = READ_ONCE(rcu_publish_hook); \
