@@ -315,7 +315,7 @@ static struct user_task *start_late(int cpu, unsigned int line)
  * say so.  Meanwhile the controller itself must hold the line back
  * (arch_irq_masked()), and on a level line (the UART's on AArch64; COM1's
  * is edge-triggered on x86-64) no second interrupt comes while the line's
- * CPU takes three ticks -- it would come at once, since the UART still
+ * CPU takes two ticks -- it would come at once, since the UART still
  * asserts the line.  After the ack the line is open again, and on a level
  * line the interrupt comes once more before the driver reads: the driver
  * checks that order itself (exit 11: a second interrupt before its ack).
@@ -339,7 +339,7 @@ KTEST(irq_line_stays_masked_from_delivery_until_the_drivers_ack)
 	KEXPECT(line_arrived(line, before + 1));
 	KEXPECT(arch_irq_masked(line));
 	ticks = READ_ONCE(cpus[0].ticks);
-	while (READ_ONCE(cpus[0].ticks) < ticks + 3)
+	while (READ_ONCE(cpus[0].ticks) < ticks + 2)
 		msleep(1);
 	KASSERT(irq_get_stats(line, &st));
 	if (st.count != before + 1 || !arch_irq_masked(line))
