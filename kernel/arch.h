@@ -107,6 +107,9 @@ void arch_io_revoke(struct arch_mm *am, unsigned int base, unsigned int n);
  * arch_irq_eoi():    end of interrupt on this CPU, after the handler.
  * arch_irq_describe(): its name for messages ("IRQ 4 (I/O APIC pin 4,
  *                    vector 0x64)", "SPI 33 (INTID 33)").
+ * arch_irq_masked(): what the controller itself says: does it hold the
+ *                    line back now?  (For tests: the kernel's own record
+ *                    could say masked while the controller does not.)
  */
 int arch_irq_setup(unsigned int irq, bool *level);
 void arch_irq_route(unsigned int irq, int cpu);
@@ -114,6 +117,7 @@ void arch_irq_mask(unsigned int irq);
 void arch_irq_unmask(unsigned int irq);
 void arch_irq_eoi(unsigned int irq);
 void arch_irq_describe(unsigned int irq, char *buf, size_t size);
+bool arch_irq_masked(unsigned int irq);
 
 /* Inter-processor interrupts and the NMI-like "stop" used by panic. */
 enum ipi_kind { IPI_CALL_FUNC, IPI_RESCHEDULE, IPI_NR };

@@ -411,6 +411,19 @@ static void note_halt(struct rq *rq)
 		WRITE_ONCE(rq->halts_with_work, rq->halts_with_work + 1);
 }
 
+/*
+ * Checking build: on the way back to user mode, interrupts off, counts the
+ * returns that leave a task this CPU queued for itself, which no IPI
+ * announces: it would wait for the next interrupt (exit_to_user_mode()).
+ */
+void sched_note_user_return(void)
+{
+	struct rq *rq = this_rq();
+
+	if (CONFIG_RCU_CHECKING && rq->unannounced)
+		WRITE_ONCE(rq->user_returns_with_work, rq->user_returns_with_work + 1);
+}
+
 /* The idle task: run what is queued, else halt until an interrupt. */
 void cpu_idle_loop(void)
 {

@@ -133,6 +133,10 @@ void sched_show_cpu(int cpu);
 bool sched_cpu_idle(int cpu);
 /* Checking build: idle halts with a task queued that no IPI announced (0 when right). */
 unsigned long sched_idle_halts_with_work(void);
+/* Checking build: returns to user mode with such a task queued (0 when right). */
+unsigned long sched_user_returns_with_work(void);
+/* Counts one if this CPU returns to user mode so (exit_to_user_mode(), interrupts off). */
+void sched_note_user_return(void);
 /* The task waiting longest in a CPU's run queue, as stall reports see it. */
 struct sched_waiter {
 	char comm[TASK_COMM_LEN];

@@ -1,9 +1,11 @@
 /*
- * Spins in user mode on every CPU until killed: one thread pinned to each
- * CPU, the first thread on CPU 0 (tests/user_rcu.c: grace periods must
- * end while user code runs everywhere).
+ * Spins in user mode until killed: with no argument on every CPU, one
+ * thread pinned to each, the first thread on CPU 0 (tests/user_rcu.c:
+ * grace periods must end while user code runs everywhere); with a CPU
+ * number, on that CPU alone (the others stay idle).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include "quiescent.h"
 
 static int spin(void *arg)
@@ -14,10 +16,18 @@ static int spin(void *arg)
 	return 0;	/* (never) */
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	int n = q_nr_cpus();
 
+	if (argc > 1) {
+		int cpu = atoi(argv[1]);
+
+		if (cpu < 0 || cpu >= n || q_set_cpu(cpu) < 0)
+			return 2;
+		printf("spinning in user mode on CPU%d\n", cpu);
+		spin(NULL);
+	}
 	q_set_cpu(0);
 	for (int cpu = 1; cpu < n; cpu++)
 		if (q_thread_create(spin, NULL, cpu) < 0)
