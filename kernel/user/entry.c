@@ -51,5 +51,6 @@ void exit_to_user_mode(void)
 	if (current->rcu_read_lock_nesting)
 		panic("BUG: returning to user mode inside rcu_read_lock() (nesting %d)",
 		      current->rcu_read_lock_nesting);
+	switch_mm_check_user_return();
 	rcu_user_return();
 }
