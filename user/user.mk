@@ -111,7 +111,7 @@ $(foreach d,$(USER_PROG_DIRS),$(eval $(call USER_DIR_PROG,$(d))))
 # (and the services that tests/user/services.c starts through the root task,
 # and the console server tests/console_server.c starts)
 USER_SERVICES := user/root user/nameserver user/kvserver user/kvclient
-USER_TEST_NAMES := $(filter tests/% user/sysfuzz user/console_server $(USER_SERVICES),$(USER_PROG_NAMES))
+USER_TEST_NAMES := $(filter tests/% user/sysfuzz user/urcutorture user/console_server $(USER_SERVICES),$(USER_PROG_NAMES))
 USER_RUN ?= $(if $(USER_PROG_SRCS),user/hello)
 USER_TEST_MODULES := $(foreach p,$(USER_TEST_NAMES),--module '$(UB)/$(p).elf $(p)')
 USER_BENCH_MODULES := $(foreach p,$(filter tests/user/helpers/nullcall tests/user/helpers/pingpong,$(USER_TEST_NAMES)),\

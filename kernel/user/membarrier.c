@@ -115,9 +115,9 @@ static void witness_check(struct mm_struct *mm, long number)
 		if (cpu == smp_processor_id() || sched_curr_mm(cpu, &pid) != mm ||
 		    READ_ONCE(per_cpu(barrier_seen, cpu)) >= number)
 			continue;	/* (ours: the call's own barriers) */
-		panic("BUG: membarrier() from %s[%d] on CPU%d returned, but CPU%d runs its "
-		      "thread %d and passed no full barrier during the call (no IPI, no switch)",
-		      current_user_task()->name, current_user_task()->id, smp_processor_id(),
+		panic("BUG: membarrier() from %s (pid %d) on CPU%d returned, but CPU%d runs "
+		      "thread %d of that address space and passed no full barrier during the "
+		      "call (no IPI, no switch)", current->comm, current->pid, smp_processor_id(),
 		      cpu, pid);
 	}
 }

@@ -17,7 +17,7 @@
 #include "urcu/rculist.h"
 
 #define ELEMENTS	4
-#define UPDATES		40
+#define UPDATES		20
 #define CALLBACKS	20
 #define WAIT_NS		(10ULL * 1000000000ULL)	/* generous: one grace period takes milliseconds */
 
@@ -144,6 +144,8 @@ static void test_list(const struct flavor *f)
 			f->synchronize();
 			free_elem(old);
 		}
+		if (f->quiescent_state)
+			f->quiescent_state();	/* (we hold nothing: the callbacks' grace periods go on) */
 	}
 	f->wait_callbacks();
 	while (__atomic_load_n(&walks, __ATOMIC_RELAXED) < 3)
