@@ -150,10 +150,10 @@ void membarrier_private_expedited(struct mm_struct *mm)
 	if (membarrier_injected(MEMBARRIER_INJECT_SKIP_CPU))
 		skip = rcu_inject_victim(me);
 	/*
-	 * [membarrier_begin_mb] pairs [switch_mm_mb], [membarrier_ipi_mb],
-	 * [schedule_mb], [membarrier_exit_mb]: the caller's accesses before
-	 * the call are visible before we read which CPUs run our address
-	 * space (see the top of this file for each pair's race).
+	 * [membarrier_begin_mb] pairs [switch_mm_mb], [membarrier_ipi_mb]:
+	 * the caller's accesses before the call are visible before we read
+	 * which CPUs run our address space, and before our IPI asks a CPU
+	 * for its barrier (the top of this file has each pair's race).
 	 */
 	smp_mb();
 	cpumask_clear(&targets);

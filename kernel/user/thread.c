@@ -161,7 +161,7 @@ void user_thread_exit(int status)
 	 * have it loaded then (mm_put()).
 	 */
 	/*
-	 * [membarrier_exit_mb] pairs [membarrier_begin_mb], [membarrier_end_mb]:
+	 * [membarrier_exit_mb] pairs [membarrier_end_mb]:
 	 * what this thread did in user mode is visible before we say this CPU
 	 * runs no address space (loaded_mm): a membarrier() that reads that
 	 * and sends us no IPI must find it done ([schedule_mb] is this on

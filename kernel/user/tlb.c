@@ -127,7 +127,7 @@ void tlb_shootdown(struct mm_struct *mm, uintptr_t start, uintptr_t end)
 	int me, n;
 
 	/*
-	 * [tlb_unmap_mb] pairs [tlb_switch_mb]: the cleared PTEs are visible
+	 * [tlb_unmap_mb] pairs [switch_mm_mb]: the cleared PTEs are visible
 	 * before we read which CPUs have mm loaded (see above).
 	 */
 	smp_mb();

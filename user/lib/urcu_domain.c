@@ -5,10 +5,10 @@
  *
  * The grace period (urcu_synchronize()), for either flavor:
  *
- *	order_readers()            [urcu_gp_begin]: the removal before the new number
+ *	order_readers()            the caller's removal before the new number
  *	gp->seq = gp               the new grace-period number
  *	wait until no reader has 0 < ctr < gp
- *	order_readers()            [urcu_gp_end]: the readers' sections before the free
+ *	order_readers()            the readers' sections before the caller's free
  *
  * A reader's ctr is 0 while it reads nothing, else a grace-period number
  * it read (memb: as its outermost section began; QSBR: at its last
@@ -64,25 +64,36 @@ void urcu_domain_init(struct urcu_domain *d)
 }
 
 /*
- * [urcu_mutex_acquire] pairs [urcu_mutex_release]: taking the mutex reads
- * the last holder's release, so its critical section is visible to ours.
- * Contended, we say so (2) and sleep until an unlock signals: the
- * notification keeps a signal sent before we sleep, so none is lost.
+ * Taking the mutex reads the last holder's release, so its critical
+ * section is visible to ours.  Contended, we say so (2) and sleep until an
+ * unlock signals: the notification keeps a signal sent before we sleep,
+ * so none is lost.
  */
 void urcu_mutex_lock(struct urcu_mutex *m)
 {
 	int free = 0;
 
+	/*
+	 * [urcu_mutex_acquire] pairs [urcu_mutex_release]: a free mutex taken
+	 * reads the last holder's release: its section is visible to ours.
+	 */
 	if (__atomic_compare_exchange_n(&m->state, &free, 1, false, __ATOMIC_ACQUIRE,
 					__ATOMIC_RELAXED))
 		return;
+	/*
+	 * [urcu_mutex_wait_acquire] pairs [urcu_mutex_release]: the same for a
+	 * mutex taken after a sleep (or after saying we would sleep).
+	 */
 	while (__atomic_exchange_n(&m->state, 2, __ATOMIC_ACQUIRE) != 0)
 		q_syscall(SYS_ntf_wait, m->ntf, 0, 0, 0, 0, 0);
 }
 
 void urcu_mutex_unlock(struct urcu_mutex *m)
 {
-	/* [urcu_mutex_release] pairs [urcu_mutex_acquire]: our section before the next holder's. */
+	/*
+	 * [urcu_mutex_release] pairs [urcu_mutex_acquire], [urcu_mutex_wait_acquire]:
+	 * our section is visible before the mutex is free for the next holder.
+	 */
 	if (__atomic_exchange_n(&m->state, 0, __ATOMIC_RELEASE) == 2)
 		q_signal(m->ntf, 1);
 }
@@ -164,10 +175,10 @@ static bool readers_hold(struct urcu_domain *d, unsigned long gp)
 /*
  * Until no reader holds grace period gp up: a few looks, then sleeps,
  * each time saying where (gp->waiting) before looking once more.  A
- * reader that lets go after that look sees waiting and signals us
- * ([urcu_gp_sleep] in order_readers() against the reader's barrier after
- * its store: one of us sees the other's store); one that let go before
- * it, we see.
+ * reader that lets go after that look sees waiting and signals us (the
+ * flavor's order_readers() between our store and our look, the reader's
+ * barrier between its store and its look: one of us sees the other's
+ * store); one that let go before it, we see.
  */
 static void wait_for_readers(struct urcu_domain *d, unsigned long gp)
 {
@@ -177,7 +188,7 @@ static void wait_for_readers(struct urcu_domain *d, unsigned long gp)
 			continue;
 		}
 		WRITE_ONCE(d->gp->waiting, 1 + d->gp_ntf);
-		d->order_readers();	/* [urcu_gp_sleep]: waiting before the look below */
+		d->order_readers();	/* (waiting before the look below) */
 		if (readers_hold(d, gp)) {
 			urcu_stat_inc(d, writer_sleeps);
 			q_syscall(SYS_ntf_wait, d->gp_ntf, 0, 0, 0, 0, 0);
@@ -202,12 +213,12 @@ void urcu_synchronize(struct urcu_domain *d)
 
 	urcu_domain_init(d);
 	urcu_mutex_lock(&d->gp_mutex);
-	d->order_readers();	/* [urcu_gp_begin]: what the caller removed, before the number */
+	d->order_readers();	/* (what the caller removed, before the number) */
 	gp = d->gp->seq + 1;
 	WRITE_ONCE(d->gp->seq, gp);
 	if (!urcu_injected_no_wait())	/* (fault injection: a grace period that waits for nothing) */
 		wait_for_readers(d, gp);
-	d->order_readers();	/* [urcu_gp_end]: the readers' sections before what the caller frees */
+	d->order_readers();	/* (the readers' sections before what the caller frees) */
 	urcu_stat_inc(d, grace_periods);
 	urcu_mutex_unlock(&d->gp_mutex);
 }

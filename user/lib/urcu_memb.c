@@ -6,16 +6,16 @@
  * the full barrier it puts on the reader's CPU):
  *
  *  - a reader that began before the removal and still holds the old
- *    element: the writer's [urcu_gp_begin] membarrier() orders the
- *    reader's ctr store before the writer's look (or the reader's loads
- *    after the removal: then it holds the new one), so the writer waits;
+ *    element: the writer's first membarrier() orders the reader's ctr
+ *    store before the writer's look (or the reader's loads after the
+ *    removal: then it holds the new one), so the writer waits;
  *  - a reader that reads the new grace-period number: it read it after
  *    the membarrier() that followed the removal, so its loads see it;
  *  - the end: the reader's section is over before its ctr = 0 is seen,
- *    and [urcu_gp_end]'s membarrier() orders the section's loads before
+ *    and the last membarrier() orders the section's loads before
  *    whatever the writer frees next;
  *  - the writer going to sleep: waiting before its look, the reader's
- *    ctr = 0 before its look at waiting ([urcu_gp_sleep]).
+ *    ctr = 0 before its look at waiting.
  */
 #include "urcu_domain.h"
 

@@ -8,11 +8,14 @@
  *  - a thread that held the old element announces after its section
  *    ([urcu_qsbr_qs_mb] before the store): the writer that reads the
  *    announcement frees after ([urcu_qsbr_writer_mb] at the end);
- *  - a thread that announces the new number, or comes online, reads
- *    after the store ([urcu_qsbr_qs_after_mb], [urcu_qsbr_online_mb]):
- *    what it reads next sees the removal, which the writer made before
- *    the number ([urcu_qsbr_writer_mb] at the start) -- or the writer
- *    saw it online with an older number and waits;
+ *  - a thread that read the new number reads its next section after
+ *    that load ([urcu_qsbr_qs_mb] again), and one that comes online
+ *    after its store ([urcu_qsbr_online_mb]): what it reads then sees
+ *    the removal, which the writer made before the number
+ *    ([urcu_qsbr_writer_mb] at the start) -- or the writer saw it
+ *    online with an older number and waits (urcu_qsbr_online.wmm);
+ *  - a writer that sleeps for a thread is woken by its announcement
+ *    ([urcu_qsbr_qs_after_mb] against the writer's look: urcu_wake.wmm);
  *  - going offline is a quiescent state that lasts: ctr = 0.
  */
 #include "urcu_domain.h"
@@ -20,14 +23,15 @@
 
 struct urcu_gp urcu_qsbr_gp = { .seq = 1 };
 
-/*
- * [urcu_qsbr_writer_mb] pairs [urcu_qsbr_qs_mb], [urcu_qsbr_qs_after_mb],
- * [urcu_qsbr_online_mb]: at a grace period's start (the removal before
- * the new number), before the sleeping writer's last look (waiting before
- * it), and at the end (the readers' announcements before the free).
- */
+/* The writer's barrier: at a grace period's start, before a last look, at the end. */
 static void qsbr_order_readers(void)
 {
+	/*
+	 * [urcu_qsbr_writer_mb] pairs [urcu_qsbr_qs_mb], [urcu_qsbr_qs_after_mb],
+	 * [urcu_qsbr_online_mb]: at the start, the removal before the new
+	 * number; before the sleeping writer's last look, waiting before it;
+	 * at the end, the readers' announcements before the free.
+	 */
 	smp_mb();
 }
 
@@ -74,8 +78,8 @@ static void announce(struct urcu_reader *r, unsigned long ctr)
 	WRITE_ONCE(r->ctr, ctr);
 	/*
 	 * [urcu_qsbr_qs_after_mb] pairs [urcu_qsbr_writer_mb]: the store
-	 * before the sections after it, and before our look at waiting (a
-	 * writer that went to sleep, or sees our store).
+	 * before our look at waiting: a writer about to sleep for us sees
+	 * the store in its last look, or we see it waiting and wake it.
 	 */
 	smp_mb();
 	if (unlikely(READ_ONCE(urcu_qsbr_gp.waiting)))
