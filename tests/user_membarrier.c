@@ -13,8 +13,8 @@
 #include <errno.h>
 
 #define SPINNER		"tests/user/helpers/spin"
-#define CALLS		20
-#define HOTPLUG_CYCLES	3
+#define CALLS		8
+#define HOTPLUG_CYCLES	2
 
 /* Until CPUs 1 .. n-1 each run a thread of t (the spinner's: pinned, never blocking). */
 static bool wait_spinning(struct user_task *t, int n)

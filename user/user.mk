@@ -106,7 +106,8 @@ $(foreach d,$(USER_PROG_DIRS),$(eval $(call USER_DIR_PROG,$(d))))
 -include $(USER_RT_OBJS:.o=.d) $(USER_PROG_OBJS:.o=.d)
 
 # What each boot carries (tools/run.py --module): make test, every user
-# test and helper; make run, the programs in USER_RUN (their argv after
+# test and helper, the fuzzer and urcutorture (tests/user_sysfuzz.c,
+# tests/urcutorture.c); make run, the programs in USER_RUN (their argv after
 # the name, if any, as in USER_RUN='user/hello a b').
 # (and the services that tests/user/services.c starts through the root task,
 # and the console server tests/console_server.c starts)

@@ -17,7 +17,7 @@
 #include "urcu/rculist.h"
 
 #define ELEMENTS	4
-#define UPDATES		20
+#define UPDATES		12
 #define CALLBACKS	20
 #define WAIT_NS		(10ULL * 1000000000ULL)	/* generous: one grace period takes milliseconds */
 
@@ -93,6 +93,7 @@ static int walker(void *arg)
 		if (walking->quiescent_state)
 			walking->quiescent_state();
 		__atomic_store_n(&walks, ++n, __ATOMIC_RELAXED);
+		q_yield();	/* (a thread queued on this CPU -- a callback thread -- goes on) */
 	}
 	walking->unregister_thread();
 	return 0;
