@@ -9,8 +9,7 @@
 /* Has anything happened to p that a correct RCU forbids while we hold it? */
 static bool saw_gp_end(struct ut_elem *p, unsigned long gen0, unsigned long b0)
 {
-	return READ_ONCE(p->pipe_count) >= 2 || READ_ONCE(p->gen) != gen0 ||
-	       READ_ONCE(ut_writer_gps) - b0 >= 2;
+	return torture_life_ended_under(&p->life, gen0) || READ_ONCE(ut_writer_gps) - b0 >= 2;
 }
 
 /*
@@ -55,9 +54,11 @@ static bool delay(struct ut_reader *rd, struct ut_elem *p, unsigned long gen0, u
 /* One read-side section on ut_current, counted in rd; false if nothing was published. */
 static bool pass(struct ut_reader *rd)
 {
-	unsigned long b0, b1, gen0, gen1;
-	int pc0, pc1, mb1, pc;
+	struct torture_look look;
+	unsigned long b0, b1;
 	struct ut_elem *p;
+	bool recycled;
+	int pc;
 
 	ut->read_lock();
 	b0 = READ_ONCE(ut_writer_gps);
@@ -67,28 +68,16 @@ static bool pass(struct ut_reader *rd)
 		rd->nulls++;
 		return false;
 	}
-	gen0 = READ_ONCE(p->gen);
-	smp_rmb();
-	if (READ_ONCE(p->mbtest) != 1)
+	torture_look_begin(&p->life, &look);
+	if (!look.mbtest_ok)
 		rd->mbtest_errs++;
-	pc0 = READ_ONCE(p->pipe_count);
-	if (delay(rd, p, gen0, b0))
+	if (delay(rd, p, look.gen, b0))
 		rd->long_holds++;
-	pc1 = READ_ONCE(p->pipe_count);
-	mb1 = READ_ONCE(p->mbtest);
-	smp_rmb();	/* pairs with smp_wmb() in elem_alloc() (writers.c) */
-	gen1 = READ_ONCE(p->gen);
+	pc = torture_look_end(&p->life, &look, &recycled);	/* (UT_PIPE_LEN: freed under us) */
 	b1 = READ_ONCE(ut_writer_gps);
 	ut->read_unlock();
 
-	if (gen1 != gen0 || mb1 != 1) {
-		pc = UT_PIPE_LEN;	/* freed (and maybe reused) under us */
-		rd->recycled++;
-	} else {
-		pc = pc0 > pc1 ? pc0 : pc1;
-		if (pc < 0 || pc > UT_PIPE_LEN)
-			pc = UT_PIPE_LEN;
-	}
+	rd->recycled += recycled;
 	rd->pipe[pc]++;
 	rd->batch[b1 - b0 < UT_PIPE_LEN ? b1 - b0 : UT_PIPE_LEN]++;
 	rd->passes++;

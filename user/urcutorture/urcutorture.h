@@ -17,8 +17,9 @@
 #include "qcap.h"
 #include "urcu/urcu-common.h"
 #include "random.h"
+#include "torture.h"		/* the element's life, shared with the kernel's rcutorture */
 
-#define UT_PIPE_LEN		10	/* Linux's RCU_TORTURE_PIPE_LEN */
+#define UT_PIPE_LEN		TORTURE_PIPE_LEN
 #define UT_NELEM		128	/* the element pool */
 #define UT_MAX_READERS		64
 #define UT_MAX_FAKERS		8
@@ -45,16 +46,10 @@ extern const struct ut_ops *ut;
 extern bool ut_qs_in_reader;	/* inject=qs_in_reader: readers announce while they hold */
 extern volatile int ut_stop;
 
-/*
- * The element readers find through ut_current.  pipe_count: 0 while
- * current, 1 once replaced, 1 + k after k grace periods begun after
- * that, UT_PIPE_LEN back in the pool (mbtest 0, gen bumped when reused).
- */
+/* The element readers find through ut_current (its life: lib/torture.h; poison: UT_PIPE_LEN). */
 struct ut_elem {
 	struct rcu_head rh;		/* the deferred path's call_rcu() chain */
-	int pipe_count;
-	int mbtest;
-	unsigned long gen;
+	struct torture_life life;
 	struct list_head node;		/* on the pool or the writer's pipeline */
 };
 

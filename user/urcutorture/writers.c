@@ -32,8 +32,7 @@ static void pool_lock_give(void)
 /* Back to the pool, unusable from now on: a late reader sees mbtest 0 and a full pipe. */
 static void elem_free(struct ut_elem *e)
 {
-	WRITE_ONCE(e->mbtest, 0);
-	WRITE_ONCE(e->pipe_count, UT_PIPE_LEN);
+	torture_life_end(&e->life, UT_PIPE_LEN);
 	pool_lock_take();
 	list_add_tail(&e->node, &pool);
 	pool_lock_give();
@@ -56,17 +55,8 @@ static struct ut_elem *elem_alloc(void)
 		list_del(&e->node);
 	}
 	pool_lock_give();
-	if (!e)
-		return NULL;
-	/*
-	 * The new generation before the fresh fields: a reader still holding
-	 * the element from its last life reads the fields, then gen (each
-	 * smp_rmb() apart), so seeing a fresh field it sees the new gen too.
-	 */
-	WRITE_ONCE(e->gen, e->gen + 1);
-	smp_wmb();
-	WRITE_ONCE(e->pipe_count, 0);
-	WRITE_ONCE(e->mbtest, 1);
+	if (e)
+		torture_life_begin(&e->life);
 	return e;
 }
 
@@ -74,14 +64,12 @@ static struct ut_elem *elem_alloc(void)
 static void deferred_cb(struct rcu_head *rh)
 {
 	struct ut_elem *e = container_of(rh, struct ut_elem, rh);
-	int pc = READ_ONCE(e->pipe_count) + 1;
 
-	if (pc >= UT_PIPE_LEN) {
+	if (!torture_life_age(&e->life)) {
 		elem_free(e);
 		__atomic_sub_fetch(&ut_wstats.deferred_inflight, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	WRITE_ONCE(e->pipe_count, pc);
 	ut->call(&e->rh, deferred_cb);
 }
 
@@ -98,13 +86,9 @@ static void pipeline_advance(void)
 
 	WRITE_ONCE(ut_writer_gps, ut_writer_gps + 1);
 	list_for_each_entry_safe(e, n, &pipeline, node) {
-		int pc = e->pipe_count + 1;
-
-		if (pc >= UT_PIPE_LEN) {
+		if (!torture_life_age(&e->life)) {
 			list_del(&e->node);
 			elem_free(e);
-		} else {
-			WRITE_ONCE(e->pipe_count, pc);
 		}
 	}
 }
@@ -127,7 +111,7 @@ static void writer_wait_gp(unsigned int round)
 /* Retired: readers may still hold it; by a call_rcu() chain, or on the pipeline. */
 static void retire(struct ut_elem *old, uint32_t *rng)
 {
-	WRITE_ONCE(old->pipe_count, 1);
+	WRITE_ONCE(old->life.pipe_count, 1);
 	if ((prandom_u32(rng) & 3) == 0) {
 		ut_wstats.deferred++;
 		__atomic_add_fetch(&ut_wstats.deferred_inflight, 1, __ATOMIC_RELAXED);
