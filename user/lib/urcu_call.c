@@ -107,6 +107,8 @@ void urcu_barrier(struct urcu_domain *d)
 	struct urcu_call *c = &d->call;
 	unsigned long target;
 
+	if (urcu_waits_for_itself(d, "rcu_barrier()"))
+		return;
 	if (urcu_in_callback_thread(d)) {
 		urcu_misuse(d->flavor, "rcu_barrier() from a call_rcu() callback: it would wait "
 			    "for itself");

@@ -207,6 +207,17 @@ void urcu_wake_writer(struct urcu_gp *gp)
 	}
 }
 
+bool urcu_waits_for_itself(struct urcu_domain *d, const char *call)
+{
+	struct urcu_reader *r = urcu_reader_of(d->flavor);
+
+	if (!r || !r->nesting)
+		return false;
+	urcu_misuse(d->flavor, "%s inside rcu_read_lock() (nesting depth %d): it would wait for "
+		    "itself", call, r->nesting);
+	return true;
+}
+
 void urcu_synchronize(struct urcu_domain *d)
 {
 	unsigned long gp;

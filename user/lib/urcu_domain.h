@@ -72,6 +72,8 @@ struct urcu_reader *urcu_register(struct urcu_domain *d, const char *call);
 /* Takes the caller's reader off the registry and frees it; NULL if it had none. */
 bool urcu_unregister(struct urcu_domain *d);
 void urcu_synchronize(struct urcu_domain *d);
+/* Is the caller inside a read-side section of d's flavor?  Then call is a misuse, named. */
+bool urcu_waits_for_itself(struct urcu_domain *d, const char *call);
 void urcu_get_stats(struct urcu_domain *d, struct urcu_stats *s);
 void urcu_mutex_lock(struct urcu_mutex *m);
 void urcu_mutex_unlock(struct urcu_mutex *m);

@@ -64,14 +64,8 @@ void urcu_memb_unregister_thread(void)
 
 void urcu_memb_synchronize_rcu(void)
 {
-	struct urcu_reader *r = urcu_reader_of(URCU_MEMB);
-
-	if (r && r->nesting) {
-		urcu_misuse(URCU_MEMB, "synchronize_rcu() inside rcu_read_lock() (nesting depth %d): "
-			    "it would wait for itself", r->nesting);
-		return;
-	}
-	urcu_synchronize(&memb);
+	if (!urcu_waits_for_itself(&memb, "synchronize_rcu()"))
+		urcu_synchronize(&memb);
 }
 
 void urcu_memb_call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head))
@@ -81,10 +75,6 @@ void urcu_memb_call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *hea
 
 void urcu_memb_barrier(void)
 {
-	if (urcu_memb_read_ongoing()) {
-		urcu_misuse(URCU_MEMB, "rcu_barrier() inside rcu_read_lock(): it would wait for itself");
-		return;
-	}
 	urcu_barrier(&memb);
 }
 

@@ -168,11 +168,8 @@ void urcu_qsbr_synchronize_rcu(void)
 	struct urcu_reader *r = urcu_reader_of(URCU_QSBR);
 	bool online = r && r->ctr;
 
-	if (r && r->nesting) {
-		urcu_misuse(URCU_QSBR, "synchronize_rcu() inside rcu_read_lock() (nesting depth %d): "
-			    "it would wait for itself", r->nesting);
+	if (urcu_waits_for_itself(&qsbr, "synchronize_rcu()"))
 		return;
-	}
 	if (online)
 		announce(r, 0);		/* offline while we wait: we hold nothing */
 	urcu_synchronize(&qsbr);
@@ -187,10 +184,6 @@ void urcu_qsbr_call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *hea
 
 void urcu_qsbr_barrier(void)
 {
-	if (urcu_qsbr_read_ongoing()) {
-		urcu_misuse(URCU_QSBR, "rcu_barrier() inside rcu_read_lock(): it would wait for itself");
-		return;
-	}
 	urcu_barrier(&qsbr);
 }
 
