@@ -66,7 +66,8 @@ static void torture(const char *flavor)
 	if (!boot_module_find(PROGRAM))
 		KTEST_SKIP("no boot module " PROGRAM " (no user programs on this boot)");
 	snprintf(args, sizeof(args), "flavor=%s duration=%d", flavor, duration_s);
-	KEXPECT_EQ(run_program(args, ktest_budget_ns(120 + 2 * duration_s, 10)), 0);
+	/* (beyond the program's own cap on a slow writer: user/urcutorture/main.c) */
+	KEXPECT_EQ(run_program(args, ktest_budget_ns(180 + 2 * duration_s, 12)), 0);
 }
 
 KTEST(urcutorture_memb)

@@ -42,7 +42,9 @@
 #include <string.h>
 #include "urcutorture.h"
 
-#define UT_HUNG_WRITER_NS	(120 * UT_NS_PER_S)	/* only a hung writer takes this long */
+/* Only a hung writer takes this long: 16 CPUs under TCG make every grace period slow. */
+#define UT_HUNG_WRITER_NS(ncpus)	((120 + 10 * (uint64_t)(ncpus)) * UT_NS_PER_S)
+#define UT_TICK_NS		(10 * UT_NS_PER_MS)
 
 const struct ut_ops *ut = &ut_memb_ops;
 bool ut_qs_in_reader;
@@ -108,15 +110,25 @@ static bool set_inject(void)
 	return false;
 }
 
-/* Readers first, one per CPU (all on CPU 0 at SMP=1), the writer on the last CPU, then the fake writers. */
+/*
+ * Readers first, one per CPU (all on CPU 0 at SMP=1), the writer on the
+ * last CPU, then the fake writers.  The host may have two cores for all
+ * our CPUs: the more CPUs, the more often a reader naps (a pass in 32 at
+ * 2 CPUs or fewer, in 16 at 4, in 8 beyond) and, from 16 CPUs on, the
+ * longer (a tick per 8 CPUs), so that the writers still get to run.
+ */
 static bool start(int ncpus)
 {
+	uint32_t nap_mask = ncpus <= 2 ? 31 : ncpus <= 4 ? 15 : 7;
+	uint64_t nap_ns = (ncpus >= 16 ? ncpus / 8 : 1) * UT_TICK_NS;
 	bool ok = true;
 
 	ut->get_stats(&s0);
 	for (int i = 0; i < nreaders; i++) {
 		readers[i].rng = prandom_seed((uint32_t)ut_now() ^ (0x9e3779b9u * (i + 1)));
 		readers[i].cpu = i % ncpus;
+		readers[i].nap_mask = nap_mask;
+		readers[i].nap_ns = nap_ns;
 		reader_tids[i] = q_thread_create(ut_reader, &readers[i], readers[i].cpu);
 		ok &= reader_tids[i] > 0;
 	}
@@ -132,10 +144,11 @@ static bool start(int ncpus)
 }
 
 /* duration seconds, and at least UT_MIN_UPDATES updates however slow the machine. */
-static void wait_for_the_run(void)
+static void wait_for_the_run(int ncpus)
 {
 	q_sleep_ns(duration_s * UT_NS_PER_S);
-	while (READ_ONCE(ut_wstats.updates) < UT_MIN_UPDATES && ut_now() - t0 < UT_HUNG_WRITER_NS)
+	while (READ_ONCE(ut_wstats.updates) < UT_MIN_UPDATES &&
+	       ut_now() - t0 < UT_HUNG_WRITER_NS(ncpus))
 		q_sleep_ns(10 * UT_NS_PER_MS);
 	t_run = ut_now() - t0;
 }
@@ -232,7 +245,7 @@ int main(int argc, char **argv)
 	       ncpus, UT_PIPE_LEN, *inject ? " inject=" : "", inject);
 	ut_pool_init();
 	started = start(ncpus);
-	wait_for_the_run();
+	wait_for_the_run(ncpus);
 	stop();
 	pooled = ut_drain();
 	ut->get_stats(&s1);

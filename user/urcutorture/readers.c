@@ -92,11 +92,11 @@ static void rest(struct ut_reader *rd)
 {
 	if (ut->quiescent_state)
 		ut->quiescent_state();
-	if ((prandom_u32(&rd->rng) & 15) != 0)
+	if ((prandom_u32(&rd->rng) & rd->nap_mask) != 0)
 		return;
 	if (ut->offline)
 		ut->offline();
-	q_sleep_ns(UT_NS_PER_MS);
+	q_sleep_ns(rd->nap_ns);
 	if (ut->online)
 		ut->online();
 }

@@ -59,6 +59,8 @@ extern unsigned long ut_writer_gps;	/* the writer's grace periods: the readers' 
 struct ut_reader {
 	uint32_t rng;
 	int cpu;
+	uint32_t nap_mask;		/* naps when (random & nap_mask) == 0 */
+	uint64_t nap_ns;
 	unsigned long passes, nulls, long_holds, mbtest_errs, recycled;
 	unsigned long pipe[UT_PIPE_LEN + 1];
 	unsigned long batch[UT_PIPE_LEN + 1];
