@@ -238,8 +238,9 @@ void __schedule(void)
 	rq = this_rq();
 	spin_lock(&rq->lock);
 	/*
-	 * [schedule_mb] pairs [schedule_mb], [cpu_offline_mb]: a full
-	 * barrier, as Linux has after taking the run-queue lock
+	 * [schedule_mb] pairs [schedule_mb], [cpu_offline_mb],
+	 * [membarrier_end_mb]: a full barrier, as Linux has after taking the
+	 * run-queue lock
 	 * (smp_mb__after_spinlock()).  Every
 	 * access of the code that ran here before (an RCU reader's loads
 	 * included) is ordered before whatever the next task does, on this
@@ -250,6 +251,11 @@ void __schedule(void)
 	 * them the updater's kfree() could overtake a reader's loads on a
 	 * CPU it visited.  Lock plus unlock alone is not a full barrier on
 	 * AArch64.  IPC's direct switch (schedule_to()) passes here too.
+	 * So does membarrier() (kernel/user/membarrier.c): prev's accesses
+	 * in its address space are visible before switch_mm() says this CPU
+	 * runs another; the switch's other half, a full barrier after that
+	 * store and before next runs, is [switch_mm_mb] (kernel/user/tlb.c):
+	 * this one is on the wrong side of it.
 	 */
 	smp_mb();
 	if (prev != rq->idle && prev->state == TASK_RUNNING && prev->migrate_to < 0) {

@@ -147,6 +147,12 @@ struct sched_waiter {
 bool sched_oldest_waiter(int cpu, struct sched_waiter *w);
 /* cpu's running task's pid and name, copied under its queue's lock; false if that is busy. */
 bool sched_curr_copy(int cpu, int *pid, char comm[TASK_COMM_LEN]);
+/*
+ * The address space of the task running on cpu, and its pid, read under
+ * that CPU's run-queue lock (the task cannot be freed while it runs
+ * there): a checking build's witness, never the fast path's way.
+ */
+struct mm_struct *sched_curr_mm(int cpu, int *pid);
 void sched_tick(void);
 /* CPU hotplug (kernel/hotplug.c). */
 void sched_cpu_set_dying(int cpu);

@@ -62,6 +62,19 @@ bool sched_curr_copy(int cpu, int *pid, char comm[TASK_COMM_LEN])
 	__n;								\
 })
 
+struct mm_struct *sched_curr_mm(int cpu, int *pid)
+{
+	struct rq *rq = &runqueues[cpu];
+	struct mm_struct *mm;
+	unsigned long flags;
+
+	spin_lock_irqsave(&rq->lock, flags);
+	mm = rq->curr->mm;
+	*pid = rq->curr->pid;
+	spin_unlock_irqrestore(&rq->lock, flags);
+	return mm;
+}
+
 /* Checking build: halts with a task queued that no IPI announced (note_halt()). */
 unsigned long sched_idle_halts_with_work(void)
 {

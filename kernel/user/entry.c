@@ -58,4 +58,5 @@ void exit_to_user_mode(void)
 		local_irq_disable();
 	}
 	sched_note_user_return();	/* checking build: nothing left waiting for a tick */
+	switch_mm_check_user_return();	/* checking build: [switch_mm_mb] since the last load */
 }

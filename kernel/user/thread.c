@@ -96,6 +96,7 @@ static int user_thread_start(void *data)
 		user_thread_exit(0);	/* killed before it ran */
 	local_irq_disable();
 	load_user_context(ut);
+	switch_mm_check_user_return();
 	/* (no exit_to_user_mode() here: nothing can be pending yet but a kill, seen above) */
 	arch_enter_user(ut->entry, ut->sp, ut->arg, ut->tls);
 }
@@ -206,6 +207,14 @@ void user_thread_exit(int status)
 	 * count drops, the task's last thread may free it, and no CPU may
 	 * have it loaded then (mm_put()).
 	 */
+	/*
+	 * [membarrier_exit_mb] pairs [membarrier_end_mb]:
+	 * what this thread did in user mode is visible before we say this CPU
+	 * runs no address space (loaded_mm): a membarrier() that reads that
+	 * and sends us no IPI must find it done ([schedule_mb] is this on
+	 * every other way off the address space; Linux's exit_mm() has one).
+	 */
+	smp_mb();
 	local_irq_save(flags);
 	current->mm = NULL;
 	switch_mm(NULL);

@@ -38,7 +38,11 @@ static bool lock_try(struct __lock *l)
 		l->depth++;
 		return true;
 	}
-	/* Acquire: what the last holder did under the lock is visible to us. */
+	/*
+	 * [user_lock_acquire] pairs [user_lock_release]: taking the lock reads
+	 * the last holder's release, so what it did under the lock (newlib's
+	 * malloc lists, say) is visible to us.
+	 */
 	if (!__atomic_compare_exchange_n(&l->owner, &nobody, me, false, __ATOMIC_ACQUIRE,
 					 __ATOMIC_RELAXED))
 		return false;
@@ -56,7 +60,7 @@ static void lock_release(struct __lock *l)
 {
 	if (--l->depth)
 		return;
-	/* Release: our critical section is visible to the next holder. */
+	/* [user_lock_release] pairs [user_lock_acquire]: our section, visible before the lock is free. */
 	__atomic_store_n(&l->owner, 0, __ATOMIC_RELEASE);
 }
 

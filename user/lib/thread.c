@@ -49,8 +49,12 @@ static struct user_tls *list_take(int tid)
 	return t;
 }
 
+void (*urcu_thread_exit_hook)(void);
+
 void q_thread_exit(int status)
 {
+	if (urcu_thread_exit_hook)
+		urcu_thread_exit_hook();	/* (not registered with user-space RCU: runtime.h) */
 	fflush(stdout);		/* this thread's own stdout buffer */
 	q_syscall(SYS_thread_exit, status, 0, 0, 0, 0, 0);
 	for (;;)
@@ -71,7 +75,7 @@ int q_thread_create(int (*fn)(void *), void *arg, int cpu)
 
 	if (!t)
 		return -SYS_ENOMEM;
-	t->self = t;
+	t->head.self = &t->head;
 	t->reent = &t->own_reent;
 	_REENT_INIT_PTR(t->reent);
 	t->fn = fn;

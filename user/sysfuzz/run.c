@@ -14,7 +14,8 @@
 static bool dear(long nr)
 {
 	return nr == SYS_map || nr == SYS_unmap || nr == SYS_thread_create ||
-	       nr == SYS_cap_spawn || nr == SYS_set_cpu || nr == SYS_yield || nr == SYS_sleep;
+	       nr == SYS_cap_spawn || nr == SYS_set_cpu || nr == SYS_yield || nr == SYS_sleep ||
+	       nr == SYS_membarrier;
 }
 
 static long draw_number(struct fuzzer *f)
