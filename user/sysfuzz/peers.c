@@ -161,12 +161,12 @@ static void peer_task(struct fuzzer *f)
 
 void peer(struct fuzzer *f)
 {
-	f->in_peer = 1;
+	f->busy = 1;
 	if (below(f, 4))
 		peer_thread(f);
 	else
 		peer_task(f);
-	f->in_peer = 0;
+	f->busy = 0;
 }
 
 /* "user/sysfuzz peer SEED": a peer task's main. */

@@ -44,9 +44,12 @@ static void one_call(struct fuzzer *f)
 		return;
 	uint64_t t0 = q_clock_ns();
 
-	if (nr == SYS_thread_create && a[0] == (long)worker)
+	if (nr == SYS_thread_create && a[0] == (long)worker) {
+		/* (malloc's lock held a while: a kill now would leave it held for good) */
+		f->busy = 1;
 		r = q_thread_create(worker, (void *)a[1], (int)a[3]);	/* its own newlib state */
-	else
+		f->busy = 0;
+	} else
 		r = q_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	if (nr == SYS_set_tls && !SYS_IS_ERROR(r))
 		q_syscall(SYS_set_tls, (long)own_tls, 0, 0, 0, 0, 0);	/* newlib needs ours */
@@ -63,8 +66,10 @@ static void one_call(struct fuzzer *f)
 		f->ok++;
 	if (!kept(nr, a, r)) {
 		f->promises_broken++;
+		f->busy = 1;	/* (stdio's lock) */
 		printf("sysfuzz: BROKEN PROMISE: call %ld (%#lx, %#lx, %#lx, %#lx) returned %ld\n",
 		       nr, a[0], a[1], a[2], a[3], r);
+		f->busy = 0;
 	}
 }
 

@@ -120,7 +120,7 @@ void supervise(int *tids)
 			if (calls >= share)
 				continue;
 			all = false;
-			if (calls != last[i] || fuzzers[i].in_peer) {
+			if (calls != last[i] || fuzzers[i].busy) {
 				last[i] = calls;
 				still[i] = 0;
 			} else if (++still[i] == STALL_POLLS) {

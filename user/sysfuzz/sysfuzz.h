@@ -34,7 +34,7 @@ struct fuzzer {
 	unsigned long per_call[NR_SYSCALLS + 1];	/* the last: unknown numbers */
 	uint64_t ns[NR_SYSCALLS + 1];			/* time spent in each */
 	int id;
-	volatile int in_peer;				/* with a peer: not stuck (supervise.c) */
+	volatile int busy;	/* with a peer, or in the runtime (a lock of newlib's held): not stuck (supervise.c) */
 };
 
 /* main.c: the run's settings, and what the fuzzed calls may point at or watch */
