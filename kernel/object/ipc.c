@@ -19,8 +19,7 @@
 #include "object/cap.h"
 #include <errno.h>
 
-static atomic_long_t nr_messages, nr_calls, nr_replies, nr_handoffs, nr_caps_sent,
-	nr_caps_lost;
+DEFINE_PER_CPU(struct ipc_stats, ipc_stats);
 
 /*
  * The capability msg_info names, moved or copied from `from` into to's
@@ -40,10 +39,10 @@ static unsigned long transfer_cap(struct cspace *from, unsigned long msg_info,
 		slot = cap_transfer(from, src, thread_obj_cspace(to), dst,
 				    msg_info & SYS_MSG_MOVE);
 	if (slot < 0) {
-		atomic_long_inc(&nr_caps_lost);
+		ipc_count(caps_lost);
 		return info | SYS_MSG_CAP_LOST;
 	}
-	atomic_long_inc(&nr_caps_sent);
+	ipc_count(caps_sent);
 	return info | SYS_MSG_CAP(slot);
 }
 
@@ -61,7 +60,7 @@ static struct thread_obj *claim_first(struct endpoint *ep, struct list_head *q)
 	spin_unlock(&th->lock);
 	kobject_get(&th->base);
 	ep->messages++;
-	atomic_long_inc(&nr_messages);
+	ipc_count(messages);
 	return th;
 }
 
@@ -151,7 +150,7 @@ static int deliver(struct thread_obj *me, struct thread_obj *r, unsigned long ba
 	if (!call)
 		return 0;
 	if (handoff)
-		atomic_long_inc(&nr_handoffs);
+		ipc_count(handoffs);
 	ret = ipc_wait(me, handoff);
 	if (!ret)
 		*msg = me->msg;
@@ -201,7 +200,7 @@ int ipc_send(struct thread_obj *me, struct endpoint *ep, unsigned long badge,
 int ipc_call(struct thread_obj *me, struct endpoint *ep, unsigned long badge,
 	     struct ipc_msg *msg)
 {
-	atomic_long_inc(&nr_calls);
+	ipc_count(calls);
 	return send_common(me, ep, badge, msg, true, false);
 }
 
@@ -250,7 +249,7 @@ static long recv_common(struct thread_obj *me, struct endpoint *ep, bool nonbloc
 		enqueue(me, ep, &ep->receivers, IPC_RECV_BLOCKED);
 		spin_unlock_irqrestore(&ep->lock, flags);
 		if (handoff)
-			atomic_long_inc(&nr_handoffs);
+			ipc_count(handoffs);
 		ret = ipc_wait(me, handoff);	/* a sender comes and fills me->msg */
 		if (!ret) {
 			*out = me->msg;
@@ -290,7 +289,7 @@ static int reply_common(struct thread_obj *me, const struct ipc_msg *msg,
 		caller->msg.info = info;
 		caller->badge = 0;
 		ipc_complete_locked(caller, 0, handoff);
-		atomic_long_inc(&nr_replies);
+		ipc_count(replies);
 		ret = 0;
 	}
 	spin_unlock_irqrestore(&caller->lock, flags);
@@ -316,10 +315,17 @@ long ipc_reply_recv(struct thread_obj *me, const struct ipc_msg *reply, struct e
 
 void ipc_get_stats(struct ipc_stats *s)
 {
-	s->messages = atomic_long_read(&nr_messages);
-	s->calls = atomic_long_read(&nr_calls);
-	s->replies = atomic_long_read(&nr_replies);
-	s->handoffs = atomic_long_read(&nr_handoffs);
-	s->caps_sent = atomic_long_read(&nr_caps_sent);
-	s->caps_lost = atomic_long_read(&nr_caps_lost);
+	int cpu;
+
+	memset(s, 0, sizeof(*s));
+	for_each_possible_cpu(cpu) {
+		const struct ipc_stats *c = &per_cpu(ipc_stats, cpu);
+
+		s->messages += READ_ONCE(c->messages);
+		s->calls += READ_ONCE(c->calls);
+		s->replies += READ_ONCE(c->replies);
+		s->handoffs += READ_ONCE(c->handoffs);
+		s->caps_sent += READ_ONCE(c->caps_sent);
+		s->caps_lost += READ_ONCE(c->caps_lost);
+	}
 }
