@@ -130,10 +130,14 @@ void arch_switch_to(void **prev_sp, void *next_sp);
 void arch_switched_frame(const void *sp, uintptr_t *pc, uintptr_t *fp);
 /* A new task's first stack: switching to it calls entry() on that stack. */
 void *arch_task_stack_init(void *stack_top, void (*entry)(void));
-/* FP/SIMD state per task (ARCH_FPU_SIZE bytes, ARCH_FPU_ALIGN aligned). */
-void arch_fpu_save(void *area);
-void arch_fpu_restore(const void *area);
-void arch_fpu_init(void *area);
+/*
+ * FP/SIMD state: every entry to the kernel (a system call, an interrupt,
+ * an exception) saves the interrupted code's whole FP/SIMD state in its
+ * trap frame and restores it on the way back, and the kernel's own code
+ * keeps only what the C ABI makes callee-saved, which arch_switch_to()
+ * switches.  So no task carries a saved FP/SIMD area, and a switch
+ * saves no register file.
+ */
 
 /*
  * For tests: the FP registers the ABI says a called function preserves
