@@ -273,15 +273,18 @@ trace: deps all
 # branch lab/NAME (LAB=list lists the labs); make grade scores it, or the
 # lab LAB=NAME on any branch (tools/labs/labs.py, docs/labs/README.md).
 # PART=ID grades one part; GRADE_JSON=PATH writes the results for an
-# autograder there (default build/grade/results.json).
+# autograder there (default build/grade/results.json); UNSEEN=DIR boots
+# the instructor's unseen tests of DIR too (tools/labs/labs.py).
 LAB ?=
 PART ?=
 GRADE_JSON ?=
+UNSEEN ?=
 lab:
 	@python3 tools/labs/labs.py start $(if $(LAB),$(LAB),list)
 grade:
 	@python3 tools/labs/labs.py grade --arch $(ARCH) $(if $(LAB),--lab $(LAB)) \
-	    $(if $(PART),--part $(PART)) $(if $(GRADE_JSON),--json $(GRADE_JSON)) $(GRADE_FLAGS)
+	    $(if $(PART),--part $(PART)) $(if $(GRADE_JSON),--json $(GRADE_JSON)) \
+	    $(if $(UNSEEN),--unseen $(UNSEEN)) $(GRADE_FLAGS)
 
 # make handout LAB=NAME: the student repository of lab NAME (a git repository
 # of one commit, the lab's functions as starters, no trace of their

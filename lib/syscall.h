@@ -102,6 +102,15 @@ struct sys_exit_status {
 #define SYS_KILLED_BY_KERNEL	3	/* the kernel ended it (a test's timeout, shutdown) */
 #define SYS_KILLED_BY_TASK	4	/* another task killed it through a capability (SYS_obj_kill) */
 
+/*
+ * A program's console line (SYS_console_write, and the console server's
+ * lines): at most this many bytes print as one line; a longer one prints
+ * in pieces of this many, each but the last ending in SYS_CONSOLE_LINE_CUT
+ * (a backslash, as a C or shell line that goes on in the next).
+ */
+#define SYS_CONSOLE_LINE_MAX	160
+#define SYS_CONSOLE_LINE_CUT	"\\"
+
 /* The error numbers (newlib's <errno.h> values); a call returns -SYS_E... */
 #define SYS_EPERM		1
 #define SYS_ENOENT		2
@@ -123,6 +132,7 @@ struct sys_exit_status {
 #define SYS_EPIPE		32	/* the other end is gone: nobody can ever answer */
 #define SYS_EDEADLK		45
 #define SYS_ENOSYS		88
+#define SYS_ETIMEDOUT		116	/* user space's: a wait with a bound gave up (q_ns_lookup_wait) */
 #define SYS_ENOTSUP		134	/* a capability of the wrong type for the call */
 
 /* Is a raw result an error?  (-4095 .. -1, as Linux's IS_ERR_VALUE.) */

@@ -25,9 +25,16 @@ input; tools/lib/serial_cue.py).
 Test mode prints every console line, then the KTAP verdict; its last line
 is "N passed, N failed[, N skipped]".  Exit status 0 only if nothing failed,
 every planned test reported and QEMU exited with 33.
-Run mode exits 0 if QEMU exited with 33, else 1.  A run-mode boot whose
+Run mode exits 0 if QEMU exited with 33, else 1 -- or 0, with one line
+saying so, when a person quit QEMU (Ctrl-A X).  A run-mode boot whose
 stdin is a terminal is interactive (the demo waits for Enter, then the
 monitor): it never times out, whatever --timeout says.
+
+QEMU exits with status 0 both when a person quits it and when the guest
+resets the machine (a triple fault, or a reset the kernel asked for:
+-no-reboot turns a reset into an exit).  The runner does not guess which:
+it listens on QEMU's QMP socket (-qmp) for QEMU's own SHUTDOWN event,
+whose reason says (host-qmp-quit: Ctrl-A X; guest-reset: the reset).
 """
 
 import argparse
@@ -35,11 +42,15 @@ import os
 import re
 import shlex
 import shutil
+import json
 import signal
+import socket
 import struct
 import subprocess
 import sys
+import tempfile
 import threading
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 import dtb  # noqa: E402
@@ -192,14 +203,87 @@ def qemu_command(args, serial_interactive, boot=None):
         cmd += ["-serial", "stdio", "-monitor", "none"]
     if args.debug:
         cmd += ["-s", "-S"]
+    if getattr(args, "qmp", None):
+        cmd += ["-qmp", f"unix:{args.qmp},server=on,wait=off"]
     return cmd
 
 
-def classify(arch, status, timed_out, timeout=None):
-    """Map QEMU's exit status to (end, verdict).
+class ShutdownReason:
+    """QEMU's own reason for ending, from its QMP socket: the reason of
+    its last SHUTDOWN event ("host-qmp-quit" when a person quit with
+    Ctrl-A X; "guest-reset" for a reset, a triple fault's included, which
+    -no-reboot turns into an exit; "guest-shutdown" for a power-off), or
+    None if QEMU said nothing (it exited through isa-debug-exit or
+    semihosting, which sends no event, or before we could listen)."""
 
-    end is "clean", "failed", "panic", "timeout" or "crash"; verdict is a
-    one-line explanation (None for a clean end)."""
+    CONNECT_S = 30		# QEMU creates the socket as it starts
+
+    def __init__(self):
+        self.dir = tempfile.mkdtemp(prefix="quiescent-qmp-")
+        self.path = os.path.join(self.dir, "qmp.sock")
+        self.reason = None
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._listen, daemon=True)
+
+    def start(self, proc):
+        self.proc = proc
+        self.thread.start()
+
+    def _connect(self):
+        end = time.monotonic() + self.CONNECT_S
+        while time.monotonic() < end and not self.done.is_set():
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                s.connect(self.path)
+                return s
+            except OSError:
+                s.close()
+                if self.proc.poll() is not None:
+                    return None
+                time.sleep(0.02)
+        return None
+
+    def _listen(self):
+        s = self._connect()
+        if s is None:
+            return
+        try:
+            with s, s.makefile("rw", encoding="utf-8", errors="replace") as f:
+                f.readline()				# the greeting
+                f.write('{"execute": "qmp_capabilities"}\n')
+                f.flush()
+                for line in f:
+                    try:
+                        msg = json.loads(line)
+                    except ValueError:
+                        continue
+                    if msg.get("event") == "SHUTDOWN":
+                        self.reason = msg.get("data", {}).get("reason")
+        except OSError:
+            pass
+
+    def finish(self, wait=5):
+        """The reason, once QEMU has exited (its socket is closed)."""
+        self.done.set()
+        if self.thread.is_alive():
+            self.thread.join(wait)
+        try:
+            os.unlink(self.path)
+        except OSError:
+            pass
+        try:
+            os.rmdir(self.dir)
+        except OSError:
+            pass
+        return self.reason
+
+
+def classify(arch, status, timed_out, timeout=None, reason=None):
+    """Map QEMU's exit status (and its shutdown reason, from QMP) to (end, verdict).
+
+    end is "clean", "quit" (a person quit QEMU: Ctrl-A X), "failed",
+    "panic", "timeout" or "crash"; verdict is a one-line explanation (for
+    "quit" the one calm line; None for a clean end)."""
     if timed_out:
         t = f"{timeout:g} s" if timeout is not None else "the time limit"
         return "timeout", f"run: TIMEOUT after {t}: QEMU killed"
@@ -216,10 +300,7 @@ def classify(arch, status, timed_out, timeout=None):
             name = f"signal {-status}"
         return "crash", f"run: QEMU was killed by {name}"
     if status == 0:
-        why = ("triple fault or reset?" if arch == "x86_64"
-               else "PSCI SYSTEM_OFF/SYSTEM_RESET or semihosting exit 0?")
-        return "crash", (f"run: QEMU exited with status 0 without the kernel's "
-                         f"exit code ({why})")
+        return classify_status_0(arch, reason)
     if status == 1:
         extra = " (or the kernel wrote 0 to isa-debug-exit)" if arch == "x86_64" else ""
         return "crash", f"run: QEMU exited with status 1: QEMU error{extra}; see its message above"
@@ -227,6 +308,28 @@ def classify(arch, status, timed_out, timeout=None):
         return "crash", (f"run: QEMU exited with status {status}: unknown kernel exit code "
                          f"(value {status >> 1:#x} written to isa-debug-exit)")
     return "crash", f"run: QEMU exited with status {status}: not a kernel exit code"
+
+
+def classify_status_0(arch, reason):
+    """QEMU's status 0 says only that QEMU ended: its SHUTDOWN reason says why."""
+    if reason == "host-qmp-quit":
+        return "quit", "run: you quit QEMU (Ctrl-A X); the kernel was stopped where it was"
+    if reason == "guest-reset":
+        how = ("a triple fault, or a reset through the keyboard controller or ACPI"
+               if arch == "x86_64" else "PSCI SYSTEM_RESET")
+        return "crash", (f"run: the machine reset itself (QEMU's reason: guest-reset; "
+                         f"-no-reboot ends QEMU there) without the kernel's exit code: {how}")
+    if reason == "guest-shutdown":
+        how = "ACPI" if arch == "x86_64" else "PSCI SYSTEM_OFF"
+        return "crash", (f"run: the machine powered itself off ({how}; QEMU's reason: "
+                         "guest-shutdown) without the kernel's exit code")
+    if reason:
+        return "crash", (f"run: QEMU ended (its reason: {reason}) without the kernel's "
+                         "exit code")
+    why = ("triple fault or reset?" if arch == "x86_64"
+           else "PSCI SYSTEM_OFF/SYSTEM_RESET or semihosting exit 0?")
+    return "crash", (f"run: QEMU exited with status 0 without the kernel's exit code and "
+                     f"without a reason on its QMP socket ({why})")
 
 
 class Console:
@@ -270,16 +373,19 @@ def type_cue(proc, line):
         pass		# QEMU has gone; its exit status says why
 
 
-def run_piped(cmd, console, timeout, on_line=None):
+def run_piped(cmd, console, timeout, on_line=None, qmp=None):
     """Run cmd with its stdin a pipe (QEMU's serial input: the kernel's cues
     are typed into it) and its stdout+stderr piped; stream each line to
-    console (and on_line).  Returns (status, timed_out)."""
+    console (and on_line); qmp (a ShutdownReason) listens to QEMU.
+    Returns (status, timed_out)."""
     try:
         proc = start_owned(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT)
     except OSError as e:
         console.line(f"run: cannot start {cmd[0]}: {e.strerror} (tools/deps.sh installs QEMU)")
         return 1, False
+    if qmp:
+        qmp.start(proc)
     fired = threading.Event()
 
     def on_timeout():
@@ -313,13 +419,15 @@ def run_piped(cmd, console, timeout, on_line=None):
     return status, fired.is_set()
 
 
-def run_interactive(cmd, timeout):
+def run_interactive(cmd, timeout, qmp=None):
     """Run cmd on our terminal (-serial mon:stdio: Ctrl-A X quits)."""
     try:
         proc = subprocess.Popen(cmd, preexec_fn=die_with_parent)
     except OSError as e:
         print(f"run: cannot start {cmd[0]}: {e.strerror} (tools/deps.sh installs QEMU)")
         return 1, False
+    if qmp:
+        qmp.start(proc)
     try:
         proc.wait(timeout)
         return proc.returncode, False
@@ -407,6 +515,8 @@ def run_isolated(args, tests, console, first_num, counts, arm64_boot=None):
         sub = argparse.Namespace(**vars(args))
         sub.smp = isolated_cpus(t.cmdline)
         sub.cmdline = " ".join(words)
+        qmp = ShutdownReason()
+        sub.qmp = qmp.path
         console.line(f"# ktest: isolated boot {i + 1}/{len(tests)}: {t.name} "
                      f"(expects the {t.kind} \"{t.message}\"; SMP={sub.smp} {' '.join(words)})")
         boot = arm64_boot		# (the Image and initrd do not depend on the words)
@@ -428,8 +538,8 @@ def run_isolated(args, tests, console, first_num, counts, arm64_boot=None):
                 skip.append(line.split("# SKIP", 1)[1].strip())
 
         status, timed_out = run_piped(qemu_command(sub, False, boot), console,
-                                      ISOLATED_TIMEOUT, watch)
-        end, _ = classify(args.arch, status, timed_out, ISOLATED_TIMEOUT)
+                                      ISOLATED_TIMEOUT, watch, qmp)
+        end, _ = classify(args.arch, status, timed_out, ISOLATED_TIMEOUT, qmp.finish())
         want = "panic" if t.kind == "panic" else "clean"
         if skip and end == "clean":
             console.line(f"ok {num} {t.name} # SKIP {skip[0]}")
@@ -526,6 +636,8 @@ def _main(args):
         except arm64_image.BootFileError as e:
             return _early_failure(args, f"run: could not make the boot files: {e}")
 
+    qmp = ShutdownReason()
+    args.qmp = qmp.path
     cmd = qemu_command(args, interactive, boot)
 
     if args.debug:
@@ -543,11 +655,11 @@ def _main(args):
     if interactive:
         if args.log:
             print("run: --log is ignored on an interactive terminal", flush=True)
-        status, timed_out = run_interactive(cmd, timeout)
-        end, verdict = classify(args.arch, status, timed_out, timeout)
+        status, timed_out = run_interactive(cmd, timeout, qmp)
+        end, verdict = classify(args.arch, status, timed_out, timeout, qmp.finish())
         if verdict:
             print(verdict)
-        return 0 if end == "clean" else 1
+        return 0 if end in ("clean", "quit") else 1
 
     tools = "aarch64-linux-gnu-" if args.arch == "aarch64" else ""
     console = Console(args.log, Symbolizer(args.user_dir, tools).line if args.user_dir else None)
@@ -561,16 +673,18 @@ def _main(args):
             if parser:
                 parser.feed(line)
 
-        status, timed_out = run_piped(cmd, console, timeout, on_line)
-        end, verdict = classify(args.arch, status, timed_out, timeout)
+        status, timed_out = run_piped(cmd, console, timeout, on_line, qmp)
+        end, verdict = classify(args.arch, status, timed_out, timeout, qmp.finish())
         short = modules.problem()
         if short:
             console.line(short)
         if not parser:
             if verdict:
                 console.line(verdict)
-            return 0 if end == "clean" and not short else 1
+            return 0 if end in ("clean", "quit") and not short else 1
 
+        if end == "quit":
+            end = "crash"		# (a test run quit before its end did not pass)
         lines, counts = parser.finish(end)
         for line in lines:
             console.line(line)

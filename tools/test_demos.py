@@ -18,8 +18,10 @@ there.  Two boots, each checked line by line:
         pty module): the runner sees a terminal, so the demo waits for
         Enter; the test presses it PACE_MS after each prompt, waits 10 s at
         the monitor (twice TIMEOUT: an interactive run never times out),
-        runs `rcu` and a nested `test`, whose '#' lines must be indented
-        like its results, then `halt`, which must end QEMU cleanly.
+        runs `rcu`, `caps` of the key-value server the root task left up
+        (its endpoint and the name server's must be listed), and a nested
+        `test`, whose '#' lines must be indented like its results, then
+        `halt`, which must end QEMU cleanly.
         The console server (user/console_server.c) starts at boot and reads
         every key in user mode, handing it to the kernel while no program
         holds the console (docs/drivers.md).  With --kernel-console, the
@@ -242,6 +244,28 @@ class Pty:
 SERVED = "console: served from user mode by console_server["
 
 
+STAY_UP_RE = re.compile(r"key-value server \(task (\d+)\) stay up: try `caps (\d+)`")
+
+
+def check_caps(p, mon, problems):
+    """The root task left the key-value server up (user/root.c --serve):
+    `caps` at the monitor shows what it holds, live."""
+    m = STAY_UP_RE.search(p.out)
+    if not m:
+        problems.append("pty: the root task did not say which service stays up")
+        return
+    start = len(p.out)
+    p.send(f"caps {m.group(2)}\r")
+    if p.expect(f"task {m.group(2)} (kvserver)", 60, start) < 0:
+        problems.append(f"pty: `caps {m.group(2)}` did not list the key-value server")
+        return
+    p.read(2)
+    listed = p.out[start:]
+    for what in ("endpoint", "rw-g"):
+        if what not in listed:
+            problems.append(f"pty: `caps {m.group(2)}` lists no {what!r}:\n{listed}")
+
+
 def test_pty(arch, problems, quiet, kernel_console=False):
     """make run at a terminal: Enter after a long read, then the monitor
     past TIMEOUT, a command, a nested test, halt.  Every key is read by the
@@ -274,6 +298,7 @@ def test_pty(arch, problems, quiet, kernel_console=False):
         p.send("rcu\r")
         if p.expect("synchronize_rcu() tours in progress: 0", 60, mon) < 0:
             problems.append("pty: `rcu` did not answer at the monitor after 10 s")
+        check_caps(p, mon, problems)
         start = len(p.out)
         p.send("test 'rcu_publish_subscribe*'\r")
         if p.expect("test: 1 passed, 0 failed", 300, start) < 0:
@@ -316,9 +341,14 @@ def main(argv=None):
         test_pace(args.arch, problems, args.quiet)
     if args.only in (None, "pty"):
         test_pty(args.arch, problems, args.quiet, args.kernel_console)
+    return verdict("test_demos", problems)
+
+
+def verdict(name, problems):
+    """Prints each problem, then NAME: ok or FAILED; the exit status."""
     for line in problems:
-        print(f"test_demos: FAILED: {line}")
-    print(f"test_demos: {'FAILED' if problems else 'ok'}")
+        print(f"{name}: FAILED: {line}")
+    print(f"{name}: {'FAILED' if problems else 'ok'}")
     return 1 if problems else 0
 
 

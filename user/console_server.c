@@ -27,10 +27,11 @@
  * line buffers, the holds and the ring's read side under one lock.
  *
  * Output: CONSOLE_WRITE's bytes gather in a line buffer per client (by
- * badge); a line is printed when its newline comes (or the buffer is
- * full), whole, through the console capability: the kernel prints it
- * with one printk(), so it never mixes with the kernel's messages or
- * another client's line.
+ * badge); a line is printed when its newline comes, whole, through the
+ * console capability: the kernel prints it with one printk(), so it never
+ * mixes with the kernel's messages or another client's line.  A line
+ * longer than the buffer (SYS_CONSOLE_LINE_MAX) goes in pieces without
+ * their newline, which the kernel prints as cut (docs/drivers.md).
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -44,7 +45,7 @@
 #define CONS		3
 #define CLIENTS		8	/* line buffers: clients writing at once; holds */
 #define SERVERS		3	/* threads answering calls */
-#define LINE_MAX	120
+#define LINE_MAX	SYS_CONSOLE_LINE_MAX
 #define IRQ_BIT		1
 #define RING_SIZE	1024	/* a power of two */
 
@@ -104,8 +105,12 @@ static void write_bytes(unsigned long badge, const char *p, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		struct client_line *l = line_of(badge);
 
+		if (p[i] != '\n' && l->len == LINE_MAX) {
+			q_console_lines(CONS, l->buf, l->len);	/* a piece: the kernel marks it cut */
+			l->len = 0;
+		}
 		l->buf[l->len++] = p[i];
-		if (p[i] == '\n' || l->len == LINE_MAX) {
+		if (p[i] == '\n') {
 			q_console_lines(CONS, l->buf, l->len);	/* whole: one printk() */
 			l->len = 0;
 		}

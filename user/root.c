@@ -18,6 +18,10 @@
  *      -EPIPE at once (a server that dies wakes its clients with an error);
  *   5. the name server killed.
  *
+ * With --serve as its first argument (make run's root task), steps 4 and
+ * 5 give way: the two servers stay up after the root task ends, so that
+ * the monitor's `caps` and `ps` show live services.
+ *
  * Exit status 0 if every step did what it should (tests/user/services.c).
  */
 #include <stdio.h>
@@ -31,8 +35,6 @@
 #define NS_TASK		100	/* our slots for the task capabilities */
 #define KV_TASK		101
 #define CLIENT_TASK	102
-#define WAIT_STEP_NS	1000000UL	/* how often we look for "kv" */
-#define WAIT_STEPS	20000		/* 20 s: long, for a loaded host */
 #define SERVICE_QUOTA_KB 128		/* each service's share of our quota */
 
 static int failed;
@@ -106,19 +108,6 @@ static void say_we_start(void)
 	       SYS_BOOT_SLOT_PROGRAMS, SYS_BOOT_SLOT_PROGRAMS + n - 1);
 }
 
-/* The server registers itself: look until it has. */
-static long wait_for_name(int ns, const char *name)
-{
-	long slot = -SYS_ENOENT;
-
-	for (int i = 0; i < WAIT_STEPS && slot == -SYS_ENOENT; i++) {
-		slot = q_ns_lookup(ns, name);
-		if (slot == -SYS_ENOENT)
-			q_sleep_ns(WAIT_STEP_NS);
-	}
-	return slot;
-}
-
 static void run_clients(int ns)
 {
 	struct sys_exit_status st;
@@ -146,26 +135,39 @@ static void stop(int task_slot, const char *what)
 	q_cap_delete(task_slot);
 }
 
+/* --serve: the services stay up for the monitor; say where to look. */
+static int leave_up(int ns_id, int kv_id)
+{
+	printf("root: the name server (task %d) and the key-value server (task %d) stay up: "
+	       "try `caps %d` at the monitor\n", ns_id, kv_id, kv_id);
+	return failed;
+}
+
 int main(int argc, char **argv)
 {
-	int ns = q_endpoint_create(SYS_CAP_ANY_SLOT), ns_send;
+	int ns = q_endpoint_create(SYS_CAP_ANY_SLOT), ns_send, ns_id, kv_id;
+	int serve = argc > 1 && !strcmp(argv[1], "--serve");
 	char cmd[256];			/* (the kernel takes 255 bytes at most) */
 	unsigned long v;
 	long kv, r;
 
+	argc -= serve;
+	argv += serve;
 	if (argc > 1)
 		run_program(join(cmd, sizeof(cmd), argc - 1, argv + 1));
 	say_we_start();
-	if (ns < 0 || spawn(NAMESERVER, ns, NS_TASK) < 0)
+	ns_id = ns < 0 ? ns : spawn(NAMESERVER, ns, NS_TASK);
+	if (ns_id < 0)
 		return 1;
 	/* Everyone else may call the name server and send it capabilities, never receive. */
 	ns_send = q_cap_mint(ns, SYS_CAP_ANY_SLOT, SYS_CAP_WRITE | SYS_CAP_GRANT, 0);
 	q_cap_delete(ns);
-	if (ns_send < 0 || spawn(KVSERVER, ns_send, KV_TASK) < 0) {
+	kv_id = ns_send < 0 ? ns_send : spawn(KVSERVER, ns_send, KV_TASK);
+	if (kv_id < 0) {
 		stop(NS_TASK, "kill the name server");
 		return 1;
 	}
-	kv = wait_for_name(ns_send, "kv");
+	kv = q_ns_lookup_wait(ns_send, "kv", Q_NS_WAIT_MS);	/* (it registers as it starts) */
 	check(kv >= 0, "no \"kv\" registered");
 	if (kv >= 0) {
 		printf("root: \"kv\" found through the name server, in our slot %ld\n", kv);
@@ -173,6 +175,8 @@ int main(int argc, char **argv)
 		check(q_kv_put(kv, 7, 49) == 0 && q_kv_get(kv, 7, &v) == 0 && v == 49,
 		      "our own call to \"kv\"");
 	}
+	if (serve && kv >= 0 && !failed)
+		return leave_up(ns_id, kv_id);
 	/* (a task that ends leaves its children running: we stop ours, in any case) */
 	stop(KV_TASK, "kill the key-value server");
 	if (kv >= 0) {

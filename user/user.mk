@@ -46,6 +46,27 @@ USER_PROG_SRCS :=
 USER_PROG_DIRS :=
 endif
 USER_PROG_NAMES := $(sort $(patsubst %.c,%,$(USER_PROG_SRCS)) $(USER_PROG_DIRS))
+# A lab's own tests (docs/labs/README.md, "For lab authors"), booted by
+# make grade only, which passes the lab definition's MAKE_VARS:
+# LAB_TESTS=DIR builds each DIR/NAME.c as the user test tests/user/NAME
+# (user_NAME), with DIR on its include path, and LAB_PROGRAMS=user/NAME...
+# puts those programs on make test's boot; make grade's unseen tests
+# (docs/labs/INSTRUCTOR.md, "Clients the students never saw") come the
+# same way from LAB_UNSEEN=DIR.  All empty for make test itself.
+LAB_TESTS    ?=
+LAB_PROGRAMS ?=
+LAB_UNSEEN   ?=
+LAB_TEST_SRCS  := $(sort $(foreach d,$(LAB_TESTS) $(LAB_UNSEEN),$(wildcard $(d)/*.c)))
+LAB_TEST_NAMES := $(patsubst %.c,tests/user/%,$(notdir $(LAB_TEST_SRCS)))
+$(foreach d,$(LAB_TESTS) $(LAB_UNSEEN),$(if $(wildcard $(d)/*.c),,\
+	$(error LAB_TESTS, LAB_UNSEEN: $(d) holds no .c file (a lab's tests))))
+ifneq ($(filter $(LAB_TEST_NAMES),$(USER_PROG_NAMES)),)
+$(error $(filter $(LAB_TEST_NAMES),$(USER_PROG_NAMES)): a lab's test is named as a test of tests/user/: name it otherwise)
+endif
+ifneq ($(words $(LAB_TEST_NAMES)),$(words $(sort $(LAB_TEST_NAMES))))
+$(error LAB_TESTS, LAB_UNSEEN: two lab tests of one name: $(LAB_TEST_NAMES))
+endif
+USER_PROG_NAMES += $(LAB_TEST_NAMES)
 USER_PROGS    := $(patsubst %,$(UB)/%.elf,$(USER_PROG_NAMES))
 # Every object of every program, one-file or not.
 USER_PROG_OBJS := $(patsubst %.c,$(UB)/obj/%.c.o,$(USER_PROG_SRCS) $(wildcard $(USER_PROG_DIRS:%=%/*.c)))
@@ -97,6 +118,17 @@ $(UB)/$(1).elf: $(patsubst %.c,$(UB)/obj/%.c.o,$(wildcard $(1)/*.c)) $(USER_RT) 
 endef
 $(foreach d,$(USER_PROG_DIRS),$(eval $(call USER_DIR_PROG,$(d))))
 
+# A lab's test: DIR/NAME.c makes $(UB)/tests/user/NAME.elf.
+define USER_LAB_TEST
+$(UB)/obj/lab/$(notdir $(1)).o: $(1) $(UB)/flags | $(USER_LIBC)
+	@mkdir -p $$(dir $$@)
+	@echo "  CC      $(1) (user, a lab's test)"
+	@$$(CC) $$(USER_CFLAGS) -I$(dir $(1)) $(addprefix -I,$(LAB_TESTS)) -c $$< -o $$@
+$(UB)/tests/user/$(basename $(notdir $(1))).elf: $(UB)/obj/lab/$(notdir $(1)).o $(USER_RT) $(UB)/user.ld $(USER_LIBC)
+	$$(USER_LINK)
+endef
+$(foreach f,$(LAB_TEST_SRCS),$(eval $(call USER_LAB_TEST,$(f))))
+
 # (the programs' objects are kept: make would delete them as intermediate)
 .SECONDARY: $(USER_PROG_OBJS)
 
@@ -104,11 +136,16 @@ $(foreach d,$(USER_PROG_DIRS),$(eval $(call USER_DIR_PROG,$(d))))
 
 # What each boot carries (tools/run.py --module): make test, every user
 # test and helper; make run, the programs in USER_RUN (their argv after
-# the name, if any, as in USER_RUN='user/hello a b').
-# (and the services that tests/user/services.c starts through the root task,
-# and the console server tests/console_server.c starts)
+# the name, if any, as in USER_RUN='user/hello a b').  A program of user/
+# is built but boots only when listed here (docs/user.md, "Programs"):
+# USER_SERVICES go on both boots -- the root task, the services and the
+# clients it starts -- and so do user/sysfuzz, the console server
+# (tests/console_server.c starts one) and make grade's LAB_PROGRAMS on
+# make test's.  A task that starts a program missing from its boot is
+# told so by the runtime (user/lib/spawn.c).
 USER_SERVICES := user/root user/nameserver user/kvserver user/kvclient
-USER_TEST_NAMES := $(filter tests/% user/sysfuzz user/console_server $(USER_SERVICES),$(USER_PROG_NAMES))
+USER_TEST_NAMES := $(filter tests/% user/sysfuzz user/console_server $(USER_SERVICES) \
+                            $(LAB_PROGRAMS),$(USER_PROG_NAMES))
 USER_RUN ?= $(if $(USER_PROG_SRCS),user/hello)
 USER_TEST_MODULES := $(foreach p,$(USER_TEST_NAMES),--module '$(UB)/$(p).elf $(p)')
 # make bench's and make profile's programs (tests/bench/)
@@ -117,9 +154,10 @@ USER_BENCH_NAMES := tests/user/helpers/nullcall tests/user/helpers/pingpong \
 USER_BENCH_MODULES := $(foreach p,$(filter $(USER_BENCH_NAMES),$(USER_TEST_NAMES)),\
                         --module '$(UB)/$(p).elf $(p)')
 # make run's first module is the root task (user/root.c): it runs USER_RUN,
-# then the services, each a module of its own; and the console server,
-# which the kernel starts itself with console.server=1.
-USER_RUN_MODULES := $(if $(strip $(USER_RUN)),--module '$(UB)/user/root.elf user/root $(USER_RUN)' \
+# then the services, each a module of its own, and leaves two of them up
+# for the monitor (--serve); and the console server, which the kernel
+# starts itself with console.server=1.
+USER_RUN_MODULES := $(if $(strip $(USER_RUN)),--module '$(UB)/user/root.elf user/root --serve $(USER_RUN)' \
                       --module '$(UB)/$(firstword $(USER_RUN)).elf $(firstword $(USER_RUN))' \
                       $(foreach p,$(filter-out user/root,$(USER_SERVICES)),--module '$(UB)/$(p).elf $(p)') \
                       --module '$(UB)/user/console_server.elf user/console_server')

@@ -110,6 +110,7 @@ static void root_task_runs(void)
 	demo_say("The kernel starts one program, the root task; it makes an endpoint, starts");
 	demo_say("the name server with the only capability that receives on it, then the");
 	demo_say("key-value server, which registers \"kv\", and two clients that look it up:");
+	/* (not the boot's command line: --serve would leave them up, past the demo's leak check) */
 	t = user_spawn_root(ROOT, &err);
 	if (!t) {
 		demo_fail("%s did not start (error %d)", ROOT, err);
@@ -192,6 +193,25 @@ static bool all_freed(int n)
 	return true;
 }
 
+/*
+ * The grace period waits for this demo's CPU too, which holds no lookup:
+ * say so, since no reader is shown leaving it (it passes its quiescent
+ * state at its next context switch, as it waits for the first reader).
+ */
+static void say_own_cpu(int n)
+{
+	int self = smp_processor_id();
+
+	for (int i = 0; i < n; i++)
+		if (holders[i].cpu == self)
+			return;
+	if (gp_waits_for(self)) {
+		demo_say("CPU%d runs this demo and holds no lookup: its next context switch, as it",
+			 self);
+		demo_say("  waits for the first reader to leave, is its quiescent state.");
+	}
+}
+
 static void revoke_under_readers(void)
 {
 	struct quota *q = quota_create(quota_default_bytes());
@@ -209,7 +229,10 @@ static void revoke_under_readers(void)
 		demo_say("(needs a second CPU and memory: make run SMP=2 or more)");
 		goto out;
 	}
-	demo_say("An endpoint in slot 0; %d capabilities minted from it in slots 1..%d.", n, n);
+	if (n == 1)
+		demo_say("An endpoint in slot 0; 1 capability minted from it in slot 1.");
+	else
+		demo_say("An endpoint in slot 0; %d capabilities minted from it in slots 1..%d.", n, n);
 	for (int i = 0; i < n; i++)
 		demo_say("CPU%d: inside rcu_read_lock(), its lookup found slot %ld's node "
 			 "(generation %u)", holders[i].cpu, holders[i].slot, holders[i].gen);
@@ -218,7 +241,8 @@ static void revoke_under_readers(void)
 	trace_mark("demo: cap_revoke under readers");
 	note_revoke_gp();
 	r = cap_revoke(mk_cs, 0);
-	demo_say("%d capabilities unpublished (rcu_assign_pointer(slot, NULL)), each node", r);
+	demo_say("%d %s unpublished (rcu_assign_pointer(slot, NULL)), %s", r,
+		 r == 1 ? "capability" : "capabilities", r == 1 ? "its node" : "each node");
 	demo_say("queued with call_rcu(): no lock waits for the readers, nothing is freed yet.");
 	r = cap_lookup(mk_cs, 1, KOBJ_ENDPOINT, SYS_CAP_WRITE, &ref);
 	if (!r)
@@ -234,6 +258,7 @@ static void revoke_under_readers(void)
 	else
 		demo_say("A grace period that began before the revoke waits for: %s (the revoke's "
 			 "comes next)", buf);
+	say_own_cpu(n);
 
 	demo_step_nopause("The readers leave, one CPU at a time");
 	for (int i = 0; i < n; i++) {
@@ -247,7 +272,11 @@ static void revoke_under_readers(void)
 	if (!all_freed(n)) {
 		demo_fail("the revoked nodes were not freed after the grace period");
 	} else {
-		demo_say("Grace period over: the %d revoked nodes are freed (odd generations) --", n);
+		if (n == 1)
+			demo_say("Grace period over: the revoked node is freed (odd generation) --");
+		else
+			demo_say("Grace period over: the %d revoked nodes are freed (odd "
+				 "generations) --", n);
 		demo_say("after every CPU that could hold one passed a quiescent state, not before.");
 		demo_say("Their memory stays a cache of capability nodes, so a late reader that");
 		demo_say("read one would find its generation changed, never foreign data.");

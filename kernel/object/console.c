@@ -27,22 +27,9 @@ int console_cap_grant(struct cspace *cs, long slot)
 	return s;
 }
 
-/* (a longer line goes on as the next: the 128 bytes SYS_console_lines takes at a time) */
-#define SERVER_LINE_MAX	128
-
 void console_obj_print(struct kobject *obj, const char *buf, size_t n)
 {
-	while (n) {
-		const char *nl = memchr(buf, '\n', n);
-		size_t len = min(nl ? (size_t)(nl - buf) : n, (size_t)SERVER_LINE_MAX);
-
-		console_print_program_line(buf, len);
-		atomic_long_inc(&to_console(obj)->lines);
-		if (nl && len == (size_t)(nl - buf))
-			len++;	/* and its newline */
-		buf += len;
-		n -= len;
-	}
+	atomic_long_add(console_print_program_lines(buf, n), &to_console(obj)->lines);
 }
 
 long console_obj_lines(struct kobject *obj)

@@ -9,7 +9,8 @@
 #include "object/console.h"
 #include <errno.h>
 
-#define CHUNK	128
+/* (the console server's line and its newline fit in one: it reaches the console whole) */
+#define CHUNK	(SYS_CONSOLE_LINE_MAX + 96)
 
 /* (buf, len): the bytes written (fewer if part of buf is not readable), or -EFAULT. */
 long sys_console_write(const struct syscall_args *a)

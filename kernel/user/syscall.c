@@ -15,7 +15,8 @@ _Static_assert(SYS_EFAULT == EFAULT && SYS_EINVAL == EINVAL && SYS_ENOSYS == ENO
 	       SYS_E2BIG == E2BIG && SYS_ENOEXEC == ENOEXEC && SYS_EPERM == EPERM &&
 	       SYS_EAGAIN == EAGAIN && SYS_EBUSY == EBUSY && SYS_ENODEV == ENODEV &&
 	       SYS_EINTR == EINTR && SYS_EBADF == EBADF && SYS_EACCES == EACCES &&
-	       SYS_ENOSPC == ENOSPC && SYS_EPIPE == EPIPE && SYS_ENOTSUP == ENOTSUP,
+	       SYS_ENOSPC == ENOSPC && SYS_EPIPE == EPIPE && SYS_ENOTSUP == ENOTSUP &&
+	       SYS_ETIMEDOUT == ETIMEDOUT,
 	       "lib/syscall.h's error numbers differ from <errno.h>");
 
 struct syscall {

@@ -77,6 +77,7 @@ long sys_console_push(const struct syscall_args *a);
 
 /* console.c */
 void user_console_write(struct user_task *t, const char *buf, size_t n);
+void user_console_flush(struct user_task *t);	/* any partial line the task left */
 
 static inline struct user_task *current_user_task(void)
 {

@@ -8,6 +8,7 @@
  * tasks_lock.  A task taken off the list is freed only after a grace
  * period, by kfree_rcu(), once its last reference is gone.
  */
+#include "user/syscalls.h"
 #include "user/thread.h"
 #include "object/task.h"
 #include <errno.h>
@@ -247,9 +248,6 @@ static void orphan_children(struct user_task *parent)
 			user_task_put(gone[i]);
 	} while (ngone == ARRAY_SIZE(gone));
 }
-
-/* Any partial console line the task left (console.c). */
-void user_console_flush(struct user_task *t);
 
 void user_task_end(struct user_task *t)
 {

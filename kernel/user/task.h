@@ -36,7 +36,7 @@ struct user_fault_info {
 	int cpu;
 };
 
-#define CONSOLE_LINE_LEN	160
+#define CONSOLE_LINE_LEN	SYS_CONSOLE_LINE_MAX
 
 struct user_task {
 	atomic_t refs;

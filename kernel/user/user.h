@@ -78,8 +78,14 @@ void user_task_kill(struct user_task *t, int reason);
 
 /* The monitor's ps: every user task and its threads. */
 void user_show_tasks(void);
-/* One line a program printed, whole, made safe for the terminal and the KTAP runner. */
-void console_print_program_line(const char *s, size_t n);
+/*
+ * One line a program printed (at most SYS_CONSOLE_LINE_MAX bytes), whole,
+ * made safe for the terminal and the KTAP runner; cut: a piece of a longer
+ * line, which goes on in the next (it ends with SYS_CONSOLE_LINE_CUT).
+ */
+void console_print_program_line(const char *s, size_t n, bool cut);
+/* Lines ended by '\n' in buf, each printed whole (a longer one in pieces); the rest as cut. */
+long console_print_program_lines(const char *buf, size_t n);
 
 /* Everything the user half holds, for the test runner's leak check. */
 void user_settle(void);			/* let the reaper free what it was given */

@@ -7,7 +7,8 @@
  * a name server of our own: a registration needs a capability and the
  * endpoint's grant right, a name is taken once, an unknown name is
  * -ENOENT, only the registrant unregisters, and what a lookup returns is
- * a working copy of what was registered.
+ * a working copy of what was registered; a lookup that waits finds a name
+ * registered after it began, and says -ETIMEDOUT when its bound passes.
  */
 #include <string.h>
 #include "qcap.h"
@@ -19,6 +20,32 @@
 #define KVSERVER	"user/kvserver"
 #define KVCLIENT	"user/kvclient"
 #define NS_TASK		200
+
+static int ns_for_later, ntf_for_later;
+
+/* Registers "later" some time after the lookup that waits for it began. */
+static int register_later(void *arg)
+{
+	(void)arg;
+	q_sleep_ns(50 * 1000000UL);
+	return q_ns_register(ns_for_later, "later", ntf_for_later) ? 1 : 0;
+}
+
+static void lookup_waits(int ns, int other, int ntf)
+{
+	struct sys_exit_status st;
+	int tid;
+
+	CHECK_EQ(q_ns_lookup_wait(other, "later", 20), -SYS_ETIMEDOUT);	/* the bound passed */
+	ns_for_later = ns;
+	ntf_for_later = ntf;
+	tid = q_thread_create(register_later, NULL, SYS_CPU_ANY);
+	CHECK(tid > 0);
+	CHECK(q_ns_lookup_wait(other, "later", Q_NS_WAIT_MS) >= 0);	/* found once registered */
+	CHECK_EQ(q_thread_join(tid, &st), 0);
+	CHECK_EQ(st.status, 0);
+	CHECK_EQ(q_ns_unregister(ns, "later"), 0);
+}
 
 /* The root task with the capabilities to the first n of its programs: its exit status. */
 static int run_root(int n)
@@ -70,10 +97,12 @@ static void name_server_rules(void)
 	CHECK_EQ(q_ns_unregister(other, "signal"), -SYS_EPERM);	/* badge 2 did not register it */
 	CHECK_EQ(q_ns_unregister(ns, "signal"), 0);
 	CHECK_EQ(q_ns_lookup(other, "signal"), -SYS_ENOENT);
+	lookup_waits(ns, other, ntf);
 
 	CHECK_EQ(q_kill(NS_TASK), 0);
 	CHECK_EQ(q_wait_for(NS_TASK, &st), 0);
 	CHECK_EQ(q_ns_lookup(ns, "signal"), -SYS_EPIPE);	/* a dead server: an error, no hang */
+	CHECK_EQ(q_ns_lookup_wait(ns, "signal", Q_NS_WAIT_MS), -SYS_EPIPE);	/* at once */
 }
 
 int main(void)

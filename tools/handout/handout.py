@@ -43,7 +43,7 @@ import redact  # noqa: E402
 IDENTITY = ["-c", "user.name=Quiescent handout", "-c", "user.email=handout@localhost",
             "-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false"]
 MIN_FINGERPRINT = 20		# shorter lines say too little to be the reference's
-CODE_DIRS = ("kernel", "arch", "lib", "boot", "tests")
+CODE_DIRS = ("kernel", "arch", "lib", "boot", "tests", "user")
 CODE_EXT = (".c", ".h", ".S")
 TABLE_BEGIN = "<!-- barrier table:"
 TABLE_END = "<!-- end of barrier table -->"
@@ -362,6 +362,44 @@ def prune_models(out, name, lab_functions):
     return sorted(gone)
 
 
+MODEL_DOC = "docs/model.md"
+MODEL_LEFT_OUT = ("*[`{model}` spells out lab `{lab}`'s answer step by step: this "
+                  "repository leaves it out (ask your instructor).]*")
+
+
+def prune_model_doc(out, name, gone):
+    """docs/model.md as true of the handout: the "What is covered" table
+    without the rows of the models left out (prune_models()), its ARMv8
+    row counting the files and tags that are here, and a note in place of
+    each left-out model's own paragraph."""
+    lines = read(out, MODEL_DOC).split("\n")
+    pml = {os.path.basename(m) for m in gone if m.endswith(".pml")}
+    wmm = len([f for f in os.listdir(os.path.join(out, "tools", "model", "armv8"))
+               if f.endswith(".wmm")])
+    tags = len([l for l in read(out, "tools/model/barriers.tsv").split("\n")
+                if len(l.split("\t")) >= 4 and not l.startswith("#") and
+                l.split("\t")[0] != "id"])
+    kept, para = [], None
+    for line in lines:
+        m = re.match(r"\| `([\w.]+\.pml)` \|", line)
+        if m and m.group(1) in pml:
+            continue
+        if line.startswith("| `armv8/*.wmm` ("):
+            line = re.sub(r"\(\d+ files\)", f"({wmm} files)", line)
+            line = re.sub(r"\(\d+ tags\)", f"({tags} tags)", line)
+        m = re.match(r"\*\*`([\w.]+\.pml)`: ", line)
+        if m and m.group(1) in pml:
+            para = m.group(1)
+            kept.append(MODEL_LEFT_OUT.format(model=para, lab=name))
+            continue
+        if para:
+            if line.strip():
+                continue
+            para = None
+        kept.append(line)
+    write(out, MODEL_DOC, "\n".join(kept))
+
+
 def barriers_missing(out):
     """The barrier check's complaints in the handout: tags that the given
     code names as partners, which were in the lab's functions."""
@@ -454,6 +492,7 @@ def build_tree(lab, name, out):
     functions = {f for _, f, _ in lab["FUNCTIONS"]}
     rows = prune_barrier_table(out)
     models = prune_models(out, name, functions)
+    prune_model_doc(out, name, models)
     missing = barriers_missing(out)
     write(out, "README.md", readme_note(lab, rows, models, missing) + read(out, "README.md"))
     write(out, labs.RECORD, f"lab {name}\nbase root\n")

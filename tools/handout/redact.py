@@ -43,6 +43,7 @@ INSTRUCTOR_ONLY = [
     "tools/labs/ci.sh",             # grades every lab's reference
     "tools/labs/wrong",             # wrong solutions, as patches of the reference
     "tools/labs/wrong.py",          # and the tool that grades them
+    "tools/labs/unseen",            # the tests students never see (make grade UNSEEN=)
 ]
 
 # A note replaces each passage; {lab} is the lab's name.
@@ -75,7 +76,8 @@ EVERY_LAB = [
      "The first `make grade` builds newlib and then the kernel, and says so as "
      "it goes (how long that takes: README.md, \"The first build\"; the packages "
      "are installed by `make deps`).  A starter scores below full marks: its "
-     "stubs panic with `lab stub: NAME` as soon as a test needs them.  Write "
+     "stubs panic with `lab stub: NAME` as soon as a test needs them (lab "
+     "`server`'s bank says `lab stub` and ends at once).  Write "
      "the functions, then `make grade` again until it prints full marks (its "
      "exit status is 0 only then).  `make grade ARCH=aarch64` grades on the "
      "other architecture.\n\n"

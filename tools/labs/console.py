@@ -110,6 +110,29 @@ def first_failure(lines):
     return None
 
 
+RESULT_RE = re.compile(r"^\s*(?:not )?ok \d+ (?P<name>\S+)")
+
+
+def by_test(lines):
+    """{test name: its lines}, from its "# ktest: running" line to its
+    result line (a test that never reported keeps the lines to the end of
+    the run, a panic's included), for a run of several tests whose results
+    are read one by one (grading.py's shared boots)."""
+    tests, current = {}, None
+    for line in lines:
+        m = RUNNING_RE.match(line)
+        if m:
+            current = m.group(1)
+            tests[current] = []
+        if current is not None:
+            tests[current].append(line)
+        m = RESULT_RE.match(line)
+        if m:
+            tests.setdefault(m.group("name"), [line])
+            current = None
+    return tests
+
+
 class Watch:
     """Fed a run's lines as they come: done becomes true once the first
     failed expectation (with its detail lines) or result has been read,

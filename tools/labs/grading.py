@@ -18,6 +18,13 @@ counts take the remainder): each count that passes earns its share.
 Parts graded at the same CPU count with the same command line first
 share one boot (shared_boots()); only when it fails does each boot alone,
 so that its message is its own.
+
+A lab whose definition says SHARED_BOOT = True boots once per CPU count
+for all its boot parts together: the boot runs every part's tests to the
+end, and each part is scored on its own tests' results in it (a lab of
+user programs, whose tests cannot hang the kernel).  make grade's unseen
+tests (UNSEEN_DIR, set by labs.py: LAB_UNSEEN for user/user.mk) join
+the part whose tests' glob their names match.
 """
 import fnmatch
 import os
@@ -83,7 +90,8 @@ def shares(points, n):
 
 
 def make_vars(lab, arch):
-    return [f"ARCH={arch}", *lab.get("MAKE_VARS", [])]
+    unseen = [f"LAB_UNSEEN={lab['UNSEEN_DIR']}"] if lab.get("UNSEEN_DIR") else []
+    return [f"ARCH={arch}", *lab.get("MAKE_VARS", []), *unseen]
 
 
 def part_label(part):
@@ -111,13 +119,18 @@ def select(lab, wanted):
 # Boot parts
 # --------------------------------------------------------------------------
 
+def test_boot(lab, arch, smp, root, tests, timeout, words, stop_at_failure=True):
+    """A make test boot of the tests glob: (status, lines, how) (runner.boot)."""
+    cmd = ["make", "--no-print-directory", "test", *make_vars(lab, arch), f"SMP={smp}",
+           f"TESTS={tests}", f"TIMEOUT={timeout}", f"CMDLINE={words}"]
+    return runner.boot(root, cmd, timeout + 60, stop_at_failure)
+
+
 def grade_count(lab, part, arch, smp, root):
     """The problem (a list of lines) of part at smp CPUs, empty when it passes."""
     timeout = part.get("timeout", 120) + SLACK_PER_CPU * smp
     words = " ".join(part.get("cmdline", []))
-    cmd = ["make", "--no-print-directory", "test", *make_vars(lab, arch), f"SMP={smp}",
-           f"TESTS={part['tests']}", f"TIMEOUT={timeout}", f"CMDLINE={words}"]
-    status, lines, how = runner.boot(root, cmd, timeout + 60)
+    status, lines, how = test_boot(lab, arch, smp, root, part["tests"], timeout, words)
     fail = console.first_failure(lines)
     if fail:
         return fail.lines()
@@ -194,6 +207,47 @@ def grade_boot_part(lab, part, arch, root, smps, stop_at_failure, settled=frozen
     return res
 
 
+def shared_problem(part, tests, lines, how):
+    """The problem of part in a shared boot, from its own tests' lines."""
+    globs = part["tests"].split(",")
+    mine = {name: ls for name, ls in tests.items()
+            if any(fnmatch.fnmatchcase(name, g) for g in globs)}
+    for name in sorted(mine):
+        fail = console.first_failure(mine[name])
+        if fail:
+            return fail.lines()
+        if not any(console.RESULT_RE.match(l) for l in mine[name]):
+            ends = [l for l in lines if l.startswith("run: ")]
+            why = f"outlived the boot's {how} limit" if how == "killed" else \
+                (ends or ["the run ended"])[-1].strip()
+            return [f"{name} never reported: {why}"]
+    if not mine:
+        ends = [l.strip() for l in lines if l.startswith("run: ")]
+        return [f"no test matched {part['tests']}"] + ends[-1:]
+    return []
+
+
+def grade_shared_boots(lab, parts, arch, root, smps):
+    """{part id: PartResult} of boot parts that share one boot per CPU count
+    (SHARED_BOOT): every part's tests in it, each part scored on its own."""
+    results = {p["id"]: PartResult(p) for p in parts}
+    for smp in sorted({n for p in parts for n in p["smp"]}):
+        if smps and smp not in smps:
+            continue
+        here = [p for p in parts if smp in p["smp"]]
+        timeout = sum(p.get("timeout", 120) for p in here) + SLACK_PER_CPU * smp
+        words = " ".join(sorted({w for p in here for w in p.get("cmdline", [])}))
+        _, lines, how = test_boot(lab, arch, smp, root, ",".join(p["tests"] for p in here),
+                                  timeout, words, stop_at_failure=False)
+        tests = console.by_test(lines)
+        for p in here:
+            share = shares(p["points"], len(p["smp"]))[p["smp"].index(smp)]
+            problem = shared_problem(p, tests, lines, how)
+            results[p["id"]].counts.append(CountResult(smp, 0 if problem else share, share,
+                                                       problem))
+    return results
+
+
 # --------------------------------------------------------------------------
 # Instruction parts
 # --------------------------------------------------------------------------
@@ -252,10 +306,15 @@ def grade(lab, arch, parts, smps=None, stop_at_failure=False, root=ROOT, say=pri
     broken = build_kernel(lab, arch, root, say) if boots else None
     if broken:
         say("grade: " + "\n  ".join(broken))
+    shared = grade_shared_boots(lab, boots, arch, root, smps) \
+        if lab.get("SHARED_BOOT") and boots and not broken else {}
     # (Not when stopping at the first failure: that grade expects one.)
-    settled = set() if broken or stop_at_failure else shared_boots(lab, arch, boots, smps, root)
+    settled = set() if broken or stop_at_failure or shared else \
+        shared_boots(lab, arch, boots, smps, root)
     for part in parts:
-        if stop_at_failure and failed:
+        if part["id"] in shared:
+            res = shared[part["id"]]
+        elif stop_at_failure and failed:
             res = PartResult(part, problem=["not run (--stop-at-first-failure)"])
         elif "disasm" in part:
             res = grade_disasm_part(lab, part, root, say)

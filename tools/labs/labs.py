@@ -4,7 +4,7 @@
     tools/labs/labs.py list
     tools/labs/labs.py start NAME       make lab LAB=NAME: branch lab/NAME, starter bodies
     tools/labs/labs.py grade [--lab NAME] [--arch ARCH] [--part ID] [--smp N]
-                             [--stop-at-first-failure] [--json PATH]
+                             [--stop-at-first-failure] [--json PATH] [--unseen DIR]
                                         make grade: one line per part, then Score: N/M,
                                         and build/grade/results.json (Gradescope's format)
     tools/labs/labs.py check            every lab's functions exist, and its wrong
@@ -19,6 +19,10 @@ current body in the code (cswap.py) and puts the starter body in its
 place, on a new branch, and records the base commit in .lab (name and
 commit), so that `grade` runs the lab's tests and definition as they were
 at that commit and refuses if the branch changed them.
+
+grade also boots the instructor's unseen tests of the lab, user programs
+the students never saw (docs/labs/INSTRUCTOR.md): those of --unseen DIR,
+else of tools/labs/unseen/NAME/ when this repository has it.
 
 Exit status of grade: 0 only at full marks; 1 below; 2 when it refuses.
 """
@@ -38,6 +42,7 @@ import grading  # noqa: E402
 import results as results_json  # noqa: E402
 
 DEFS = "tools/labs/defs"
+UNSEEN = "tools/labs/unseen"	# the instructor's unseen tests, per lab (no handout has it)
 RECORD = ".lab"
 PROTECTED = ["tests", "tools/labs"]	# what a lab branch must leave as it was
 LAB_IDENTITY = ["-c", "user.name=Quiescent lab", "-c", "user.email=lab@localhost"]
@@ -191,7 +196,16 @@ def protected_changes(base):
     return changed
 
 
-def cmd_grade(name, arch, part=None, smp=None, stop_at_first_failure=False, json_path=None):
+def unseen_dir(name, given):
+    """The folder of the lab's unseen tests: given, or UNSEEN/NAME if it exists; None."""
+    path = given or os.path.join(ROOT, UNSEEN, name)
+    if given and not os.path.isdir(given):
+        raise Refused(f"grade: --unseen {given}: no such folder")
+    return os.path.abspath(path) if os.path.isdir(path) else None
+
+
+def cmd_grade(name, arch, part=None, smp=None, stop_at_first_failure=False, json_path=None,
+              unseen=None):
     rec = read_record()
     source = None
     if rec and (name is None or name == rec[0]):
@@ -207,13 +221,15 @@ def cmd_grade(name, arch, part=None, smp=None, stop_at_first_failure=False, json
         raise Refused("grade: not on a lab branch (no .lab here); use make grade LAB=NAME, "
                       "or make lab LAB=NAME to start one")
     lab = load_def(name, source)
+    lab["UNSEEN_DIR"] = unseen_dir(name, unseen)
     try:
         parts = grading.select(lab, part)
     except ValueError as e:
         raise Refused(str(e))
     only = f", part {part}" if part else ""
-    print(f"grade: lab {name} on {arch}" + (f" (base {rec[1][:12]})" if source else "") + only,
-          flush=True)
+    print(f"grade: lab {name} on {arch}" + (f" (base {rec[1][:12]})" if source else "") + only +
+          (f", with the unseen tests of {os.path.relpath(lab['UNSEEN_DIR'], ROOT)}"
+           if lab["UNSEEN_DIR"] else ""), flush=True)
     t0 = time.monotonic()
     results = grading.grade(lab, arch, parts, smps=[smp] if smp else None,
                             stop_at_failure=stop_at_first_failure,
@@ -288,6 +304,8 @@ def main(argv=None):
                    "running them (CI)")
     g.add_argument("--json", help="where to write results.json (Gradescope's format; "
                    "default build/grade/results.json)")
+    g.add_argument("--unseen", help="a folder of unseen tests to boot too (default "
+                   f"{UNSEEN}/LAB when it exists; docs/labs/INSTRUCTOR.md)")
     sub.add_parser("check")
     w = sub.add_parser("wrong", help="show that the grader catches each wrong solution "
                        "(tools/labs/wrong/; changes and restores the tree)")
@@ -303,7 +321,7 @@ def main(argv=None):
             return cmd_list() if a.name == "list" else cmd_start(a.name)
         if a.cmd == "grade":
             return cmd_grade(a.lab or None, a.arch, a.part, a.smp, a.stop_at_first_failure,
-                             a.json)
+                             a.json, a.unseen)
         if a.cmd == "wrong":
             return cmd_wrong(a.labs, a.only, a.arch)
         return cmd_check()

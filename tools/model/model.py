@@ -89,24 +89,54 @@ def spin_errors(out):
             if re.search(r"\bError\b|syntax error|error:|cannot open", s, re.I)]
 
 
-def build_pan(cflags, wd, outdir):
-    """gcc pan.c, or the verifier built before from the same pan.* files
-    and flags (build/model/cache/): compiling pan.c is most of a small
-    model's cost, and most models do not change between two runs."""
-    h = hashlib.sha256(" ".join(cflags).encode())
+# Compiled verifiers, kept outside the tree so that every clone (a CI
+# run's fresh one included) shares them: MODEL_CACHE_DIR, else
+# $XDG_CACHE_HOME/quiescent/model, else ~/.cache/quiescent/model.
+CACHE = os.environ.get("MODEL_CACHE_DIR") or os.path.join(
+    os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "quiescent", "model")
+# Entries unused for this long are removed at the end of a run.
+CACHE_KEEP_DAYS = 30
+
+
+def gcc_version():
+    """gcc's own first line of --version: part of a verifier's key."""
+    if not hasattr(gcc_version, "line"):
+        p = subprocess.run(["gcc", "--version"], capture_output=True, text=True)
+        gcc_version.line = (p.stdout.splitlines() or [""])[0]
+    return gcc_version.line
+
+
+def build_pan(cflags, wd):
+    """gcc pan.c, or the verifier built before from the same pan.* files,
+    flags and gcc (CACHE): compiling pan.c is most of a small model's
+    cost, and most models do not change between two runs."""
+    h = hashlib.sha256((gcc_version() + "\n" + " ".join(cflags)).encode())
     for name in sorted(glob.glob(os.path.join(wd, "pan.*"))):
         with open(name, "rb") as f:
             h.update(os.path.basename(name).encode() + f.read())
-    cached = os.path.join(outdir, "cache", h.hexdigest()[:24])
+    cached = os.path.join(CACHE, h.hexdigest()[:24])
     if os.path.exists(cached):
         shutil.copy(cached, os.path.join(wd, "pan"))
+        os.utime(cached)		# its time says when it was last used
         return subprocess.CompletedProcess([], 0, "", "")
     p = sh(["gcc"] + cflags + ["pan.c"], wd)
     if p.returncode == 0:
-        os.makedirs(os.path.dirname(cached), exist_ok=True)
-        shutil.copy(os.path.join(wd, "pan"), cached + ".tmp")
-        os.replace(cached + ".tmp", cached)
+        os.makedirs(CACHE, exist_ok=True)
+        tmp = f"{cached}.tmp.{os.getpid()}"
+        shutil.copy(os.path.join(wd, "pan"), tmp)
+        os.replace(tmp, cached)
     return p
+
+
+def prune_cache():
+    """Removes the verifiers no run has used for CACHE_KEEP_DAYS."""
+    old = time.time() - CACHE_KEEP_DAYS * 86400
+    for name in glob.glob(os.path.join(CACHE, "*")):
+        try:
+            if os.path.getmtime(name) < old:
+                os.remove(name)
+        except OSError:
+            pass		# another run's, or gone already
 
 
 def execute(job, outdir):
@@ -143,7 +173,7 @@ def execute(job, outdir):
             (errs or (p.stdout + p.stderr).splitlines())[:12]))
     cflags = ["-O0", "-w", "-o", "pan"] + run0.cflags
     cflags += ["-DNFAIR=4"] if liveness else ["-DSAFETY", "-DNOCLAIM"]
-    p = build_pan(cflags, wd, outdir)
+    p = build_pan(cflags, wd)
     if p.returncode != 0:
         return fail("gcc cannot build the verifier:\n" + p.stderr[-1500:])
     for run in job:
@@ -223,7 +253,7 @@ def execute_batch(runs, outdir, name="litmus"):
     p = sh(["spin", "-a", pml], wd)
     errs = spin_errors(p.stdout + p.stderr)
     if p.returncode == 0 and not errs:
-        p = build_pan(["-O0", "-w", "-o", "pan", "-DSAFETY"], wd, outdir)
+        p = build_pan(["-O0", "-w", "-o", "pan", "-DSAFETY"], wd)
     if p.returncode != 0 or errs:
         for r in good:
             r.verdict, r.error = "error", "cannot build the verifier:\n" + "\n".join(
@@ -532,6 +562,7 @@ def main():
                     if not r.ok():
                         bad.append(r)
     secs = time.time() - t0
+    prune_cache()
     if total == 0:
         print("model: FAILED: no model matches" + (f" '{a.only}'" if a.only else "")
               + (f" with variant '{a.variant}'" if a.variant else ""))

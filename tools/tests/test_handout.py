@@ -178,6 +178,33 @@ class Models(unittest.TestCase):
                 self.assertEqual(fh.read().split("\n"), rows[:2] + rows[4:])
 
 
+    def test_the_model_doc_lists_only_what_is_there(self):
+        with tempfile.TemporaryDirectory() as out:
+            arm = os.path.join(out, "tools", "model", "armv8")
+            os.makedirs(arm)
+            os.makedirs(os.path.join(out, "docs"))
+            for f in ("a.wmm", "b.wmm"):
+                open(os.path.join(arm, f), "w").close()
+            with open(os.path.join(out, "tools", "model", "barriers.tsv"), "w") as fh:
+                fh.write("# c\nid\tfunction\tpartner\tmodel\nx\tf\tx\tm\n")
+            doc = ["| model | the code |", "| --- | --- |", "| `tour.pml` | tour |",
+                   "| `async.pml` | gp.c |", "| `armv8/*.wmm` (52 files) | all (106 tags) |",
+                   "", "**`async.pml`: the machinery.**  It models", "call_rcu().", "",
+                   "**`tour.pml`: the tour.**", "kept"]
+            with open(os.path.join(out, "docs", "model.md"), "w") as fh:
+                fh.write("\n".join(doc))
+            handout.prune_model_doc(out, "call_rcu", ["tools/model/async.pml",
+                                                      "tools/model/armv8/c.wmm"])
+            with open(os.path.join(out, "docs", "model.md")) as fh:
+                text = fh.read()
+            self.assertNotIn("| `async.pml` |", text)
+            self.assertIn("| `tour.pml` | tour |", text)
+            self.assertIn("| `armv8/*.wmm` (2 files) | all (1 tags) |", text)
+            self.assertNotIn("It models", text)
+            self.assertIn("`async.pml` spells out lab `call_rcu`'s answer", text)
+            self.assertIn("**`tour.pml`: the tour.**\nkept", text)
+
+
 class MakeLabOnALabBranch(unittest.TestCase):
     """make lab where a lab was started (.lab) refuses and says how to
     start from the lab's base, or, in a student repository, that the lab

@@ -264,6 +264,51 @@ class WrongSolutions(unittest.TestCase):
             self.assertIn(what, text)
 
 
+# A shared boot (SHARED_BOOT): two parts' tests in one run, one failing.
+SHARED_RUN = """\
+KTAP version 1
+1..3
+# ktest: running user_bank_errors
+# FAILED: an unknown label (99) was answered 0, not -22 (tests/labs/server/bank_errors.c:47)
+# lesson: a request the server cannot do gets an error reply, and changes nothing
+# kernel/user/usertest.c:124: EXPECTATION FAILED: st->status == 0
+#   st->status is 1 (0x1)
+not ok 1 user_bank_errors
+# ktest: running user_bank_rights
+ok 2 user_bank_rights
+# ktest: running user_bank_rights_chain
+ok 3 user_bank_rights_chain
+""".splitlines()
+
+
+class SharedBoot(unittest.TestCase):
+    def test_each_test_has_its_own_lines(self):
+        tests = console.by_test(SHARED_RUN)
+        self.assertEqual(sorted(tests), ["user_bank_errors", "user_bank_rights",
+                                         "user_bank_rights_chain"])
+        self.assertEqual(tests["user_bank_rights"], ["# ktest: running user_bank_rights",
+                                                     "ok 2 user_bank_rights"])
+
+    def test_a_part_is_scored_on_its_own_tests(self):
+        tests = console.by_test(SHARED_RUN)
+        errors = {"id": "errors", "tests": "user_bank_errors*"}
+        rights = {"id": "rights", "tests": "user_bank_rights*"}
+        problem = grading.shared_problem(errors, tests, SHARED_RUN, "ended")
+        self.assertIn("lesson: a request the server cannot do gets an error reply, and "
+                      "changes nothing", problem)
+        self.assertEqual(grading.shared_problem(rights, tests, SHARED_RUN, "ended"), [])
+        none = grading.shared_problem({"id": "x", "tests": "user_nothing*"}, tests,
+                                      SHARED_RUN, "ended")
+        self.assertEqual(none, ["no test matched user_nothing*"])
+
+    def test_a_test_that_never_reported(self):
+        lines = SHARED_RUN[:9] + ["run: TIMEOUT after 90 s: QEMU killed"]
+        problem = grading.shared_problem({"id": "rights", "tests": "user_bank_rights*"},
+                                         console.by_test(lines), lines, "ended")
+        self.assertEqual(problem, ["user_bank_rights never reported: run: TIMEOUT after 90 s: "
+                                   "QEMU killed"])
+
+
 class Results(unittest.TestCase):
     def test_gradescope_format(self):
         lab = {"NAME": "call_rcu"}

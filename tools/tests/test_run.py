@@ -171,6 +171,20 @@ class ClassifyTests(unittest.TestCase):
         self.assertIn("value 0x3", run.classify("x86_64", 7, False)[1])
         self.assertIn("SIGKILL", run.classify("x86_64", -9, False)[1])
 
+    def test_status_0_by_qemus_reason(self):
+        # Ctrl-A X: one calm line; a reset or a power-off: a failure that says which.
+        end, v = run.classify("x86_64", 0, False, None, "host-qmp-quit")
+        self.assertEqual(end, "quit")
+        self.assertIn("Ctrl-A X", v)
+        end, v = run.classify("x86_64", 0, False, None, "guest-reset")
+        self.assertEqual(end, "crash")
+        self.assertIn("triple fault", v)
+        self.assertIn("PSCI SYSTEM_RESET", run.classify("aarch64", 0, False, None, "guest-reset")[1])
+        self.assertIn("guest-shutdown", run.classify("aarch64", 0, False, None, "guest-shutdown")[1])
+        self.assertIn("host-signal", run.classify("x86_64", 0, False, None, "host-signal")[1])
+        # A reason never turns a kernel exit code into something else.
+        self.assertEqual(run.classify("x86_64", 33, False, None, "host-qmp-quit"), ("clean", None))
+
 
 class QemuCommandTests(unittest.TestCase):
     def test_x86_kvm(self):

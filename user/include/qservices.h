@@ -28,6 +28,16 @@
 #define KV_DEL		3	/* w1 key: -> 0, or -ENOENT */
 #define KV_STATS	4	/* -> w1 = calls served, w2 = keys held */
 
+/*
+ * A call whose reply's w[0] is the answer: the answer, or the kernel's
+ * error.  q_call_for_cap: a call whose reply brings a capability, with
+ * our receive slot set for it for the call only: the slot it landed in,
+ * or -error (-SYS_ENOSPC: our space is full; -SYS_EINVAL: the answer was
+ * 0 but no capability came).
+ */
+long q_call_answer(int ep, struct q_msg *m);
+long q_call_for_cap(int ep, struct q_msg *m);
+
 /* Packs name into m's words 0..2; false if it is empty or too long. */
 int q_name_pack(struct q_msg *m, const char *name);
 /* Unpacks m's words 0..2 into out (Q_NAME_MAX + 1 bytes). */
@@ -37,6 +47,15 @@ void q_name_unpack(const struct q_msg *m, char *out);
 long q_ns_register(int ns, const char *name, int slot);
 /* A copy of the capability registered as name, in a new slot: the slot, or -error. */
 long q_ns_lookup(int ns, const char *name);
+/*
+ * The same, for a name that may not be registered yet (its server was
+ * just started): asks again, 1 ms apart and then up to 64 ms apart,
+ * until the name is there or bound_ms have passed: -SYS_ETIMEDOUT then.
+ * Any other error returns at once (-SYS_EPIPE: the name server is gone).
+ * Q_NS_WAIT_MS is a bound generous enough for a loaded host.
+ */
+#define Q_NS_WAIT_MS	20000
+long q_ns_lookup_wait(int ns, const char *name, unsigned long bound_ms);
 long q_ns_unregister(int ns, const char *name);
 
 long q_kv_put(int kv, unsigned long key, unsigned long value);

@@ -1,8 +1,10 @@
 /*
  * A little help for the programs of tests/user/ (none needs it: a test
  * passes by exiting with status 0).  CHECK(cond) prints the condition
- * that failed and counts it, CHECK_EQ(a, b) also prints both values (as
- * long); both are safe from any thread of the program.  main() returns
+ * that failed, with its file and line, and counts it; CHECK_EQ(a, b)
+ * also prints both values (as long); both are safe from any thread of
+ * the program.  The file tells a test's failure from its helper's when
+ * both print to the same console.  main() returns
  * utest_result(what), which always prints the count, or check_result(),
  * which speaks only of failures: either is its exit status.
  */
@@ -18,7 +20,7 @@ static int utest_failures;
 #define CHECK(cond)							\
 	do {								\
 		if (!(cond)) {						\
-			printf("FAILED: %s (line %d)\n", #cond, __LINE__); \
+			printf("FAILED: %s (%s:%d)\n", #cond, __FILE__, __LINE__); \
 			utest_failed();					\
 		}							\
 	} while (0)
@@ -27,8 +29,8 @@ static int utest_failures;
 	do {								\
 		long __a = (long)(a), __b = (long)(b);			\
 		if (__a != __b) {					\
-			printf("FAILED: %s == %s: %ld != %ld (line %d)\n", #a, #b, \
-			       __a, __b, __LINE__);			\
+			printf("FAILED: %s == %s: %ld != %ld (%s:%d)\n", #a, #b, \
+			       __a, __b, __FILE__, __LINE__);		\
 			utest_failed();					\
 		}							\
 	} while (0)

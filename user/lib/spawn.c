@@ -4,6 +4,7 @@
  * the name is looked up here, among our own capabilities.
  */
 #include <string.h>
+#include <unistd.h>
 #include "qcap.h"
 
 #define NAME_MAX_LEN	64	/* a boot module's name, with its NUL */
@@ -50,6 +51,39 @@ static const char *split_name(const char *cmdline, size_t len, char *name)
 	return cmdline + n;
 }
 
+/*
+ * before, name and after on standard output: write(), not printf(), which
+ * would grow every program that starts another by its 40 KiB (and the
+ * boot with it: GRUB loads them all into make test's least memory).
+ */
+static void say(const char *before, const char *name, const char *after)
+{
+	write(1, before, strlen(before));
+	write(1, name, strlen(name));
+	write(1, after, strlen(after));
+}
+
+/*
+ * Says why name cannot start: a task the kernel started holds a program
+ * capability for every boot module, so a name missing among them is not
+ * on this boot (user/user.mk decides what is); any other task holds only
+ * the programs its parent gave it.
+ */
+static void say_no_program(const char *name)
+{
+	struct sys_cap_info info;
+
+	if (!q_cap_inspect(SYS_BOOT_SLOT_PROGRAMS, &info) && info.type == SYS_OBJ_PROGRAM)
+		say("spawn: no program \"", name, "\" on this boot: user/user.mk boots a user/ "
+		    "program\nspawn: when USER_SERVICES lists it (make test, make run) or USER_RUN "
+		    "names it (make run),\nspawn: and every tests/user/ one in make test "
+		    "(docs/user.md, \"Programs\")\n");
+	else
+		say("spawn: this task holds no capability to a program \"", name, "\": a task "
+		    "starts\nspawn: only the programs its parent gave it (docs/microkernel.md, "
+		    "\"The root task and the boot capabilities\")\n");
+}
+
 static int spawn(const char *cmdline, size_t len, int quota, const int *caps, int n,
 		 int task_slot)
 {
@@ -65,8 +99,10 @@ static int spawn(const char *cmdline, size_t len, int quota, const int *caps, in
 		return -SYS_EINVAL;
 	req.args_len = len - (size_t)(args - cmdline);
 	req.program = q_program(name);
-	if (req.program < 0)
+	if (req.program < 0) {
+		say_no_program(name);
 		return req.program;
+	}
 	return q_cap_spawn(&req);
 }
 
