@@ -135,10 +135,14 @@ void arch_switch_to(void **prev_sp, void *next_sp);
 void arch_switched_frame(const void *sp, uintptr_t *pc, uintptr_t *fp);
 /* A new task's first stack: switching to it calls entry() on that stack. */
 void *arch_task_stack_init(void *stack_top, void (*entry)(void));
-/* FP/SIMD state per task (ARCH_FPU_SIZE bytes, ARCH_FPU_ALIGN aligned). */
-void arch_fpu_save(void *area);
-void arch_fpu_restore(const void *area);
-void arch_fpu_init(void *area);
+/*
+ * FP/SIMD state: every entry to the kernel (a system call, an interrupt,
+ * an exception) saves the interrupted code's whole FP/SIMD state in its
+ * trap frame and restores it on the way back, and the kernel's own code
+ * keeps only what the C ABI makes callee-saved, which arch_switch_to()
+ * switches.  So no task carries a saved FP/SIMD area, and a switch
+ * saves no register file.
+ */
 
 /*
  * For tests: the FP registers the ABI says a called function preserves
@@ -231,18 +235,20 @@ void arch_enter_user(uintptr_t pc, uintptr_t sp, uintptr_t arg, uintptr_t tls)
 void arch_user_thread_switch(uintptr_t kernel_stack_top, uintptr_t tls);
 void arch_set_tls(uintptr_t tls);
 
-/* A trap frame: from user mode?  Its sp; a system call's number, arguments, result. */
+/* A trap frame: from user mode?  Its sp. */
 bool arch_frame_user_mode(const struct trap_frame *tf);
 uintptr_t arch_frame_sp(const struct trap_frame *tf);
-unsigned long arch_syscall_nr(const struct trap_frame *tf);
-unsigned long arch_syscall_arg(const struct trap_frame *tf, int n);
-void arch_syscall_set_result(struct trap_frame *tf, long ret);
 /*
- * Writes argument register n (1 to 5) of the system call in tf, which
- * user mode sees on return: IPC hands a received message back in them
- * (lib/ipc.h).  Never argument 0 (on AArch64 it is the result register).
+ * A system call's number, arguments and result in its trap frame are
+ * inline, in asm/syscall.h (with struct trap_frame), for the system-call
+ * code that includes it:
+ *   arch_syscall_nr(tf), arch_syscall_arg(tf, n) (n 0 to 5),
+ *   arch_syscall_set_result(tf, ret),
+ *   arch_syscall_set_arg(tf, n, v): writes argument register n (1 to 5),
+ *     which user mode sees on return: IPC hands a received message back
+ *     in them (lib/ipc.h).  Never argument 0 (on AArch64 it is the
+ *     result register).
  */
-void arch_syscall_set_arg(struct trap_frame *tf, int n, unsigned long v);
 
 /*
  * Copies between kernel and user memory with a fault fix-up: a fault

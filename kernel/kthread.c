@@ -77,7 +77,6 @@ static struct task_struct *kthread_create(int (*fn)(void *data), void *data,
 	strncpy(t->comm, name, sizeof(t->comm) - 1);
 	INIT_LIST_HEAD(&t->sleep_node);
 	init_completion(&t->exited);
-	arch_fpu_init(t->fpu);
 	t->sp = arch_task_stack_init((char *)t->stack + (THREAD_PAGES + 1) * PAGE_SIZE,
 				     (void (*)(void))task_entry);
 	add_to_task_list(t);

@@ -33,7 +33,6 @@ static void init_idle(int cpu)
 	idle->pid = 0;
 	idle->migrate_to = -1;
 	snprintf(idle->comm, sizeof(idle->comm), "swapper/%d", cpu);
-	arch_fpu_init(idle->fpu);
 	init_completion(&idle->exited);
 	spin_lock_irqsave(&rq->lock, flags);
 	rq->idle = rq->curr = idle;
@@ -287,8 +286,6 @@ void __schedule(void)
 	this_cpu()->curr_task = next;
 	this_cpu()->task_name = next->comm;
 	user_context_switch(next);	/* its address space, its kernel stack for entries */
-	arch_fpu_save(prev->fpu);
-	arch_fpu_restore(next->fpu);
 	arch_switch_to(&prev->sp, next->sp);
 	/* prev runs again here, perhaps on another CPU. */
 	finish_task_switch();

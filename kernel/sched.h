@@ -69,7 +69,6 @@ struct task_struct {
 	struct user_thread *user;	/* its user half */
 
 	void *stack;			/* guard page + THREAD_PAGES; NULL: boot stack */
-	u8 fpu[ARCH_FPU_SIZE] __aligned(ARCH_FPU_ALIGN);
 };
 
 /* The task running on this CPU. */

@@ -1,22 +1,21 @@
 /*
  * arch_switch_to(void **prev_sp, void *next_sp): the context switch.
  * Only the registers AAPCS64 makes callee-saved need saving: x19-x28, the
- * frame pointer x29, the return address x30, and d8-d15 (the low halves
- * of v8-v15).  The frame is 20 words, laid out as task.c expects.
- *
- * d8-d15 must be switched here, not in C.  arch_fpu_restore() (called
- * just before, in __schedule()) loads the next task's v8-v15, but it
- * tells the compiler it clobbers them, so the compiler saves the current
- * task's d8-d15 in its prologue and reloads them in its epilogue, undoing
- * the load: without these stores and loads, the next task would resume
- * with the previous task's callee-saved FP registers.
- * tests/fpu.c checks every one of them across a switch.
+ * frame pointer x29, the return address x30, d8-d15 (the low halves of
+ * v8-v15) and FPCR's control fields.  The frame is 22 words, laid out as
+ * task.c expects.  The rest of the FP/SIMD state is the caller's to
+ * save, and the user's whole state was saved by the entry from EL0
+ * (vectors.S, user_entry) in the thread's trap frame and is restored on
+ * the way back: no switch saves q0-q31 (one save per entry, none per
+ * switch).  FPCR is written only when it differs: a write is a system
+ * register write, and threads almost always share the default.
+ * tests/fpu.c checks every callee-saved one across a switch.
  */
 	.section .text, "ax"
 	.globl	arch_switch_to
 	.type	arch_switch_to, %function
 arch_switch_to:
-	sub	sp, sp, #160
+	sub	sp, sp, #176
 	stp	x19, x20, [sp, #0]
 	stp	x21, x22, [sp, #16]
 	stp	x23, x24, [sp, #32]
@@ -27,9 +26,17 @@ arch_switch_to:
 	stp	d10, d11, [sp, #112]
 	stp	d12, d13, [sp, #128]
 	stp	d14, d15, [sp, #144]
+	mrs	x9, fpcr
+	str	x9, [sp, #160]
 	mov	x9, sp
 	str	x9, [x0]
 	mov	sp, x1
+	ldr	x9, [sp, #160]
+	mrs	x10, fpcr
+	cmp	x9, x10
+	b.eq	1f
+	msr	fpcr, x9
+1:
 	ldp	x19, x20, [sp, #0]
 	ldp	x21, x22, [sp, #16]
 	ldp	x23, x24, [sp, #32]
@@ -40,7 +47,7 @@ arch_switch_to:
 	ldp	d10, d11, [sp, #112]
 	ldp	d12, d13, [sp, #128]
 	ldp	d14, d15, [sp, #144]
-	add	sp, sp, #160
+	add	sp, sp, #176
 	ret
 	.size	arch_switch_to, . - arch_switch_to
 

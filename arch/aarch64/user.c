@@ -26,28 +26,6 @@ uintptr_t arch_frame_sp(const struct trap_frame *tf)
 	return tf->sp;
 }
 
-/* lib/syscall.h: the number in x8, arguments in x0-x5, the result in x0. */
-unsigned long arch_syscall_nr(const struct trap_frame *tf)
-{
-	return tf->x[8];
-}
-
-unsigned long arch_syscall_arg(const struct trap_frame *tf, int n)
-{
-	return n >= 0 && n < 6 ? tf->x[n] : 0;
-}
-
-void arch_syscall_set_result(struct trap_frame *tf, long ret)
-{
-	tf->x[0] = ret;
-}
-
-void arch_syscall_set_arg(struct trap_frame *tf, int n, unsigned long v)
-{
-	if (n >= 1 && n < 6)
-		tf->x[n] = v;
-}
-
 /*
  * The frame of the running thread's entry from user mode: always at the
  * top of its kernel stack (vectors.S, user_entry).

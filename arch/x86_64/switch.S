@@ -1,8 +1,13 @@
 /*
  * arch_switch_to(void **prev_sp, void *next_sp): the context switch.
  * Only the callee-saved registers need saving: the C compiler has saved
- * everything else around the call.  The FP/SIMD state is switched in C
- * (arch_fpu_save/restore) just before.
+ * everything else around the call.  Of the FP/SSE state the System V
+ * ABI makes callee-saved only MXCSR's control bits and the x87 control
+ * word: the xmm registers are the caller's to save, and the user's
+ * whole SSE state was saved by the entry from user mode (syscall_entry.S,
+ * vectors.S), on this thread's kernel stack, and is restored on the way
+ * back.  So a switch keeps the two control words (one slot below the
+ * registers, task.c) and no fxsave: one per entry, none per switch.
  */
 	.section .text, "ax"
 	.code64
@@ -14,8 +19,14 @@ arch_switch_to:
 	pushq	%r13
 	pushq	%r14
 	pushq	%r15
+	subq	$8, %rsp
+	stmxcsr	(%rsp)
+	fnstcw	4(%rsp)
 	movq	%rsp, (%rdi)
 	movq	%rsi, %rsp
+	ldmxcsr	(%rsp)
+	fldcw	4(%rsp)
+	addq	$8, %rsp
 	popq	%r15
 	popq	%r14
 	popq	%r13

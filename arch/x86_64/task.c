@@ -1,11 +1,16 @@
-/* x86-64 task state: a new task's first stack frame, and the SSE state. */
+/* x86-64 task state: a new task's first stack frame, and the FP control words. */
 #include "x86.h"
 
+/* A new task's FP control: every exception masked, round to nearest (x87: extended precision). */
+#define MXCSR_DEFAULT	0x1f80
+#define FCW_DEFAULT	0x037f
+
 /*
- * The frame arch_switch_to() pops: six callee-saved registers (zero: a
- * zero RBP ends backtraces), then entry as the return address, then a
- * zero "return address" above it so entry starts with the stack aligned
- * as after a call.
+ * The frame arch_switch_to() pops (switch.S): MXCSR and the x87 control
+ * word in one slot, six callee-saved registers (zero: a zero RBP ends
+ * backtraces), then entry as the return address, then a zero "return
+ * address" above it so entry starts with the stack aligned as after a
+ * call.
  */
 void *arch_task_stack_init(void *stack_top, void (*entry)(void))
 {
@@ -15,34 +20,17 @@ void *arch_task_stack_init(void *stack_top, void (*entry)(void))
 	*--sp = (uintptr_t)entry;
 	for (int i = 0; i < 6; i++)
 		*--sp = 0;
+	*--sp = MXCSR_DEFAULT | (u64)FCW_DEFAULT << 32;
 	return sp;
 }
 
-/* arch_switch_to() left r15, r14, r13, r12, rbx, rbp, then the return address. */
+/* arch_switch_to() left the FP control words, r15, r14, r13, r12, rbx, rbp, the return address. */
 void arch_switched_frame(const void *sp, uintptr_t *pc, uintptr_t *fp)
 {
 	const u64 *s = sp;
 
-	*fp = s[5];
-	*pc = s[6];
-}
-
-void arch_fpu_save(void *area)
-{
-	__asm__ __volatile__("fxsave64 (%0)" : : "r"(area) : "memory");
-}
-
-void arch_fpu_restore(const void *area)
-{
-	__asm__ __volatile__("fxrstor64 (%0)" : : "r"(area) : "memory");
-}
-
-/* A clean state: x87 reset, SSE exceptions masked (MXCSR 0x1f80). */
-void arch_fpu_init(void *area)
-{
-	memset(area, 0, ARCH_FPU_SIZE);
-	((u16 *)area)[0] = 0x037f;		/* FCW */
-	((u32 *)area)[6] = 0x1f80;		/* MXCSR */
+	*fp = s[6];
+	*pc = s[7];
 }
 
 /*

@@ -68,32 +68,6 @@ uintptr_t arch_frame_sp(const struct trap_frame *tf)
 	return tf->rsp;
 }
 
-/* lib/syscall.h: the number in rax, arguments in rdi, rsi, rdx, r10, r8, r9. */
-unsigned long arch_syscall_nr(const struct trap_frame *tf)
-{
-	return tf->rax;
-}
-
-unsigned long arch_syscall_arg(const struct trap_frame *tf, int n)
-{
-	const u64 args[6] = { tf->rdi, tf->rsi, tf->rdx, tf->r10, tf->r8, tf->r9 };
-
-	return n >= 0 && n < 6 ? args[n] : 0;
-}
-
-void arch_syscall_set_result(struct trap_frame *tf, long ret)
-{
-	tf->rax = ret;
-}
-
-void arch_syscall_set_arg(struct trap_frame *tf, int n, unsigned long v)
-{
-	u64 *regs[6] = { &tf->rdi, &tf->rsi, &tf->rdx, &tf->r10, &tf->r8, &tf->r9 };
-
-	if (n >= 1 && n < 6)
-		*regs[n] = v;
-}
-
 /* The thread pointer is the FS base: only the kernel writes it (no FSGSBASE in user mode). */
 void arch_set_tls(uintptr_t tls)
 {

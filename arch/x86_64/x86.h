@@ -3,6 +3,7 @@
 #define ARCH_X86_H
 
 #include "kernel.h"
+#include <asm/syscall.h>
 
 static inline void outb(u16 port, u8 v) { __asm__ __volatile__("outb %0, %1" : : "a"(v), "Nd"(port)); }
 static inline u8 inb(u16 port) { u8 v; __asm__ __volatile__("inb %1, %0" : "=a"(v) : "Nd"(port)); return v; }
@@ -56,12 +57,7 @@ static inline u64 read_cr3(void) { u64 v; __asm__ __volatile__("mov %%cr3, %0" :
 #define NMI_VECTOR	2
 #define MC_VECTOR	18	/* machine check: on its own stack (IST), like the NMI */
 
-/* What every interrupt and exception entry (vectors.S) pushes. */
-struct trap_frame {
-	u64 rax, rbx, rcx, rdx, rsi, rdi, rbp, r8, r9, r10, r11, r12, r13, r14, r15;
-	u64 vector, error;
-	u64 rip, cs, rflags, rsp, ss;	/* pushed by the CPU */
-};
+/* What every interrupt and exception entry (vectors.S) pushes: struct trap_frame, asm/syscall.h. */
 
 void x86_cpu_tables_init(int cpu);
 const char *x86_ist_guard(uintptr_t addr, int *cpu);

@@ -36,8 +36,7 @@
 #include "object/holds.h"
 #include <errno.h>
 
-static atomic_long_t nr_messages, nr_calls, nr_replies, nr_handoffs, nr_caps_sent,
-	nr_caps_lost;
+DEFINE_PER_CPU(struct ipc_stats, ipc_stats);
 
 static bool carries_cap(unsigned long info)
 {
@@ -125,10 +124,10 @@ static unsigned long cap_send_commit(struct cap_send *cs, unsigned long info,
 	if (!carries_cap(info))
 		return out;
 	if (slot < 0) {
-		atomic_long_inc(&nr_caps_lost);
+		ipc_count(caps_lost);
 		return out | SYS_MSG_CAP_LOST;
 	}
-	atomic_long_inc(&nr_caps_sent);
+	ipc_count(caps_sent);
 	return out | SYS_MSG_CAP(slot);
 }
 
@@ -146,7 +145,7 @@ static void claim(struct endpoint *ep, struct thread_obj *th)
 	th->state = IPC_CLAIMED;
 	spin_unlock(&th->lock);
 	ep->messages++;
-	atomic_long_inc(&nr_messages);
+	ipc_count(messages);
 }
 
 static void claimed_hook(struct thread_obj *th)
@@ -263,7 +262,7 @@ static int deliver(struct thread_obj *me, struct thread_obj *r, unsigned long ba
 	if (!call)
 		return 0;
 	if (handoff)
-		atomic_long_inc(&nr_handoffs);
+		ipc_count(handoffs);
 	ret = ipc_wait(me, handoff);	/* (nothing between the handoff and here sleeps) */
 	if (!ret)
 		*msg = me->msg;
@@ -322,7 +321,7 @@ int ipc_send(struct thread_obj *me, struct endpoint *ep, unsigned long badge,
 int ipc_call(struct thread_obj *me, struct endpoint *ep, unsigned long badge,
 	     struct ipc_msg *msg)
 {
-	atomic_long_inc(&nr_calls);
+	ipc_count(calls);
 	return send_common(me, ep, badge, msg, true, false);
 }
 
@@ -403,7 +402,7 @@ static long recv_common(struct thread_obj *me, struct endpoint *ep, bool nonbloc
 	spin_unlock_irqrestore(&ep->lock, flags);
 	cap_send_end(&cs);
 	if (handoff)
-		atomic_long_inc(&nr_handoffs);
+		ipc_count(handoffs);
 	ret = ipc_wait(me, handoff);	/* a sender comes and fills me->msg */
 	if (!ret) {
 		*out = me->msg;
@@ -473,7 +472,7 @@ static int reply_common(struct thread_obj *me, const struct ipc_msg *msg,
 		caller->msg.info = info;
 		caller->badge = 0;
 		ipc_complete_locked(caller, 0, handoff);
-		atomic_long_inc(&nr_replies);
+		ipc_count(replies);
 	}
 	spin_unlock_irqrestore(&caller->lock, flags);
 	cap_send_end(&cs);		/* (-ESRCH: the capability stays where it was) */
@@ -500,10 +499,17 @@ long ipc_reply_recv(struct thread_obj *me, const struct ipc_msg *reply, struct e
 
 void ipc_get_stats(struct ipc_stats *s)
 {
-	s->messages = atomic_long_read(&nr_messages);
-	s->calls = atomic_long_read(&nr_calls);
-	s->replies = atomic_long_read(&nr_replies);
-	s->handoffs = atomic_long_read(&nr_handoffs);
-	s->caps_sent = atomic_long_read(&nr_caps_sent);
-	s->caps_lost = atomic_long_read(&nr_caps_lost);
+	int cpu;
+
+	memset(s, 0, sizeof(*s));
+	for_each_possible_cpu(cpu) {
+		const struct ipc_stats *c = &per_cpu(ipc_stats, cpu);
+
+		s->messages += READ_ONCE(c->messages);
+		s->calls += READ_ONCE(c->calls);
+		s->replies += READ_ONCE(c->replies);
+		s->handoffs += READ_ONCE(c->handoffs);
+		s->caps_sent += READ_ONCE(c->caps_sent);
+		s->caps_lost += READ_ONCE(c->caps_lost);
+	}
 }

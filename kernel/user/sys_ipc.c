@@ -57,9 +57,12 @@ static void msg_to_regs(const struct ipc_msg *m)
 {
 	struct trap_frame *tf = current->user->syscall_frame;
 
+	_Static_assert(SYS_MSG_WORDS == 4, "one line per message register");
 	arch_syscall_set_arg(tf, 1, m->info);
-	for (int i = 0; i < SYS_MSG_WORDS; i++)
-		arch_syscall_set_arg(tf, 2 + i, m->w[i]);
+	arch_syscall_set_arg(tf, 2, m->w[0]);
+	arch_syscall_set_arg(tf, 3, m->w[1]);
+	arch_syscall_set_arg(tf, 4, m->w[2]);
+	arch_syscall_set_arg(tf, 5, m->w[3]);
 }
 
 /* The caller's thread object and the endpoint in slot, with the rights: 0, or -errno. */

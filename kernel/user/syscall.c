@@ -96,6 +96,18 @@ static void trace_call(unsigned long nr, const struct syscall_args *a, long ret)
 	       current_user_task()->id, current->user->tid, sc->name, args, ret);
 }
 
+/* Spelled out: six loads, where a loop compiles to a switch per register. */
+static inline void get_args(const struct trap_frame *tf, struct syscall_args *a)
+{
+	_Static_assert(SYSCALL_MAX_ARGS == 6, "one line per argument register");
+	a->arg[0] = arch_syscall_arg(tf, 0);
+	a->arg[1] = arch_syscall_arg(tf, 1);
+	a->arg[2] = arch_syscall_arg(tf, 2);
+	a->arg[3] = arch_syscall_arg(tf, 3);
+	a->arg[4] = arch_syscall_arg(tf, 4);
+	a->arg[5] = arch_syscall_arg(tf, 5);
+}
+
 /* Interrupts off on entry and on return; the arch returns to user mode after. */
 void syscall_dispatch(struct trap_frame *tf)
 {
@@ -104,13 +116,12 @@ void syscall_dispatch(struct trap_frame *tf)
 	long ret = -ENOSYS;
 
 	enter_from_user_mode();
+	this_cpu_write(syscalls_done, this_cpu_read(syscalls_done) + 1);	/* (interrupts off) */
 	local_irq_enable();
-	this_cpu_write(syscalls_done, this_cpu_read(syscalls_done) + 1);
 	current_user_task()->syscalls++;	/* (only its own threads write it: a statistic) */
 	if (nr < NR_SYSCALLS && syscall_table[nr].fn) {
 		current->user->syscall_frame = tf;	/* IPC writes a received message there */
-		for (int i = 0; i < SYSCALL_MAX_ARGS; i++)
-			a.arg[i] = arch_syscall_arg(tf, i);
+		get_args(tf, &a);
 		if (strace && (nr == SYS_exit || nr == SYS_thread_exit || nr == SYS_abort))
 			trace_call(nr, &a, 0);	/* (they do not return) */
 		ret = syscall_table[nr].fn(&a);

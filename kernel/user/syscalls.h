@@ -11,6 +11,7 @@
 #include "user/thread.h"
 #include "user/uaccess.h"
 #include "user/user.h"
+#include <asm/syscall.h>
 
 #define SYSCALL_MAX_ARGS	6
 

@@ -9,15 +9,11 @@
 
 #define DAIF_I		(1UL << 7)	/* IRQ masked */
 
-/* The FP/SIMD state a task carries: q0-q31, then FPCR and FPSR (16 bytes). */
-#define ARCH_FPU_SIZE	(32 * 16 + 16)
 /* The architecture's name, as folders and make's ARCH spell it (tests/user/ARCH/). */
 #define ARCH_NAME		"aarch64"
 
 /* The ELF machine user programs are built for (kernel/user/elf.c). */
 #define ARCH_ELF_MACHINE	183	/* EM_AARCH64 */
-
-#define ARCH_FPU_ALIGN	16
 
 /*
  * Device interrupt lines (kernel/arch.h): GIC INTIDs, of which SPIs are

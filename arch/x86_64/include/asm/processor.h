@@ -6,15 +6,11 @@
 
 #define X86_RFLAGS_IF	(1UL << 9)
 
-/* The FP/SIMD state a task carries: the fxsave area. */
-#define ARCH_FPU_SIZE	512
 /* The architecture's name, as folders and make's ARCH spell it (tests/user/ARCH/). */
 #define ARCH_NAME		"x86_64"
 
 /* The ELF machine user programs are built for (kernel/user/elf.c). */
 #define ARCH_ELF_MACHINE	62	/* EM_X86_64 */
-
-#define ARCH_FPU_ALIGN	16
 
 /* 1: an NMI reaches a CPU whatever its interrupt flag: even inside printk. */
 #define ARCH_HAS_NMI	1

@@ -9,9 +9,6 @@
 
 #include "types.h"
 
-#define ARCH_FPU_SIZE	512
-#define ARCH_FPU_ALIGN	16
-
 extern unsigned long host_irq_flags;	/* 1: "interrupts on" */
 extern void *host_cpu_self;		/* the one struct cpu (shim.c) */
 
