@@ -117,8 +117,8 @@ void supervise(int *tids)
 		for (int i = 0; i <= nr_workers; i++) {
 			unsigned long calls = __atomic_load_n(&fuzzers[i].calls, __ATOMIC_RELAXED);
 
-			if (calls >= share)
-				continue;
+			if (calls >= share || tids[i] < 0)
+				continue;	/* (< 0: no thread took its place, said in restart()) */
 			all = false;
 			if (calls != last[i] || fuzzers[i].busy) {
 				last[i] = calls;
