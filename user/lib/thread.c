@@ -55,7 +55,14 @@ void q_thread_exit(int status)
 {
 	if (urcu_thread_exit_hook)
 		urcu_thread_exit_hook();	/* (not registered with user-space RCU: runtime.h) */
-	fflush(stdout);		/* this thread's own stdout buffer */
+	/*
+	 * This thread's own stdout buffer -- if it ever used stdio: a first
+	 * fflush() would set stdio up for it under newlib's global locks,
+	 * and a thread killed there (a kill lands anywhere) would leave them
+	 * held for every other thread of the task (lock.c).
+	 */
+	if (current_tls()->reent->__sdidinit)
+		fflush(stdout);
 	q_syscall(SYS_thread_exit, status, 0, 0, 0, 0, 0);
 	for (;;)
 		;
