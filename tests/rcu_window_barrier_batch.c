@@ -82,10 +82,20 @@ static bool bb_barrier_past_c(void)
 	       (smp_load_acquire(&bb.others_done) && win_task_waits(READ_ONCE(bb.caller)));
 }
 
-/* X passes no quiescent state while W's grace period runs: W waits for it. */
-static bool bb_holds_w_back(void)
+/*
+ * May X pass a quiescent state now?  Always before W is queued; after,
+ * only for a grace period running before W's (odd gp_seq, not W's), which
+ * waits for c and ends on that report alone: one noted while none runs,
+ * or as W's begins, could end W's at once, and W would wait for nothing
+ * when the caller decides.
+ */
+static bool bb_x_may_report(void)
 {
-	return smp_load_acquire(&bb.w_queued) && READ_ONCE(rcu_state.gp_seq) == bb.w_gp - 1;
+	unsigned long gp = READ_ONCE(rcu_state.gp_seq);
+
+	if (!smp_load_acquire(&bb.w_queued))
+		return true;
+	return (gp & 1) && gp != bb.w_gp - 1;
 }
 
 static void bb_held(struct rcu_head *rh)
@@ -103,7 +113,7 @@ static void bb_held(struct rcu_head *rh)
 			break;
 		}
 		/* Grace periods go on (we hold no reader), but W's waits for the barrier. */
-		if (i != BB_X || !bb_holds_w_back())
+		if (i != BB_X || bb_x_may_report())
 			rcu_note_context_switch();
 		udelay(2);
 	}

@@ -19,11 +19,15 @@ static struct task_struct *reaper;
 static struct completion reaper_work;
 static atomic_long_t pending;		/* added and not yet freed (reaper_flush()) */
 
+void reaper_expect(void)
+{
+	atomic_long_inc(&pending);
+}
+
 void reaper_add(struct user_thread *ut)
 {
 	unsigned long flags;
 
-	atomic_long_inc(&pending);
 	spin_lock_irqsave(&dead_lock, flags);
 	list_add_tail(&ut->reap_node, &dead);
 	spin_unlock_irqrestore(&dead_lock, flags);

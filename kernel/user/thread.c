@@ -226,6 +226,7 @@ void user_thread_exit(int status)
 	if (last && !t->kill_reason && !t->exiting)
 		t->exit.status = status;	/* its last thread's, as it left */
 	spin_unlock_irqrestore(&t->lock, flags);
+	reaper_expect();	/* (before anyone sees us gone: user_settle()) */
 	complete_all(&ut->done);
 	if (last)
 		user_task_end(t);

@@ -120,6 +120,8 @@ def build(names, quiet=False):
         cmd = [cc] + SANITIZE + CFLAGS + [
             "-I" + os.path.join(FUZZ, "shim"), "-I" + os.path.join(ROOT, "kernel"),
             "-I" + os.path.join(ROOT, "lib"), "-I" + os.path.join(ROOT, arch),
+            # (after the shim's asm/: the arch's own headers the shim does not replace)
+            "-I" + os.path.join(ROOT, arch, "include"),
             "-o", out] + files + ldflags
         if not quiet:
             print(f"  FUZZCC  {rel(out)}")

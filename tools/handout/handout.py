@@ -405,6 +405,25 @@ def prune_model_doc(out, name, gone):
             para = None
         kept.append(line)
     write(out, MODEL_DOC, "\n".join(kept))
+    unname_models(out, gone)
+
+
+def unname_models(out, gone):
+    """The other docs name models by path too (docs/rcu.md's barrier
+    table, docs/urcu.md, ...): a left-out one is named by its file name
+    alone there, said to be left out, so that no path points nowhere."""
+    docs = ["README.md"] + [os.path.join("docs", f)
+                            for f in sorted(os.listdir(os.path.join(out, "docs")))
+                            if f.endswith(".md")]
+    for doc in docs:
+        if not os.path.exists(os.path.join(out, doc)):
+            continue
+        text = orig = read(out, doc)
+        for model in sorted(gone):
+            text = text.replace(f"`{model}`", f"`{os.path.basename(model)}` (left out here)")
+            text = text.replace(model, f"{os.path.basename(model)} (left out here)")
+        if text != orig:
+            write(out, doc, text)
 
 
 def barriers_missing(out):
