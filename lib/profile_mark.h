@@ -7,7 +7,8 @@
  * the marks themselves are not counted.  Outside a profile each costs one
  * instruction of nothing.  Freestanding: the programs (user/include/
  * qprofile.h), the plugin (built for the host) and the known-loop test's
- * assembly (tools/profile/knownloop-*.S) share this file.
+ * assembly (tools/profile/knownloop-*.S) share this file; the
+ * instruction itself is in each architecture's asm/profile.h.
  *
  *   x86-64   nopl MARK(%rax): the bytes 0f 1f 80 and MARK as a 32-bit
  *            displacement; a compiler pads with nopl 0x0(...) only
@@ -22,20 +23,11 @@
 #define PROFILE_MARK_A64_OPEN		0xd28a2a1f	/* movz xzr, #0x5150 */
 #define PROFILE_MARK_A64_CLOSE		0xd28a2a3f	/* movz xzr, #0x5151 */
 
-/* The instruction: bare in assembly (.S), as a string for asm() in C. */
-#if defined(__x86_64__) || defined(__i386__)
-#define PROFILE_MARK_ASM(mark)		.byte 0x0f, 0x1f, 0x80; .long mark
-#elif defined(__aarch64__)
-#define PROFILE_MARK_ASM(mark)		.inst mark
-#endif
-#ifdef PROFILE_MARK_ASM
-#if defined(__x86_64__) || defined(__i386__)
-#define PROFILE_MARK_OPEN_		PROFILE_MARK_ASM(PROFILE_MARK_X86_OPEN)
-#define PROFILE_MARK_CLOSE_		PROFILE_MARK_ASM(PROFILE_MARK_X86_CLOSE)
-#else
-#define PROFILE_MARK_OPEN_		PROFILE_MARK_ASM(PROFILE_MARK_A64_OPEN)
-#define PROFILE_MARK_CLOSE_		PROFILE_MARK_ASM(PROFILE_MARK_A64_CLOSE)
-#endif
+/*
+ * The instruction is the architecture's (arch/ARCH/include/asm/profile.h
+ * defines PROFILE_MARK_OPEN_ and PROFILE_MARK_CLOSE_ from the encodings
+ * above): bare in assembly (.S), as a string for asm() in C.
+ */
 #ifdef __ASSEMBLER__
 #define PROFILE_MARK_OPEN		PROFILE_MARK_OPEN_
 #define PROFILE_MARK_CLOSE		PROFILE_MARK_CLOSE_
@@ -44,7 +36,6 @@
 #define PROFILE_MARK_STR(...)		PROFILE_MARK_STR_(__VA_ARGS__)
 #define PROFILE_MARK_OPEN		PROFILE_MARK_STR(PROFILE_MARK_OPEN_)
 #define PROFILE_MARK_CLOSE		PROFILE_MARK_STR(PROFILE_MARK_CLOSE_)
-#endif
 #endif
 
 #endif

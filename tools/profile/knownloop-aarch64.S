@@ -20,7 +20,7 @@
  *	vectors: 1 per round (eret: priv_change 1)
  *	kl_call: 3 per round
  */
-#include "profile_mark.h"
+#include "asm/profile.h"
 
 #define LOOPS	1000
 

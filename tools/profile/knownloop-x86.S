@@ -18,7 +18,7 @@
  *	  priv_change 1 (iret)
  *	kl_call: 3 per round
  */
-#include "profile_mark.h"
+#include "asm/profile.h"
 
 #define LOOPS	1000
 

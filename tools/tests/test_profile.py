@@ -248,13 +248,14 @@ class KnownLoop(unittest.TestCase):
         src = os.path.join(TOOLS, "profile", f"knownloop-{arch}.S")
         elf, obj = os.path.join(d, "loop.elf"), os.path.join(d, "loop.o")
         if arch == "x86":
-            build = [["cc", "-m32", "-c", "-I", os.path.join(ROOT, "lib"), "-o", obj, src],
+            build = [["cc", "-m32", "-c", "-I", os.path.join(ROOT, "lib"),
+                      "-I", os.path.join(ROOT, "arch", "x86_64", "include"), "-o", obj, src],
                      ["ld", "-m", "elf_i386", "-Ttext=0x100000", "-e", "_start", "-o", elf, obj]]
             qemu = ["qemu-system-x86_64", "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
             objdump, target = "objdump", "x86_64"
         else:
-            build = [["aarch64-linux-gnu-gcc", "-c", "-I", os.path.join(ROOT, "lib"), "-o", obj,
-                      src],
+            build = [["aarch64-linux-gnu-gcc", "-c", "-I", os.path.join(ROOT, "lib"),
+                      "-I", os.path.join(ROOT, "arch", "aarch64", "include"), "-o", obj, src],
                      ["aarch64-linux-gnu-ld", "-Ttext=0x40080000", "-e", "_start", "-o", elf, obj]]
             qemu = ["qemu-system-aarch64", "-M", "virt", "-cpu", "cortex-a76",
                     "-semihosting-config", "enable=on,target=native"]

@@ -9,7 +9,7 @@
 #ifndef QPROFILE_H
 #define QPROFILE_H
 
-#include "profile_mark.h"
+#include <asm/profile.h>
 
 static inline void q_profile_open(void)
 {
