@@ -299,16 +299,24 @@ def jobs_of(runs):
 
 # ---- what to run -------------------------------------------------------------
 
+def parse_wmm(kind, name, path, runs):
+    """A .wmm file's model, or None after adding the Run that reports why
+    it does not parse."""
+    try:
+        return armv8.parse(path)
+    except armv8.WmmError as e:
+        r = Run(kind, name, "base", "outcome", "verify", path)
+        r.verdict, r.error = "error", str(e)
+        runs.append(r)
+        return None
+
+
 def litmus_runs(base):
     runs = []
     for path in sorted(glob.glob(os.path.join(base, "litmus", "*.wmm"))):
         name = os.path.basename(path)[:-4]
-        try:
-            m = armv8.parse(path)
-        except armv8.WmmError as e:
-            r = Run("litmus", name, "base", "outcome", "verify", path)
-            r.verdict, r.error = "error", str(e)
-            runs.append(r)
+        m = parse_wmm("litmus", name, path, runs)
+        if m is None:
             continue
         expect = "verify" if m.expect == "forbidden" else "reject"
         runs.append(Run("litmus", name, "base", "outcome", expect, path, m.expect))
@@ -319,12 +327,8 @@ def wmm_runs(base):
     runs = []
     for path in sorted(glob.glob(os.path.join(base, "armv8", "*.wmm"))):
         name = "armv8/" + os.path.basename(path)[:-4]
-        try:
-            m = armv8.parse(path)
-        except armv8.WmmError as e:
-            r = Run("armv8", name, "base", "outcome", "verify", path)
-            r.verdict, r.error = "error", str(e)
-            runs.append(r)
+        m = parse_wmm("armv8", name, path, runs)
+        if m is None:
             continue
         for vname, removed, expect, why in armv8.variants(m):
             r = Run("armv8", name, vname, "outcome",
