@@ -43,8 +43,9 @@ static enum monitor_result cmd_cpus(int argc, char **argv)
 	(void)argc, (void)argv;
 	printk("%d CPUs online, %d offline\n", num_online_cpus(), nr_cpu_ids - num_online_cpus());
 	for_each_possible_cpu(cpu) {
-		struct task_struct *t = sched_curr(cpu);
+		char comm[TASK_COMM_LEN];
 		const char *state;
+		int pid;
 
 		if (!cpu_online(cpu)) {
 			printk("CPU%d: offline (cpu on %d brings it back)\n", cpu, cpu);
@@ -57,8 +58,16 @@ static enum monitor_result cmd_cpus(int argc, char **argv)
 				"quiescent; a synchronize_rcu() tour wakes it with an IPI)";
 		else
 			state = "idle";
+		/*
+		 * Another CPU's current task may exit and be freed as we read
+		 * it: copy its name under that CPU's run-queue lock, which
+		 * keeps it current (a trylock, as it is an interrupt's; the
+		 * holder lets go soon).
+		 */
+		while (!sched_curr_copy(cpu, &pid, comm))
+			cpu_relax();
 		printk("CPU%d: running %s (pid %d), %llu switches, %d queued, %s; "
-		       "%llu ticks, %llu IPIs\n", cpu, t->comm, t->pid,
+		       "%llu ticks, %llu IPIs\n", cpu, comm, pid,
 		       (unsigned long long)sched_nr_switches(cpu), sched_nr_running(cpu), state,
 		       (unsigned long long)cpus[cpu].ticks, (unsigned long long)cpus[cpu].ipis);
 	}

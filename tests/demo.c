@@ -253,6 +253,8 @@ static enum monitor_result mon(const char *line)
 
 KTEST(demo_monitor_commands)
 {
+	char me[64];
+
 	KEXPECT_EQ(mon(""), MON_EMPTY);
 	KEXPECT_EQ(mon("   "), MON_EMPTY);
 	KEXPECT_EQ(mon("help"), MON_OK);
@@ -260,6 +262,9 @@ KTEST(demo_monitor_commands)
 	KEXPECT(said("backtrace"));
 	KEXPECT_EQ(mon("cpus"), MON_OK);
 	KEXPECT(said("CPU0: running"));
+	snprintf(me, sizeof(me), "CPU%d: running %s (pid %d)", smp_processor_id(),
+		 current->comm, current->pid);
+	KEXPECT(said(me));			/* non-preemptive: still on that CPU */
 	KEXPECT_EQ(mon("ps"), MON_OK);
 	KEXPECT(said("CPU0: current"));
 	KEXPECT_EQ(mon("rcu"), MON_OK);
