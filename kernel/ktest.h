@@ -43,6 +43,9 @@ const struct ktest *ktest_running(void);
 /* kernel/user/usertest.c: the user tests matching glob, and how many there can be. */
 int usertest_select(const char *glob, const struct ktest **out);
 int usertest_max(void);
+/* Kills the tasks test started that still run wait_ns after it ended: how many. */
+struct user_task;
+int usertest_end_left_behind(struct user_task *test, u64 wait_ns);
 
 #define __KTEST_IN(sect, tname, kind, msg, words)			\
 	static void ktest_fn_##tname(void);				\

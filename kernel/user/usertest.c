@@ -20,6 +20,7 @@
  */
 #include "ktest.h"
 #include "ktest_runner.h"
+#include "object/quota.h"
 #include "user/task.h"
 #include "user/user.h"
 
@@ -31,6 +32,9 @@
 static int timeout_s = 30;
 KPARAM_INT("usertest.timeout", timeout_s, 1, 3600);
 #define KILL_WAIT_S	20	/* how long a killed test may take to end */
+#define LEFT_WAIT_S	2	/* how long its tasks may take to end after it */
+#define LEFT_MAX	16	/* tasks left behind handled per pass */
+#define LEFT_PASSES	64	/* passes: one may start more as we kill */
 
 static struct ktest user_tests[MAX_BOOT_MODULES];
 static char names[MAX_BOOT_MODULES][MAX_TEST_NAME];
@@ -124,6 +128,70 @@ static void judge(const struct ktest *running, const struct boot_module *m,
 	KEXPECT_EQ(st->status, 0);
 }
 
+/* The tasks a test started, still on the task list after it (each with a reference). */
+struct left_behind {
+	struct user_task *test;
+	struct user_task *tasks[LEFT_MAX];
+	int n;
+};
+
+static bool spends_from(const struct quota *q, const struct quota *test_quota)
+{
+	for (; q; q = q->parent)
+		if (q == test_quota)
+			return true;
+	return false;
+}
+
+/* Under tasks_lock: a listed task's reference is the list's, so ours is safe to take. */
+static void note_left_behind(struct user_task *t, void *arg)
+{
+	struct left_behind *l = arg;
+
+	if (t != l->test && l->n < LEFT_MAX && !READ_ONCE(t->ended) &&
+	    spends_from(t->quota, l->test->quota)) {
+		user_task_get(t);
+		l->tasks[l->n++] = t;
+	}
+}
+
+/*
+ * A test may start tasks that outlive it (spending from its quota or a
+ * share carved from it); those that end within wait_ns are fine, as a
+ * server's children end after it.  The ones still running then are
+ * killed, or they would run on under the next tests and be counted as
+ * their leaks.  More passes catch the tasks those started as we killed
+ * them (a spawn bomb).  Returns how many it killed.
+ */
+int usertest_end_left_behind(struct user_task *test, u64 wait_ns)
+{
+	u64 deadline = ktime_get_ns() + wait_ns;
+	struct sys_exit_status st;
+	int killed = 0;
+
+	for (int pass = 0; pass < LEFT_PASSES; pass++) {
+		struct left_behind l = { .test = test };
+
+		for_each_user_task(note_left_behind, &l);
+		if (!l.n)
+			break;
+		for (int i = 0; i < l.n; i++) {
+			u64 now = ktime_get_ns();
+
+			if (!pass && now < deadline &&
+			    !user_task_wait_timeout(l.tasks[i], deadline - now, &st))
+				continue;
+			user_task_kill(l.tasks[i], SYS_KILLED_BY_KERNEL);
+			killed++;
+		}
+		for (int i = 0; i < l.n; i++) {
+			user_task_wait_timeout(l.tasks[i], (u64)KILL_WAIT_S * NSEC_PER_SEC, &st);
+			user_task_put(l.tasks[i]);
+		}
+	}
+	return killed;
+}
+
 static void user_test_fn(void)
 {
 	const struct ktest *running = ktest_running();
@@ -131,7 +199,7 @@ static void user_test_fn(void)
 	u64 budget = ktest_budget_ns(timeout_s, 2);
 	struct sys_exit_status st;
 	struct user_task *t;
-	int err;
+	int err, left;
 
 	t = user_spawn_root(m->cmdline, &err);
 	if (!t) {
@@ -149,6 +217,12 @@ static void user_test_fn(void)
 		KEXPECT(!"the test ended within its timeout");
 	} else {
 		judge(running, m, &st, t);
+	}
+	left = usertest_end_left_behind(t, (u64)LEFT_WAIT_S * NSEC_PER_SEC);
+	if (left) {
+		ktest_info("%s: %d task%s it started still ran %d s after it ended: killed",
+			   running->name, left, left == 1 ? "" : "s", LEFT_WAIT_S);
+		KEXPECT(!"the tasks a test starts end with it");
 	}
 	user_task_put(t);
 }
