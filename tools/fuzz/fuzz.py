@@ -221,10 +221,23 @@ SUMMARY_RE = re.compile(r"^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?")
 SYSFUZZ_CI_SEEDS = "0x1e15,0xc0ffee"
 
 
+ARCHES = ("x86_64", "aarch64")
+
+
+def arch_list(text):
+    """--arches: names separated by commas or spaces, each one we build."""
+    arches = text.replace(",", " ").split()
+    bad = [a for a in arches if a not in ARCHES]
+    if bad or not arches:
+        raise argparse.ArgumentTypeError(
+            f"{bad[0] if bad else text!r}: not an architecture (use {' or '.join(ARCHES)})")
+    return arches
+
+
 def run_syscalls(args):
     """The system-call fuzzer on each architecture, each seed; 0 when it found nothing."""
     seeds = SYSFUZZ_CI_SEEDS if args.seed == "ci" else args.seed
-    for arch in args.arches.split():
+    for arch in args.arches:
         for seed in seeds.split(","):
             if run_syscalls_once(args, arch, seed.strip()):
                 return 1
@@ -382,7 +395,8 @@ def main():
     r.add_argument("--seed", default=os.environ.get("SYSFUZZ_SEED", "0") or "0",
                    help="syscalls: the seed (0: drawn by the fuzzer, printed); several, "
                    "comma-separated, one boot each; 'ci': the fixed set CI runs")
-    r.add_argument("--arches", default="x86_64 aarch64", help="syscalls: the architectures")
+    r.add_argument("--arches", default="x86_64 aarch64", type=arch_list,
+                   help="syscalls: the architectures, comma- or space-separated")
     r.add_argument("--host-only", action="store_true",
                    help="without targets: the host targets, not syscalls (CI runs it per architecture)")
     r.add_argument("targets", nargs="*", metavar="TARGET")
