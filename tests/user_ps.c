@@ -5,6 +5,7 @@
 #include "object/cap.h"
 
 #define SPINNER	"tests/user/helpers/spin"
+#define SLEEPER	"tests/user/helpers/leaver chain 1"	/* sleeps an hour */
 
 static char out[16384];
 
@@ -33,6 +34,34 @@ KTEST(user_ps_lists_user_tasks_and_their_threads)
 	/* Its threads are not among the kernel threads: the first mention is the task's. */
 	snprintf(line, sizeof(line), "%4d  spin", t->id);
 	KEXPECT(strstr(out, line) > strstr(out, "user tasks:"));
+	user_task_kill(t, SYS_KILLED_BY_KERNEL);
+	KEXPECT_EQ(user_task_wait_timeout(t, ktest_budget_ns(20, 2), &st), 0);
+	user_task_put(t);
+}
+
+/* ps names the system call a blocked thread waits in, and its first argument. */
+KTEST(user_ps_says_where_a_blocked_thread_waits)
+{
+	struct sys_exit_status st;
+	struct user_task *t;
+	bool seen = false;
+	char line[96];
+	int err;
+
+	t = user_spawn(SLEEPER, NULL, &err);
+	if (!t)
+		KTEST_SKIP("no boot module " SLEEPER " (no user programs on this boot)");
+	snprintf(line, sizeof(line), "thread %-5d CPU", t->id);
+	for (int i = 0; i < 2000 && !seen; i++) {	/* (until it reached its sleep) */
+		console_capture(out, sizeof(out));
+		KEXPECT_EQ(monitor_exec("ps"), MON_OK);
+		console_capture(NULL, 0);
+		seen = strstr(out, "blocked in sleep(3600000000000)") &&
+		       strstr(strstr(out, line) ?: "", " blocked in sleep(");
+		if (!seen)
+			msleep(10);
+	}
+	KEXPECT(seen);
 	user_task_kill(t, SYS_KILLED_BY_KERNEL);
 	KEXPECT_EQ(user_task_wait_timeout(t, ktest_budget_ns(20, 2), &st), 0);
 	user_task_put(t);

@@ -6,6 +6,7 @@
  */
 #include "user/thread.h"
 #include "object/quota.h"
+#include <asm/syscall.h>
 
 static const char *thread_state(const struct user_thread *ut)
 {
@@ -15,6 +16,25 @@ static const char *thread_state(const struct user_thread *ut)
 	if (ut->exited || !kt)
 		return "exited";
 	return kt->state <= TASK_DEAD ? states[kt->state] : "?";
+}
+
+/*
+ * A blocked thread waits in a system call: which, and its first argument
+ * (the slot, the thread, the time), read from the frame its entry saved
+ * on its kernel stack -- the same place at every entry, the fast path's
+ * included.  The stack is there while the thread is (t->lock held).
+ */
+static void show_wait(const struct user_thread *ut, char *buf, size_t len)
+{
+	const struct trap_frame *tf = READ_ONCE(ut->syscall_frame);
+	const char *name;
+
+	buf[0] = '\0';
+	if (!tf || ut->exited || !ut->kt || ut->kt->state != TASK_BLOCKED)
+		return;
+	name = syscall_name(arch_syscall_nr(tf));
+	if (name)
+		snprintf(buf, len, " in %s(%ld)", name, (long)arch_syscall_arg(tf, 0));
 }
 
 static void show_user_task(struct user_task *t, void *arg)
@@ -29,9 +49,13 @@ static void show_user_task(struct user_task *t, void *arg)
 	printk("  %4d  %-15s %-7s %6zu %11s %9lu  %s\n", t->id, t->name,
 	       t->ended ? "ended" : t->kill_reason ? "killed" : "running",
 	       t->mm ? t->mm->pages : 0, quota, t->syscalls, t->path);
-	list_for_each_entry(ut, &t->threads, node)
-		printk("        thread %-5d CPU%-3d %s\n", ut->tid, ut->kt ? ut->kt->cpu : -1,
-		       thread_state(ut));
+	list_for_each_entry(ut, &t->threads, node) {
+		char wait[48];
+
+		show_wait(ut, wait, sizeof(wait));
+		printk("        thread %-5d CPU%-3d %s%s\n", ut->tid, ut->kt ? ut->kt->cpu : -1,
+		       thread_state(ut), wait);
+	}
 	spin_unlock(&t->lock);
 	(*count)++;
 }

@@ -97,6 +97,8 @@ void enter_from_user_mode(void);
 void exit_to_user_mode(void);
 /* A system call: its number and arguments in tf, its result written back there. */
 void syscall_dispatch(struct trap_frame *tf);
+/* System call nr's name ("ipc_recv"), or NULL for a number with no call. */
+const char *syscall_name(unsigned long nr);
 /*
  * In a loop whose length a program chose, every few steps, holding no
  * spinlock and no RCU read-side critical section: lets the CPU go if
