@@ -194,6 +194,7 @@ static bool note_qs(void)
  */
 void rcu_note_context_switch(void)
 {
+	rcu_note_task_qs(current);
 	/*
 	 * [cs_qs_mb] pairs [gp_end_release]: the loads of the readers this
 	 * CPU ran before the switch are complete before our report, and so
@@ -204,6 +205,24 @@ void rcu_note_context_switch(void)
 	smp_mb();
 	note_qs();
 	rcu_exp_note_qs();
+}
+
+/*
+ * Does a grace period, or an expedited one, wait for this CPU's
+ * quiescent state now?  For schedule_to_fast(), after its barrier: it
+ * reports nothing itself (a report may wake tasks, and it holds the
+ * run-queue lock), so when one is wanted it leaves the switch to the
+ * general way, which reports.  No barrier between the two loads: an
+ * older mask than gp_seq's can only hide our bit, which delays the
+ * report to this CPU's next quiescent state, or show it, which sends
+ * the switch the general way for nothing -- never a report missed.
+ */
+bool rcu_qs_wanted(void)
+{
+	if ((READ_ONCE(rcu_state.gp_seq) & 1) &&
+	    cpumask_test_cpu(smp_processor_id(), &rcu_state.qs_mask))
+		return true;
+	return rcu_exp_noted();
 }
 
 /*
@@ -224,6 +243,7 @@ void rcu_user_return(void)
 {
 	struct rcu_data *rdp = &rcu_data[smp_processor_id()];
 
+	rcu_note_task_qs(current);
 	if (!(READ_ONCE(rcu_state.gp_seq) & 1) && !rcu_exp_noted())
 		return;
 	/*
