@@ -265,7 +265,7 @@ void __schedule(void)
 	rq = this_rq();
 	spin_lock(&rq->lock);
 	/*
-	 * [schedule_mb] pairs [schedule_mb], [cpu_offline_mb]: a full
+	 * [schedule_mb] pairs [schedule_mb], [cpu_offline_mb], [fast_switch_mb]: a full
 	 * barrier, as Linux has after taking the run-queue lock
 	 * (smp_mb__after_spinlock()).  Every
 	 * access of the code that ran here before (an RCU reader's loads
@@ -356,12 +356,15 @@ bool schedule_to_fast(struct task_struct *next)
 
 	spin_lock(&rq->lock);
 	/*
-	 * [fast_switch_mb] pairs [gp_end_release], [schedule_mb],
-	 * [cpu_offline_mb]: __schedule()'s two barriers in one.  As
-	 * [cs_qs_mb], the loads of every reader this CPU ran are complete
-	 * before we look whether a grace period waits for us (if one does,
-	 * the general way reports after its own); as [schedule_mb], what ran
-	 * here before is ordered before whatever next does.
+	 * [fast_switch_mb] pairs [schedule_mb], [cpu_offline_mb]: as
+	 * [schedule_mb], what ran here before (an RCU reader's loads
+	 * included) is ordered before whatever next does, here or -- through
+	 * the run-queue locks -- on a CPU a task moves to; a tour's run_on()
+	 * argument holds across this switch too.  It also stands where
+	 * [cs_qs_mb] stands in rcu_note_context_switch(), before the look at
+	 * whether a grace period waits for this CPU; when one does, this
+	 * switch reports nothing and the general way reports, after its own
+	 * [cs_qs_mb].
 	 */
 	smp_mb();
 	if (unlikely(rcu_qs_wanted() || rq->dying || next->state != TASK_BLOCKED ||

@@ -418,7 +418,7 @@ void rcu_report_dead(int cpu)
 
 	/*
 	 * [cpu_offline_mb] pairs [tour_end_mb], [schedule_mb], [gp_end_release],
-	 * [migrate_mb]: every reader this CPU ran (in a task before its last
+	 * [migrate_mb], [fast_switch_mb]: every reader this CPU ran (in a task before its last
 	 * switch, in an interrupt handler before it turned interrupts off for
 	 * good, in the dying hook or a cross-CPU call since) is complete
 	 * before our offline bit, our report and the hand-over of a tour's
