@@ -187,12 +187,14 @@ int arch_mem_regions(struct mem_region *out, int max);
  * others map user pages only.
  *
  * arch_mm_init():    an address space with nothing mapped in its user
- *                    half; 0, or -ENOMEM.
+ *                    half, its page tables charged to q (NULL: to
+ *                    nobody; never waiting: pgtable.c); 0, or -ENOMEM.
  * arch_mm_destroy(): frees its tables; every user page unmapped first,
  *                    and no CPU has it loaded.
  * arch_mm_map():     maps the frame at pa at user address va with prot
  *                    (SYS_PROT_* of lib/syscall.h; never write and exec
- *                    together); 0, or -ENOMEM for a page table.
+ *                    together); 0, or -ENOMEM for a page table (no
+ *                    memory, or its quota spent).
  * arch_mm_unmap():   unmaps va and returns the frame it mapped (0: none).
  *                    The caller flushes TLBs (kernel/user/tlb.c).
  * arch_mm_lookup():  the frame mapped at va, or 0.
@@ -201,9 +203,10 @@ int arch_mem_regions(struct mem_region *out, int max);
  * arch_flush_tlb_user(): drops this CPU's translations of [start, end) of am.
  */
 struct arch_mm;
+struct quota;
 /* arch_mm_map()'s prot may add: device registers, uncached, never executable. */
 #define ARCH_PROT_DEVICE	0x100
-int arch_mm_init(struct arch_mm *am);
+int arch_mm_init(struct arch_mm *am, struct quota *q);
 void arch_mm_destroy(struct arch_mm *am);
 int arch_mm_map(struct arch_mm *am, uintptr_t va, uintptr_t pa, int prot);
 uintptr_t arch_mm_unmap(struct arch_mm *am, uintptr_t va);

@@ -196,6 +196,7 @@ void mutex_lock(struct mutex *m)
 	}
 	list_del(&w.node);
 	m->owner = current;
+	current->mutexes_held++;
 	spin_unlock_irqrestore(&m->wait_lock, flags);
 }
 
@@ -206,8 +207,10 @@ bool mutex_trylock(struct mutex *m)
 
 	spin_lock_irqsave(&m->wait_lock, flags);
 	ok = !m->owner && list_empty(&m->waiters);
-	if (ok)
+	if (ok) {
 		m->owner = current;
+		current->mutexes_held++;
+	}
 	spin_unlock_irqrestore(&m->wait_lock, flags);
 	return ok;
 }
@@ -220,6 +223,7 @@ void mutex_unlock(struct mutex *m)
 	if (m->owner != current)
 		panic("BUG: mutex_unlock by %s, which does not hold the mutex", current->comm);
 	m->owner = NULL;
+	current->mutexes_held--;
 	wake_first(&m->waiters);
 	spin_unlock_irqrestore(&m->wait_lock, flags);
 }

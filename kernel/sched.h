@@ -63,6 +63,7 @@ struct task_struct {
 	 */
 	unsigned long rcu_qs_count;
 	int cpus_read_depth;		/* cpus_read_lock() held, nested this deep */
+	int mutexes_held;		/* mutexes it holds now (quota_reclaim() checks) */
 
 	/* Kernel threads. */
 	int (*threadfn)(void *data);

@@ -140,12 +140,22 @@ struct sys_spawn {
 #define SYS_SPAWN_MY_QUOTA	(-1)	/* the child spends from the caller's own quota */
 #define SYS_SPAWN_MAX_CAPS	8
 
-/* What SYS_quota_info tells about a quota (bytes). */
+/*
+ * What SYS_quota_info tells about a quota (bytes).  used is the sum of
+ * the six after refused: every page the kernel spends for the tasks
+ * spending from it (docs/microkernel.md, "Quotas").
+ */
 struct sys_quota_info {
 	long limit;			/* the most that may be charged to it at once */
-	long used;			/* charged now: objects, capability nodes, tables, quotas carved out */
+	long used;			/* charged now, in all */
 	long peak;			/* the most ever charged */
-	unsigned long refused;		/* charges refused (-SYS_ENOMEM) */
+	unsigned long refused;		/* charges refused (one let through after a wait counts too) */
+	long objects;			/* kernel objects, capability nodes and tables, memory objects */
+	long shares;			/* quotas carved out of it */
+	long tasks;			/* its tasks' own structures */
+	long threads;			/* each thread's kernel stack */
+	long pages;			/* user pages: SYS_map's, stacks, program images */
+	long tables;			/* page tables */
 };
 
 /* What SYS_cap_inspect tells about a capability. */

@@ -36,9 +36,12 @@
 /*
  * Each thread's stack, with an unmapped guard page below it; the first
  * thread's is larger (main() and what it calls may keep big arrays
- * there, as on a hosted system).  Mapped whole at once: no demand paging.
+ * there, as on a hosted system).  Mapped whole at once: no demand paging,
+ * so every page is charged to the task's quota -- which is why the first
+ * is 128 KiB, not the 512 it was: it would be most of every share, and
+ * make test's programs use one or two pages of it.
  */
 #define USER_STACK_PAGES	16		/* 64 KiB */
-#define USER_MAIN_STACK_PAGES	128		/* 512 KiB */
+#define USER_MAIN_STACK_PAGES	32		/* 128 KiB */
 
 #endif

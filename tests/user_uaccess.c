@@ -15,7 +15,7 @@
 /* Two pages at a, the second unmapped again; a read-only page at ro. */
 static struct mm_struct *setup(uintptr_t *a, uintptr_t *ro)
 {
-	struct mm_struct *mm = mm_create();
+	struct mm_struct *mm = mm_create(NULL);
 	long m, r;
 
 	if (!mm)

@@ -151,10 +151,11 @@ static void mark_stale(struct arch_mm *am)
 		cpumask_set_cpu(cpu, &am->stale);
 }
 
-int arch_mm_init(struct arch_mm *am)
+int arch_mm_init(struct arch_mm *am, struct quota *q)
 {
 	am->table_pages = 0;
-	am->l0 = pt_alloc_table(&am->table_pages);
+	am->quota = q;
+	am->l0 = pt_alloc_table(&am->table_pages, q);
 	if (!am->l0)
 		return -ENOMEM;
 	/* The kernel's 512 GiB, shared: closed to EL0, as the kernel's own L0 has it. */
@@ -167,7 +168,7 @@ int arch_mm_init(struct arch_mm *am)
 
 static u64 *walk(struct arch_mm *am, uintptr_t va, bool create)
 {
-	return pt_walk(am->l0, va, create, &bits, &am->table_pages);
+	return pt_walk(am->l0, va, create, &bits, &am->table_pages, am->quota);
 }
 
 int arch_mm_map(struct arch_mm *am, uintptr_t va, uintptr_t pa, int prot)
@@ -218,7 +219,7 @@ uintptr_t arch_mm_lookup(struct arch_mm *am, uintptr_t va)
 
 void arch_mm_destroy(struct arch_mm *am)
 {
-	pt_free(am->l0, USER_L0_FIRST, USER_L0_END, &bits, &am->table_pages);
+	pt_free(am->l0, USER_L0_FIRST, USER_L0_END, &bits, &am->table_pages, am->quota);
 	am->l0 = NULL;
 	asid_free(am);
 }

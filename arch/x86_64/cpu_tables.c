@@ -4,8 +4,12 @@
  * The TSS's RSP0 is the stack an interrupt from user mode lands on: the
  * running user thread's own kernel stack, rewritten at every switch to a
  * user thread (x86_set_kernel_stack()).  Its interrupt stacks give the
- * double fault and the NMI stacks of their own (a kernel stack overflow
- * faults again on the overflowed stack otherwise, and the CPU resets).
+ * double fault, the NMI and the machine check stacks of their own: a
+ * kernel stack overflow faults again on the overflowed stack otherwise,
+ * and the CPU resets; an NMI or a machine check may strike between the
+ * syscall instruction and the entry code's switch to a kernel stack,
+ * while rsp is still the user's (a machine check is also enabled here,
+ * CR4.MCE, so that it reports instead of shutting the machine down).
  * Each of those stacks has an unmapped guard page below it (mmu.c): an
  * NMI handler that overflows faults, and the double fault reports it,
  * instead of writing over the double-fault stack beneath.  The IDT,
@@ -23,7 +27,10 @@
 
 #define IST_DOUBLE_FAULT 1
 #define IST_NMI		2
+#define IST_MACHINE_CHECK 3
 #define IST_STACK_SIZE	8192
+#define CR4_MCE		(1ULL << 6)
+#define CPUID1_EDX_MCE	(1U << 7)
 
 struct tss {
 	u32 reserved0;
@@ -59,6 +66,8 @@ struct ist_stacks {
 	u8 df_stack[IST_STACK_SIZE];
 	u8 nmi_guard[PAGE_SIZE];
 	u8 nmi_stack[IST_STACK_SIZE];
+	u8 mc_guard[PAGE_SIZE];
+	u8 mc_stack[IST_STACK_SIZE];
 };
 
 static struct x86_cpu x86_cpus[NR_CPUS] __aligned(16);
@@ -88,6 +97,27 @@ void idt_init(void)
 		set_gate(v, 0);
 	set_gate(8, IST_DOUBLE_FAULT);
 	set_gate(NMI_VECTOR, IST_NMI);
+	set_gate(MC_VECTOR, IST_MACHINE_CHECK);
+}
+
+/* Machine checks raise #MC, if the CPU has them, instead of shutting the machine down. */
+static void enable_machine_check(void)
+{
+	u32 a, b, c, d;
+	u64 cr4;
+
+	cpuid(1, &a, &b, &c, &d);
+	if (!(d & CPUID1_EDX_MCE))
+		return;
+	__asm__ __volatile__("mov %%cr4, %0" : "=r"(cr4));
+	__asm__ __volatile__("mov %0, %%cr4" : : "r"(cr4 | CR4_MCE) : "memory");
+}
+
+bool x86_on_machine_check_stack(uintptr_t sp)
+{
+	const struct ist_stacks *st = &ist_stacks[smp_processor_id()];
+
+	return sp >= (uintptr_t)st->mc_stack && sp < (uintptr_t)st->mc_stack + IST_STACK_SIZE;
 }
 
 void x86_cpu_tables_init(int cpu)
@@ -99,6 +129,7 @@ void x86_cpu_tables_init(int cpu)
 
 	x->tss.ist[IST_DOUBLE_FAULT - 1] = (uintptr_t)(ist_stacks[cpu].df_stack + IST_STACK_SIZE);
 	x->tss.ist[IST_NMI - 1] = (uintptr_t)(ist_stacks[cpu].nmi_stack + IST_STACK_SIZE);
+	x->tss.ist[IST_MACHINE_CHECK - 1] = (uintptr_t)(ist_stacks[cpu].mc_stack + IST_STACK_SIZE);
 	x->tss.iomap_base = sizeof(x->tss);
 	memset(x->io_bitmap, 0xff, sizeof(x->io_bitmap));
 	memset(x->io_loaded, 0, sizeof(x->io_loaded));
@@ -127,6 +158,7 @@ void x86_cpu_tables_init(int cpu)
 		: : "m"(gdtr), "i"(SEL_CODE), "r"(SEL_DATA), "r"(SEL_TSS), "m"(idtr)
 		: "rax", "memory");
 	cpus[cpu].arch = x;
+	enable_machine_check();
 	syscall_cpu_init();
 }
 
@@ -178,7 +210,7 @@ void x86_io_load(const u32 *io_ports)
 }
 
 /*
- * Which interrupt stack's guard page holds addr: "double-fault" or "NMI",
+ * Which interrupt stack's guard page holds addr: "double-fault", "NMI" or "machine-check",
  * with its CPU in *cpu; NULL when none does.  (mmu.c leaves these pages
  * unmapped; the double-fault handler names the overflow.)
  */
@@ -195,5 +227,7 @@ const char *x86_ist_guard(uintptr_t addr, int *cpu)
 		return "double-fault";
 	if (page == (uintptr_t)ist_stacks[i].nmi_guard)
 		return "NMI";
+	if (page == (uintptr_t)ist_stacks[i].mc_guard)
+		return "machine-check";
 	return NULL;
 }

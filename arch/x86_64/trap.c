@@ -152,6 +152,24 @@ static void ist_overflow(struct trap_frame *tf)
 			   (unsigned long long)tf->rsp);
 }
 
+/*
+ * A machine check: the hardware reports an error it could not correct,
+ * and nothing here recovers from one.  It may strike anywhere -- between
+ * `syscall` and the entry's switch to a kernel stack, with rsp still the
+ * user's -- so it runs on a stack of its own (IST, cpu_tables.c), which
+ * the report names; and it never takes the path of a fault in user mode,
+ * which could switch threads away from that stack.
+ */
+static void __noreturn machine_check(struct trap_frame *tf)
+{
+	uintptr_t sp;
+
+	__asm__ __volatile__("mov %%rsp, %0" : "=r"(sp));
+	panic_trap(tf, "machine check (exception 18): the hardware reports an error it could not "
+		   "correct (handled %s)", x86_on_machine_check_stack(sp) ?
+		   "on this CPU's machine-check stack" : "on the interrupted code's stack");
+}
+
 static void exception(struct trap_frame *tf)
 {
 	const char *name = exception_names[tf->vector];
@@ -208,6 +226,8 @@ void trap_dispatch(struct trap_frame *tf)
 		irq_nmi(tf);	/* never a switch or a kill: it may strike anywhere */
 		return;
 	}
+	if (vec == MC_VECTOR)
+		machine_check(tf);	/* (from user mode too: never a switch) */
 	if (arch_frame_user_mode(tf)) {
 		enter_from_user_mode();
 		if (vec < 32)

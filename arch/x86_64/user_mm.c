@@ -38,11 +38,12 @@ static const struct pt_bits bits = {
 	.valid = PTE_P, .addr = PTE_ADDR, .table = PTE_P | PTE_W | PTE_U,
 };
 
-int arch_mm_init(struct arch_mm *am)
+int arch_mm_init(struct arch_mm *am, struct quota *q)
 {
 	am->table_pages = 0;
+	am->quota = q;
 	memset(am->io_ports, 0, sizeof(am->io_ports));
-	am->pml4 = pt_alloc_table(&am->table_pages);
+	am->pml4 = pt_alloc_table(&am->table_pages, q);
 	if (!am->pml4)
 		return -ENOMEM;
 	/* The kernel's 512 GiB, shared: supervisor-only, as the kernel's own PML4 has it. */
@@ -52,7 +53,7 @@ int arch_mm_init(struct arch_mm *am)
 
 static u64 *walk(struct arch_mm *am, uintptr_t va, bool create)
 {
-	return pt_walk(am->pml4, va, create, &bits, &am->table_pages);
+	return pt_walk(am->pml4, va, create, &bits, &am->table_pages, am->quota);
 }
 
 int arch_mm_map(struct arch_mm *am, uintptr_t va, uintptr_t pa, int prot)
@@ -87,7 +88,7 @@ uintptr_t arch_mm_lookup(struct arch_mm *am, uintptr_t va)
 
 void arch_mm_destroy(struct arch_mm *am)
 {
-	pt_free(am->pml4, USER_PML4_FIRST, USER_PML4_END, &bits, &am->table_pages);
+	pt_free(am->pml4, USER_PML4_FIRST, USER_PML4_END, &bits, &am->table_pages, am->quota);
 	am->pml4 = NULL;
 }
 

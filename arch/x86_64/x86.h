@@ -55,11 +55,14 @@ static inline u64 read_cr3(void) { u64 v; __asm__ __volatile__("mov %%cr3, %0" :
 #define VEC_IPI_BASE	0xf0	/* + enum ipi_kind */
 #define VEC_SPURIOUS	0xff
 #define NMI_VECTOR	2
+#define MC_VECTOR	18	/* machine check: on its own stack (IST), like the NMI */
 
 /* What every interrupt and exception entry (vectors.S) pushes: struct trap_frame, asm/syscall.h. */
 
 void x86_cpu_tables_init(int cpu);
 const char *x86_ist_guard(uintptr_t addr, int *cpu);
+/* Is sp on this CPU's machine-check stack (cpu_tables.c)? */
+bool x86_on_machine_check_stack(uintptr_t sp);
 void idt_init(void);
 void lapic_init(void);
 void lapic_cpu_init(void);

@@ -9,6 +9,7 @@
 #include "object/thread.h"
 #include "object/types.h"
 #include "user/task.h"
+#include "user/user.h"
 #include <errno.h>
 
 DEFINE_MUTEX(cap_mutex);
@@ -27,22 +28,39 @@ bool cap_mutex_held(void)
 
 void (*cap_revoke_batch_hook)(struct cspace *cs, long slot);
 
+/* Between two batches of a revoke: others' updates get the mutex, and the CPU may go. */
 static void relax_cap_mutex(void)
 {
 	mutex_unlock(&cap_mutex);
-	cond_resched();
+	user_cond_resched();	/* (as long as the program made the tree: kernel/user/resched.c) */
 	mutex_lock(&cap_mutex);
 }
 
+/*
+ * An update refused -ENOMEM with cap_mutex held, where its charges never
+ * wait (quota_try_charge()): should it run once more?  Only once, and
+ * only if frees were queued, which quota_reclaim() waits for -- now, with
+ * the mutex let go, so that no other task's update waits for a grace
+ * period behind a full quota.
+ */
+static bool retry_after_reclaim(int ret, struct quota *q, bool *retried)
+{
+	if (ret != -ENOMEM || *retried)
+		return false;
+	*retried = true;
+	return quota_reclaim(q);
+}
+
+/* cap_mutex held: a node charged to cs's quota, never waiting for it (NULL: -ENOMEM). */
 static struct cap *node_alloc(struct cspace *cs)
 {
 	struct cap *c;
 
-	if (!quota_charge(cs->quota, cap_cache.size))
+	if (!quota_try_charge(cs->quota, QUOTA_OBJECTS, cap_cache.size))
 		return NULL;
 	c = kcache_alloc(&cap_cache);
 	if (!c) {
-		quota_uncharge(cs->quota, cap_cache.size);
+		quota_uncharge(cs->quota, QUOTA_OBJECTS, cap_cache.size);
 		return NULL;
 	}
 	c->quota = cs->quota;
@@ -59,7 +77,8 @@ static void node_free_rcu(struct rcu_head *rh)
 	struct quota *q = c->quota;
 
 	kcache_free(&cap_cache, c);
-	quota_uncharge(q, cap_cache.size);
+	quota_uncharge(q, QUOTA_OBJECTS, cap_cache.size);
+	quota_free_done(q);
 	quota_put(q);
 	object_deferred_done();
 }
@@ -103,6 +122,7 @@ void cap_delete_locked(struct cap *c)
 		memory_cap_unmap(c);	/* waits for the TLB shootdown */
 	kobject_cap_removed(c->obj, c->rights);
 	atomic_long_inc(&nr_deleted);
+	quota_free_queued(c->quota);
 	object_call_rcu(&c->rcu, node_free_rcu);
 }
 
@@ -145,9 +165,11 @@ int cap_insert_object(struct cspace *cs, long slot, struct kobject *obj, unsigne
 int cap_insert_badged(struct cspace *cs, long slot, struct kobject *obj, unsigned int rights,
 		      unsigned long badge)
 {
+	bool retried = false;
 	struct cap *c;
 	int s;
 
+again:
 	mutex_lock(&cap_mutex);
 	s = cspace_reserve(cs, slot);
 	if (s >= 0) {
@@ -158,6 +180,8 @@ int cap_insert_badged(struct cspace *cs, long slot, struct kobject *obj, unsigne
 			s = -ENOMEM;
 	}
 	mutex_unlock(&cap_mutex);
+	if (retry_after_reclaim(s, cs->quota, &retried))
+		goto again;
 	return s;
 }
 
@@ -196,11 +220,13 @@ int cap_create(struct cspace *cs, unsigned int type, long slot, long arg)
 static int derive(struct cspace *cs, long src, long dst, unsigned long rights,
 		  unsigned long badge)
 {
+	bool retried = false;
 	struct cap *s, *c;
 	int slot;
 
 	if (rights & ~(unsigned long)SYS_CAP_ALL || badge > SYS_BADGE_MAX)
 		return -EINVAL;
+again:
 	mutex_lock(&cap_mutex);
 	s = cspace_get(cs, src);
 	if (!s) {
@@ -222,6 +248,8 @@ static int derive(struct cspace *cs, long src, long dst, unsigned long rights,
 			slot = -ENOMEM;
 	}
 	mutex_unlock(&cap_mutex);
+	if (retry_after_reclaim(slot, cs->quota, &retried))
+		goto again;
 	return slot;
 }
 
@@ -237,9 +265,11 @@ int cap_mint(struct cspace *cs, long src, long dst, unsigned long rights, unsign
 
 int cap_move(struct cspace *cs, long src, long dst)
 {
+	bool retried = false;
 	struct cap *s;
 	int slot;
 
+again:
 	mutex_lock(&cap_mutex);
 	s = cspace_get(cs, src);
 	if (!s)
@@ -255,6 +285,8 @@ int cap_move(struct cspace *cs, long src, long dst)
 		cspace_set(cs, slot, s);
 	}
 	mutex_unlock(&cap_mutex);
+	if (retry_after_reclaim(slot, cs->quota, &retried))	/* (a larger table) */
+		goto again;
 	return slot;
 }
 
@@ -334,19 +366,36 @@ static struct cap *subtree_next(struct cap *root, struct cap *c)
 	return NULL;
 }
 
+/*
+ * Steps of a walk of the derivation tree between two chances for the CPU
+ * to go: a tree is as large and as deep as its programs made it (their
+ * quotas bound it).  cap_mutex stays held (a mutex: sleeping is allowed),
+ * so the tree cannot change meanwhile.
+ */
+#define WALK_RESCHED	64
+
 static void mark_subtree(struct cap *root, int delta)
 {
-	for (struct cap *c = root; c; c = subtree_next(root, c))
+	unsigned long n = 0;
+
+	for (struct cap *c = root; c; c = subtree_next(root, c)) {
 		c->revoking += delta;
+		if (++n % WALK_RESCHED == 0)
+			user_cond_resched();
+	}
 }
 
 /* A leaf of root's subtree: deleting leaves first keeps the tree whole as it shrinks. */
 static struct cap *subtree_leaf(struct cap *root)
 {
 	struct cap *c = root;
+	unsigned long n = 0;
 
-	while (!list_empty(&c->children))
+	while (!list_empty(&c->children)) {
 		c = list_first_entry(&c->children, struct cap, sibling);
+		if (++n % WALK_RESCHED == 0)
+			user_cond_resched();	/* (a chain of copies of copies is deep) */
+	}
 	return c == root ? NULL : c;
 }
 
@@ -412,7 +461,8 @@ int cap_inspect(struct cspace *cs, long slot, struct sys_cap_info *info)
 		info->object = c->obj->id;
 		info->parent_slot = c->parent && c->parent->cs == cs ? c->parent->slot : -1;
 		list_for_each_entry(child, &c->children, sibling)
-			info->children++;
+			if (++info->children % WALK_RESCHED == 0)
+				user_cond_resched();	/* (cap_mutex held: the list stays) */
 		info->revoking = c->revoking > 0;
 		info->mapped = c->map_mm != NULL;
 		info->addr = c->map_addr;

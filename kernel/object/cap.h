@@ -81,6 +81,8 @@ int cap_insert_badged(struct cspace *cs, long slot, struct kobject *obj, unsigne
  * Moves or copies the capability in slot `src` of `from` into `to`
  * (at dst, or the first empty slot): IPC's capability transfer and
  * SYS_cap_spawn's.  The slot it landed in, or -errno (nothing changed).
+ * It never waits for a grace period: -ENOMEM at once when to's quota is
+ * full, even of frees still queued (an IPC partner may be waiting on us).
  */
 int cap_transfer(struct cspace *from, long src, struct cspace *to, long dst, bool move);
 

@@ -15,6 +15,7 @@
  * use-after-free instead of a silent one.
  */
 #include "object/cap.h"
+#include "user/user.h"
 #include <errno.h>
 
 /* Per CPU: lookups on every CPU at once must not share a cache line. */
@@ -32,15 +33,16 @@ static size_t table_bytes(unsigned int nslots)
 	return sizeof(struct cap_table) + nslots * sizeof(struct cap *);
 }
 
-static struct cap_table *table_alloc(struct quota *q, unsigned int nslots)
+/* A table charged to q; with cap_mutex held (locked), never waiting for the charge. */
+static struct cap_table *table_alloc(struct quota *q, unsigned int nslots, bool locked)
 {
 	struct cap_table *t;
 
-	if (!quota_charge(q, table_bytes(nslots)))
+	if (!(locked ? quota_try_charge : quota_charge)(q, QUOTA_OBJECTS, table_bytes(nslots)))
 		return NULL;
 	t = kzalloc(table_bytes(nslots), GFP_KERNEL);
 	if (!t) {
-		quota_uncharge(q, table_bytes(nslots));
+		quota_uncharge(q, QUOTA_OBJECTS, table_bytes(nslots));
 		return NULL;
 	}
 	t->nslots = nslots;
@@ -53,7 +55,7 @@ struct cspace *cspace_create(struct quota *q, struct user_task *task)
 
 	if (!cs)
 		return NULL;
-	cs->table = table_alloc(q, SYS_CAP_FIRST_SLOTS);
+	cs->table = table_alloc(q, SYS_CAP_FIRST_SLOTS, false);
 	if (!cs->table) {
 		kfree(cs);
 		return NULL;
@@ -113,13 +115,13 @@ static int grow(struct cspace *cs, unsigned int need)
 	while (n < need)
 		n *= 2;
 	n = min(n, (unsigned int)SYS_CAP_MAX_SLOTS);
-	new = table_alloc(cs->quota, n);
+	new = table_alloc(cs->quota, n, true);	/* (-ENOMEM: the caller reclaims, unlocked: cap.c) */
 	if (!new)
 		return -ENOMEM;
 	for (unsigned int i = 0; i < old->nslots; i++)
 		RCU_INIT_POINTER(new->slot[i], rcu_dereference_protected(old->slot[i], cap_mutex_held()));
 	rcu_assign_pointer(cs->table, new);
-	quota_uncharge(cs->quota, table_bytes(old->nslots));	/* (freed soon: not charged twice) */
+	quota_uncharge(cs->quota, QUOTA_OBJECTS, table_bytes(old->nslots));	/* (freed soon: not charged twice) */
 	kfree_rcu(old, rcu);
 	cs->grows++;
 	atomic_long_inc(&nr_grows);
@@ -165,7 +167,7 @@ void cspace_destroy(struct cspace *cs)
 			cap_delete_locked(c);
 		if (i % DESTROY_BATCH == DESTROY_BATCH - 1) {
 			mutex_unlock(&cap_mutex);
-			cond_resched();
+			user_cond_resched();	/* (kernel/user/resched.c) */
 			mutex_lock(&cap_mutex);
 		}
 	}
@@ -179,7 +181,7 @@ void cspace_free(struct cspace *cs)
 	for (unsigned int i = 0; i < t->nslots; i++)
 		if (rcu_access_pointer(t->slot[i]))
 			panic("BUG: freeing a capability space with slot %u in use", i);
-	quota_uncharge(cs->quota, table_bytes(t->nslots));
+	quota_uncharge(cs->quota, QUOTA_OBJECTS, table_bytes(t->nslots));
 	quota_put(cs->quota);
 	kfree_rcu(t, rcu);
 	kfree(cs);

@@ -18,7 +18,7 @@ static void memory_release(struct kobject *obj)
 	if (!m->frames)
 		return;		/* (memory_create() failed: it gave the charge back) */
 	page_free(m->frames, m->npages);
-	quota_uncharge(obj->quota, m->npages * PAGE_SIZE);
+	quota_uncharge(obj->quota, QUOTA_OBJECTS, m->npages * PAGE_SIZE);
 }
 
 static const struct kobj_ops memory_ops = {
@@ -45,7 +45,7 @@ struct kobject *memory_create(struct quota *q, long npages, int *err)
 	frames = page_alloc(npages);
 	if (!frames) {
 		/* (release() must not free what we never got: give the charge back here) */
-		quota_uncharge(q, npages * PAGE_SIZE);
+		quota_uncharge(q, QUOTA_OBJECTS, npages * PAGE_SIZE);
 		to_mem(obj)->npages = 0;
 		to_mem(obj)->frames = NULL;
 		kobject_put(obj);

@@ -66,11 +66,11 @@ struct kobject *kobject_create(enum kobj_type type, struct quota *q, long extra)
 	struct kobj_type_info *ti = &types[type];
 	struct kobject *obj;
 
-	if (!quota_charge(q, ti->cache.size + extra))
+	if (!quota_charge(q, QUOTA_OBJECTS, ti->cache.size + extra))
 		return NULL;
 	obj = kcache_alloc(&ti->cache);
 	if (!obj) {
-		quota_uncharge(q, ti->cache.size + extra);
+		quota_uncharge(q, QUOTA_OBJECTS, ti->cache.size + extra);
 		return NULL;
 	}
 	atomic_set(&obj->refs, 1);
@@ -112,7 +112,8 @@ static void kobject_free_rcu(struct rcu_head *rh)
 
 	if (ti->ops->release)
 		ti->ops->release(obj);
-	quota_uncharge(q, ti->cache.size);
+	quota_uncharge(q, QUOTA_OBJECTS, ti->cache.size);
+	quota_free_done(q);
 	quota_put(q);
 	atomic_long_inc(&ti->freed);
 	kcache_free(&ti->cache, obj);
@@ -131,6 +132,7 @@ void kobject_put(struct kobject *obj)
 	if (atomic_read(&obj->ncaps))
 		panic("BUG: %s %lu: last reference dropped with %d capabilities naming it",
 		      kobject_type_name(obj->head.type), obj->id, atomic_read(&obj->ncaps));
+	quota_free_queued(obj->quota);	/* (a charge refused meanwhile may wait for it) */
 	object_call_rcu(&obj->rcu, kobject_free_rcu);
 }
 

@@ -6,22 +6,46 @@
  * The lock is a mutex, not a spinlock: an unmap waits for other CPUs to
  * flush their TLBs (tlb.c), which they do in an interrupt, and a CPU
  * spinning on a lock with interrupts off could never take it.
+ *
+ * Every page is charged to the address space's quota (mm->quota): each
+ * frame mm_map() zeroes for it, before the lock is taken, so the charge
+ * may wait for a grace period; and each page table, charged under the
+ * lock by the walk that adds it (pgtable.c), never waiting -- refused,
+ * map_region() undoes, lets go of the lock, reclaims and tries once more.
+ * A frame is uncharged when it is freed; a table when the address space
+ * is.  A memory object's frames are its own (charged as an object), a
+ * device's registers are not memory.  A region's own struct is not
+ * charged: each maps at least one charged page, or is the mapping of a
+ * memory capability, which is charged (48 bytes for 4 KiB at the most).
  */
 #include "user/mm.h"
+#include "user/user.h"
+#include "object/quota.h"
 #include <errno.h>
+
+/* Pages a loop over pages zeroes or unmaps between two chances for the CPU to go. */
+#define RESCHED_PAGES	16
 
 static atomic_long_t live_mms;
 
-struct mm_struct *mm_create(void)
+struct mm_struct *mm_create(struct quota *q)
 {
 	struct mm_struct *mm = kzalloc(sizeof(*mm), GFP_KERNEL);
+	int err;
 
 	if (!mm)
 		return NULL;
-	if (arch_mm_init(&mm->arch)) {
+	err = arch_mm_init(&mm->arch, q);
+	/* (its top-level table's charge never waits: refused, reclaim and try once more) */
+	if (err && q && quota_reclaim(q))
+		err = arch_mm_init(&mm->arch, q);
+	if (err) {
 		kfree(mm);
 		return NULL;
 	}
+	mm->quota = q;
+	if (q)
+		quota_get(q);
 	atomic_set(&mm->users, 1);
 	mutex_init(&mm->lock);
 	INIT_LIST_HEAD(&mm->regions);
@@ -93,16 +117,42 @@ static void insert_region(struct mm_struct *mm, struct vm_region *r)
 	list_add_tail(&r->node, &mm->regions);
 }
 
+/* The quota the frames mm_map() zeroes are charged to (NULL: nobody, or quota.inject=uncharged_pages). */
+static struct quota *pages_quota(struct mm_struct *mm)
+{
+	return quota_pages_uncharged() ? NULL : mm->quota;
+}
+
+static bool charge_pages(struct mm_struct *mm, size_t npages)
+{
+	struct quota *q = pages_quota(mm);
+
+	return !q || quota_charge(q, QUOTA_PAGES, npages * PAGE_SIZE);
+}
+
+static void uncharge_pages(struct mm_struct *mm, size_t npages)
+{
+	struct quota *q = pages_quota(mm);
+
+	if (q)
+		quota_uncharge(q, QUOTA_PAGES, npages * PAGE_SIZE);
+}
+
 /*
  * Unmaps the frames of [start, end), in batches, and frees them once the
  * TLBs forgot them (tlb.c) -- unless they are not ours (VM_SHARED: a
- * memory object's, freed with it).
+ * memory object's, freed with it).  How many it freed: the caller
+ * uncharges them.  mm->lock held; the range is as long as the program
+ * asked, so the CPU may go every RESCHED_PAGES pages (user_cond_resched():
+ * the frames unmapped so far stay ours, and reachable through other CPUs'
+ * TLBs, until the batch's shootdown).
  */
 #define UNMAP_BATCH	64
 
-static void unmap_pages(struct mm_struct *mm, uintptr_t start, uintptr_t end, bool free)
+static size_t unmap_pages(struct mm_struct *mm, uintptr_t start, uintptr_t end, bool free)
 {
 	void *frames[UNMAP_BATCH];
+	size_t freed = 0, walked = 0;
 
 	while (start < end) {
 		uintptr_t batch_start = start;
@@ -113,6 +163,8 @@ static void unmap_pages(struct mm_struct *mm, uintptr_t start, uintptr_t end, bo
 
 			if (pa)
 				frames[n++] = (void *)pa;
+			if (++walked % RESCHED_PAGES == 0 && start + PAGE_SIZE < end)
+				user_cond_resched();
 		}
 		if (!n)
 			continue;
@@ -124,32 +176,32 @@ static void unmap_pages(struct mm_struct *mm, uintptr_t start, uintptr_t end, bo
 		tlb_shootdown(mm, batch_start, start);
 		for (int i = 0; free && i < n; i++)
 			page_free(frames[i], 1);
+		freed += free ? n : 0;
 		mm->pages -= n;
 	}
+	return freed;
 }
 
 /*
- * Maps [addr, addr + len) (addr 0: where there is room) with prot as a
- * region of kind: the frames of a memory object (frames, contiguous), or
- * new zeroed ones (frames NULL).  The address, or -ENOMEM, -EEXIST.
+ * One try of map_region(), the frames already charged: the address, or
+ * -ENOMEM (no memory, or a page table the quota refused), -EEXIST.
+ * Nothing is left behind on failure.
  */
-static long map_region(struct mm_struct *mm, uintptr_t addr, size_t len, int prot,
-		       enum vm_kind kind, void *frames)
+static long try_map_region(struct mm_struct *mm, struct vm_region *r, uintptr_t addr,
+			   size_t len, void *frames)
 {
-	struct vm_region *r = kzalloc(sizeof(*r), GFP_KERNEL);
 	uintptr_t a;
-	long ret = -ENOMEM;
 
-	if (!r)
-		return -ENOMEM;
 	mutex_lock(&mm->lock);
 	if (!addr)
 		addr = find_room(mm, len);
-	if (!addr)
-		goto fail;
+	if (!addr) {
+		mutex_unlock(&mm->lock);
+		return -ENOMEM;
+	}
 	if (overlaps(mm, addr, addr + len)) {
-		ret = -EEXIST;
-		goto fail;
+		mutex_unlock(&mm->lock);
+		return -EEXIST;
 	}
 	for (a = addr; a < addr + len; a += PAGE_SIZE) {
 		void *frame = frames ? (char *)frames + (a - addr) : page_alloc(1);
@@ -158,27 +210,57 @@ static long map_region(struct mm_struct *mm, uintptr_t addr, size_t len, int pro
 			break;
 		if (!frames)
 			memset(frame, 0, PAGE_SIZE);
-		if (arch_mm_map(&mm->arch, a, (uintptr_t)frame, prot)) {
+		if (arch_mm_map(&mm->arch, a, (uintptr_t)frame, r->prot)) {
 			if (!frames)
 				page_free(frame, 1);
 			break;
 		}
 		mm->pages++;
+		if ((a - addr) / PAGE_SIZE % RESCHED_PAGES == RESCHED_PAGES - 1 &&
+		    a + PAGE_SIZE < addr + len)
+			user_cond_resched();	/* (as many pages as the program asked) */
 	}
 	if (a < addr + len) {
-		unmap_pages(mm, addr, a, !frames);	/* out of memory: undo */
-		goto fail;
+		unmap_pages(mm, addr, a, !frames);	/* out of memory: undo (map_region() uncharges) */
+		mutex_unlock(&mm->lock);
+		return -ENOMEM;
 	}
 	r->start = addr;
 	r->end = addr + len;
-	r->prot = prot;
-	r->kind = kind;
 	insert_region(mm, r);
 	mutex_unlock(&mm->lock);
 	return addr;
-fail:
-	mutex_unlock(&mm->lock);
-	kfree(r);
+}
+
+/*
+ * Maps [addr, addr + len) (addr 0: where there is room) with prot as a
+ * region of kind: the frames of a memory object (frames, contiguous), or
+ * new zeroed ones (frames NULL), charged to the quota first.  The
+ * address, or -ENOMEM (no memory, no room, the quota spent), -EEXIST.
+ */
+static long map_region(struct mm_struct *mm, uintptr_t addr, size_t len, int prot,
+		       enum vm_kind kind, void *frames)
+{
+	struct vm_region *r = kzalloc(sizeof(*r), GFP_KERNEL);
+	size_t npages = frames ? 0 : len / PAGE_SIZE;
+	long ret;
+
+	if (!r)
+		return -ENOMEM;
+	r->prot = prot;
+	r->kind = kind;
+	if (!charge_pages(mm, npages)) {
+		kfree(r);
+		return -ENOMEM;
+	}
+	ret = try_map_region(mm, r, addr, len, frames);
+	/* A page table its quota refused under the lock: reclaim now, unlocked, and once more. */
+	if (ret == -ENOMEM && mm->quota && quota_reclaim(mm->quota))
+		ret = try_map_region(mm, r, addr, len, frames);
+	if (ret < 0) {
+		uncharge_pages(mm, npages);
+		kfree(r);
+	}
 	return ret;
 }
 
@@ -296,7 +378,7 @@ int mm_unmap(struct mm_struct *mm, uintptr_t addr, size_t len)
 
 		if (s >= e)
 			continue;
-		unmap_pages(mm, s, e, true);
+		uncharge_pages(mm, unmap_pages(mm, s, e, true));
 		if (cut_region(r, s, e, &spare)) {
 			list_del(&r->node);
 			kfree(r);
@@ -323,12 +405,15 @@ void mm_put(struct mm_struct *mm)
 		      cpumask_first(&mm->cpus));
 	mutex_lock(&mm->lock);
 	list_for_each_entry_safe(r, n, &mm->regions, node) {
-		unmap_pages(mm, r->start, r->end, r->kind != VM_SHARED && r->kind != VM_DEVICE);
+		uncharge_pages(mm, unmap_pages(mm, r->start, r->end,
+					       r->kind != VM_SHARED && r->kind != VM_DEVICE));
 		list_del(&r->node);
 		kfree(r);
 	}
 	mutex_unlock(&mm->lock);
-	arch_mm_destroy(&mm->arch);
+	arch_mm_destroy(&mm->arch);	/* (its tables' charges go back) */
+	if (mm->quota)
+		quota_put(mm->quota);
 	atomic_long_dec(&live_mms);
 	kfree(mm);
 }

@@ -12,7 +12,8 @@
  * Frames are allocated when mapped (no demand paging, so every user fault
  * is fatal) and freed only once every CPU that could still translate to
  * them has flushed its TLB: a TLB shootdown is a grace period of its own
- * (tlb.c).
+ * (tlb.c).  Every frame it zeroes and every page table it adds is charged
+ * to its quota (mm.c says when).
  */
 #ifndef KERNEL_USER_MM_H
 #define KERNEL_USER_MM_H
@@ -49,12 +50,18 @@ struct mm_struct {
 	 */
 	struct cpumask cpus;
 	size_t pages;			/* user frames mapped */
+	struct quota *quota;		/* its frames and tables are charged to it (a reference; NULL: nobody) */
 	unsigned long tlb_shootdowns;	/* unmaps that had to ask other CPUs */
 	unsigned long tlb_ipis;		/* CPUs asked, in all */
 	struct cpumask tlb_ipi_cpus;	/* every CPU ever asked (tests) */
 };
 
-struct mm_struct *mm_create(void);
+/*
+ * An empty address space whose frames and page tables are charged to q
+ * (NULL: to nobody -- a kernel test's own); NULL if q or the kernel is
+ * out of memory.  May wait for a grace period (quota_reclaim()).
+ */
+struct mm_struct *mm_create(struct quota *q);
 void mm_get(struct mm_struct *mm);
 void mm_put(struct mm_struct *mm);
 
@@ -62,7 +69,10 @@ void mm_put(struct mm_struct *mm);
  * Maps len bytes (rounded up to pages) of zeroed memory with prot at addr,
  * or where there is room when addr is 0 (with an unmapped page below, so
  * a stack that overflows faults).  Returns the address, or -EINVAL (bad
- * arguments, W+X), -EEXIST (addr overlaps a region), -ENOMEM.
+ * arguments, W+X), -EEXIST (addr overlaps a region), -ENOMEM (no room,
+ * no memory, or the quota cannot pay for the pages and their tables).
+ * May wait for a grace period (its quota's frees): the caller holds no
+ * lock.
  */
 long mm_map(struct mm_struct *mm, uintptr_t addr, size_t len, int prot, enum vm_kind kind);
 /*

@@ -1,10 +1,15 @@
 /*
  * Walking, growing and freeing the user page tables of both
  * architectures (pgtable.h).  The tables are reached through the
- * kernel's identity map: an entry's address is the table's.
+ * kernel's identity map: an entry's address is the table's.  Each table
+ * page is charged to the address space's quota, and a walk that would
+ * go past it fails as one without memory does; it is charged with
+ * mm->lock held, so the charge never waits (quota_try_charge(): mm.c
+ * reclaims once it has let go).
  */
 #include "user/pgtable.h"
 #include "user_layout.h"
+#include "object/quota.h"
 
 #define LEVELS		4
 #define ENTRIES		512
@@ -12,26 +17,35 @@
 
 static atomic_long_t table_pages;
 
-u64 *pt_alloc_table(long *pages)
+u64 *pt_alloc_table(long *pages, struct quota *q)
 {
-	u64 *t = page_alloc(1);
+	u64 *t;
 
-	if (!t)
+	if (q && !quota_try_charge(q, QUOTA_TABLES, PAGE_SIZE))
 		return NULL;
+	t = page_alloc(1);
+	if (!t) {
+		if (q)
+			quota_uncharge(q, QUOTA_TABLES, PAGE_SIZE);
+		return NULL;
+	}
 	memset(t, 0, PAGE_SIZE);
 	(*pages)++;
 	atomic_long_inc(&table_pages);
 	return t;
 }
 
-static void free_table(u64 *t, long *pages)
+static void free_table(u64 *t, long *pages, struct quota *q)
 {
 	page_free(t, 1);
+	if (q)
+		quota_uncharge(q, QUOTA_TABLES, PAGE_SIZE);
 	(*pages)--;
 	atomic_long_dec(&table_pages);
 }
 
-u64 *pt_walk(u64 *top, uintptr_t va, bool create, const struct pt_bits *b, long *pages)
+u64 *pt_walk(u64 *top, uintptr_t va, bool create, const struct pt_bits *b, long *pages,
+	     struct quota *q)
 {
 	u64 *table = top;
 
@@ -41,7 +55,7 @@ u64 *pt_walk(u64 *top, uintptr_t va, bool create, const struct pt_bits *b, long 
 		u64 *e = &table[(va >> shift) % ENTRIES];
 
 		if (!(*e & b->valid)) {
-			u64 *next = create ? pt_alloc_table(pages) : NULL;
+			u64 *next = create ? pt_alloc_table(pages, q) : NULL;
 
 			if (!next)
 				return NULL;
@@ -61,7 +75,8 @@ u64 *pt_walk(u64 *top, uintptr_t va, bool create, const struct pt_bits *b, long 
 }
 
 /* Frees the tables under a table at `level` (1: its entries are pages), then it. */
-static void free_level(u64 *table, int level, const struct pt_bits *b, long *pages)
+static void free_level(u64 *table, int level, const struct pt_bits *b, long *pages,
+		       struct quota *q)
 {
 	for (int i = 0; i < ENTRIES; i++) {
 		if (!(table[i] & b->valid))
@@ -69,17 +84,18 @@ static void free_level(u64 *table, int level, const struct pt_bits *b, long *pag
 		if (level == 1)
 			panic("BUG: freeing a user page table that still maps %#llx",
 			      (unsigned long long)(table[i] & b->addr));
-		free_level((u64 *)(uintptr_t)(table[i] & b->addr), level - 1, b, pages);
+		free_level((u64 *)(uintptr_t)(table[i] & b->addr), level - 1, b, pages, q);
 	}
-	free_table(table, pages);
+	free_table(table, pages, q);
 }
 
-void pt_free(u64 *top, int first, int end, const struct pt_bits *b, long *pages)
+void pt_free(u64 *top, int first, int end, const struct pt_bits *b, long *pages,
+	     struct quota *q)
 {
 	for (int i = first; i < end; i++)
 		if (top[i] & b->valid)
-			free_level((u64 *)(uintptr_t)(top[i] & b->addr), LEVELS - 1, b, pages);
-	free_table(top, pages);
+			free_level((u64 *)(uintptr_t)(top[i] & b->addr), LEVELS - 1, b, pages, q);
+	free_table(top, pages, q);
 	if (*pages)
 		panic("BUG: user page tables: %ld pages unaccounted for", *pages);
 }

@@ -1,9 +1,11 @@
 /*
  * The monitor's `ps`, user half: each user task with its address space's
- * size, and its threads under it (kernel threads are listed apart, by
- * kernel/monitor.c).
+ * size and the quota it spends from (what is charged to it, of its limit:
+ * shared with its parent if it spends from the parent's own), and its
+ * threads under it (kernel threads are listed apart, by kernel/monitor.c).
  */
 #include "user/thread.h"
+#include "object/quota.h"
 
 static const char *thread_state(const struct user_thread *ut)
 {
@@ -19,11 +21,14 @@ static void show_user_task(struct user_task *t, void *arg)
 {
 	struct user_thread *ut;
 	int *count = arg;
+	char quota[24];
 
 	spin_lock(&t->lock);	/* (interrupts are off: for_each_user_task()) */
-	printk("  %4d  %-15s %-7s %6zu %9lu  %s\n", t->id, t->name,
+	snprintf(quota, sizeof(quota), "%ld/%ld", atomic_long_read(&t->quota->used) / 1024,
+		 t->quota->limit / 1024);
+	printk("  %4d  %-15s %-7s %6zu %11s %9lu  %s\n", t->id, t->name,
 	       t->ended ? "ended" : t->kill_reason ? "killed" : "running",
-	       t->mm ? t->mm->pages : 0, t->syscalls, t->path);
+	       t->mm ? t->mm->pages : 0, quota, t->syscalls, t->path);
 	list_for_each_entry(ut, &t->threads, node)
 		printk("        thread %-5d CPU%-3d %s\n", ut->tid, ut->kt ? ut->kt->cpu : -1,
 		       thread_state(ut));
@@ -35,7 +40,7 @@ void user_show_tasks(void)
 {
 	int count = 0;
 
-	printk("  user tasks:\n    id  name            state    pages  syscalls  program\n");
+	printk("  user tasks:\n    id  name            state    pages   quota KiB  syscalls  program\n");
 	for_each_user_task(show_user_task, &count);
 	if (!count)
 		printk("  (none)\n");

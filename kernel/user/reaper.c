@@ -86,6 +86,7 @@ static int reaper_fn(void *arg)
 			t = ut->task;
 			kthread_reap(ut->kt);	/* waits until it is off its CPU */
 			ut->kt = NULL;
+			user_thread_reaped(ut);	/* (its quota gets the kernel half back) */
 			user_task_put(t);
 			user_thread_put(ut);
 			atomic_long_dec(&pending);

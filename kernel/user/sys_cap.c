@@ -21,38 +21,40 @@ static struct cspace *current_cspace(void)
 /* (type, slot or SYS_CAP_ANY_SLOT, arg): a new object and its first capability. */
 long sys_cap_create(const struct syscall_args *a)
 {
-	long type = a->arg[0];
+	int type = arg_int(a->arg[0]);
 
 	if (type != KOBJ_ENDPOINT && type != KOBJ_NOTIFICATION && type != KOBJ_MEMORY &&
 	    type != KOBJ_THREAD && type != KOBJ_QUOTA)
 		return -EINVAL;		/* (tasks come from SYS_cap_spawn, programs from the boot) */
-	return cap_create(current_cspace(), type, a->arg[1], a->arg[2]);
+	return cap_create(current_cspace(), type, arg_int(a->arg[1]), a->arg[2]);
 }
 
 long sys_cap_copy(const struct syscall_args *a)
 {
-	return cap_copy(current_cspace(), a->arg[0], a->arg[1]);
+	return cap_copy(current_cspace(), arg_int(a->arg[0]), arg_int(a->arg[1]));
 }
 
 /* (src, dst, rights, badge): a child with rights & the source's, and the badge if it had none. */
 long sys_cap_mint(const struct syscall_args *a)
 {
-	return cap_mint(current_cspace(), a->arg[0], a->arg[1], a->arg[2], a->arg[3]);
+	/* (rights is an int: a negative one, sign-extended, is -EINVAL) */
+	return cap_mint(current_cspace(), arg_int(a->arg[0]), arg_int(a->arg[1]),
+			(long)arg_int(a->arg[2]), a->arg[3]);
 }
 
 long sys_cap_move(const struct syscall_args *a)
 {
-	return cap_move(current_cspace(), a->arg[0], a->arg[1]);
+	return cap_move(current_cspace(), arg_int(a->arg[0]), arg_int(a->arg[1]));
 }
 
 long sys_cap_delete(const struct syscall_args *a)
 {
-	return cap_delete(current_cspace(), a->arg[0]);
+	return cap_delete(current_cspace(), arg_int(a->arg[0]));
 }
 
 long sys_cap_revoke(const struct syscall_args *a)
 {
-	return cap_revoke(current_cspace(), a->arg[0]);
+	return cap_revoke(current_cspace(), arg_int(a->arg[0]));
 }
 
 long sys_cap_inspect(const struct syscall_args *a)
@@ -62,7 +64,7 @@ long sys_cap_inspect(const struct syscall_args *a)
 
 	if (put_user(info, a->arg[1]))	/* a bad pointer fails before anything is read */
 		return -EFAULT;
-	err = cap_inspect(current_cspace(), a->arg[0], &info);
+	err = cap_inspect(current_cspace(), arg_int(a->arg[0]), &info);
 	if (!err && put_user(info, a->arg[1]))
 		return -EFAULT;
 	return err;
@@ -71,13 +73,13 @@ long sys_cap_inspect(const struct syscall_args *a)
 /* (slot, addr or 0, prot): the address it is mapped at. */
 long sys_mem_map(const struct syscall_args *a)
 {
-	return memory_cap_map(current_cspace(), a->arg[0], current_user_task()->mm, a->arg[1],
-			      arg_int(a->arg[2]));
+	return memory_cap_map(current_cspace(), arg_int(a->arg[0]), current_user_task()->mm,
+			      a->arg[1], arg_int(a->arg[2]));
 }
 
 long sys_mem_unmap(const struct syscall_args *a)
 {
-	return memory_cap_unmap_slot(current_cspace(), a->arg[0]);
+	return memory_cap_unmap_slot(current_cspace(), arg_int(a->arg[0]));
 }
 
 struct spawn_caps {
@@ -98,6 +100,9 @@ static int spawn_setup(struct user_task *child, void *arg)
 
 	for (int i = 0; i < sc->n; i++) {
 		s = cap_transfer(sc->from, sc->slots[i], child->cspace, i, false);
+		/* (it never waits for the child's quota: we may, holding nothing) */
+		if (s == -ENOMEM && quota_reclaim(child->quota))
+			s = cap_transfer(sc->from, sc->slots[i], child->cspace, i, false);
 		if (s < 0)
 			return s;
 	}
@@ -215,7 +220,8 @@ long sys_program_name(const struct syscall_args *a)
 	const struct boot_module *m;
 	struct cap_ref ref;
 	size_t len;
-	int err = cap_lookup(current_cspace(), a->arg[0], KOBJ_PROGRAM, SYS_CAP_READ, &ref);
+	int err = cap_lookup(current_cspace(), arg_int(a->arg[0]), KOBJ_PROGRAM, SYS_CAP_READ,
+			     &ref);
 
 	if (err)
 		return err;
@@ -234,25 +240,20 @@ long sys_quota_info(const struct syscall_args *a)
 {
 	struct sys_quota_info info = { 0 };
 	struct cap_ref ref;
-	struct quota *q;
 	int err;
 
 	if (put_user(info, a->arg[1]))
 		return -EFAULT;
-	err = cap_lookup(current_cspace(), a->arg[0], KOBJ_QUOTA, SYS_CAP_READ, &ref);
+	err = cap_lookup(current_cspace(), arg_int(a->arg[0]), KOBJ_QUOTA, SYS_CAP_READ, &ref);
 	if (err)
 		return err;
-	q = quota_of(ref.obj);
-	info.limit = q->limit;
-	info.used = atomic_long_read(&q->used);
-	info.peak = READ_ONCE(q->peak);
-	info.refused = READ_ONCE(q->refused);
+	quota_report(quota_of(ref.obj), &info);
 	kobject_put(ref.obj);
 	return put_user(info, a->arg[1]) ? -EFAULT : 0;
 }
 
 /* A task or thread capability with `rights`: its object, with a reference. */
-static int task_or_thread(long slot, unsigned int rights, struct cap_ref *ref)
+static int task_or_thread(int slot, unsigned int rights, struct cap_ref *ref)
 {
 	int err = cap_lookup(current_cspace(), slot, KOBJ_TASK, rights, ref);
 
@@ -264,7 +265,7 @@ static int task_or_thread(long slot, unsigned int rights, struct cap_ref *ref)
 long sys_obj_kill(const struct syscall_args *a)
 {
 	struct cap_ref ref;
-	int err = task_or_thread(a->arg[0], SYS_CAP_WRITE, &ref);
+	int err = task_or_thread(arg_int(a->arg[0]), SYS_CAP_WRITE, &ref);
 
 	if (err)
 		return err;
@@ -282,7 +283,7 @@ long sys_obj_wait(const struct syscall_args *a)
 
 	if (put_user(st, a->arg[1]))
 		return -EFAULT;
-	err = task_or_thread(a->arg[0], SYS_CAP_READ, &ref);
+	err = task_or_thread(arg_int(a->arg[0]), SYS_CAP_READ, &ref);
 	if (err)
 		return err;
 	err = object_wait(ref.obj, &st);	/* (the reference keeps it while we sleep) */

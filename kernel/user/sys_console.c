@@ -3,6 +3,9 @@
  * into lines by kernel/user/console.c); the console server prints its
  * clients' lines through its console capability (SYS_console_lines), and
  * hands back the keys nobody holds the console for (SYS_console_push).
+ * Each takes a buffer as long as the program likes: a piece at a time,
+ * with a chance for the CPU to go and a check for a kill after each
+ * (user_cond_resched()).
  */
 #include "user/syscalls.h"
 #include "object/cap.h"
@@ -28,7 +31,7 @@ long sys_console_write(const struct syscall_args *a)
 			return done ? (long)done : -EFAULT;
 		user_console_write(current_user_task(), chunk, n);
 		done += n;
-		if (fatal_signal_pending(current))
+		if (done < len && user_cond_resched())
 			break;		/* a long write from a dying task */
 	}
 	return done;
@@ -46,8 +49,8 @@ static long console_pieces(const struct syscall_args *a,
 
 	if (!access_ok(ubuf, len))
 		return -EFAULT;
-	err = cap_lookup(current_user_task()->cspace, a->arg[0], KOBJ_CONSOLE, SYS_CAP_WRITE,
-			 &cons);
+	err = cap_lookup(current_user_task()->cspace, arg_int(a->arg[0]), KOBJ_CONSOLE,
+			 SYS_CAP_WRITE, &cons);
 	if (err)
 		return err;
 	while (done < len) {
@@ -57,6 +60,9 @@ static long console_pieces(const struct syscall_args *a,
 			break;
 		fn(cons.obj, chunk, n);
 		done += n;
+		/* (the lookup's reference, not RCU, keeps cons across this point) */
+		if (done < len && user_cond_resched())
+			break;		/* killed: the rest is not printed */
 	}
 	kobject_put(cons.obj);
 	return done || !len ? (long)done : -EFAULT;

@@ -66,7 +66,7 @@ static void msg_to_regs(const struct ipc_msg *m)
 }
 
 /* The caller's thread object and the endpoint in slot, with the rights: 0, or -errno. */
-static int endpoint_of(long slot, unsigned int rights, struct thread_obj **me, struct cap_ref *ref)
+static int endpoint_of(int slot, unsigned int rights, struct thread_obj **me, struct cap_ref *ref)
 {
 	int err = 0;
 
@@ -85,7 +85,7 @@ long sys_ipc_send(const struct syscall_args *a)
 	int err = decode_msg(a, INFO_SEND_FLAGS, &m, &rights);
 
 	if (!err)
-		err = endpoint_of(a->arg[0], rights, &me, &ref);
+		err = endpoint_of(arg_int(a->arg[0]), rights, &me, &ref);
 	if (err)
 		return err;
 	err = ipc_send(me, to_endpoint(ref.obj), ref.badge, &m, m.info & SYS_MSG_NONBLOCK);
@@ -102,7 +102,7 @@ long sys_ipc_call(const struct syscall_args *a)
 	int err = decode_msg(a, INFO_SEND_FLAGS & ~SYS_MSG_NONBLOCK, &m, &rights);
 
 	if (!err)
-		err = endpoint_of(a->arg[0], rights, &me, &ref);
+		err = endpoint_of(arg_int(a->arg[0]), rights, &me, &ref);
 	if (err)
 		return err;
 	err = ipc_call(me, to_endpoint(ref.obj), ref.badge, &m);
@@ -115,15 +115,15 @@ long sys_ipc_call(const struct syscall_args *a)
 /* (ep, flags): the sender's badge; its message in the registers. */
 long sys_ipc_recv(const struct syscall_args *a)
 {
-	unsigned long flags = a->arg[1];
+	int flags = arg_int(a->arg[1]);
 	struct thread_obj *me;
 	struct cap_ref ref;
 	struct ipc_msg m;
 	long ret;
 
-	if (flags & ~(unsigned long)SYS_RECV_NONBLOCK)
+	if (flags & ~SYS_RECV_NONBLOCK)
 		return -EINVAL;
-	ret = endpoint_of(a->arg[0], SYS_CAP_READ, &me, &ref);
+	ret = endpoint_of(arg_int(a->arg[0]), SYS_CAP_READ, &me, &ref);
 	if (ret)
 		return ret;
 	ret = ipc_recv(me, to_endpoint(ref.obj), flags & SYS_RECV_NONBLOCK, &m);
@@ -160,7 +160,7 @@ long sys_ipc_reply_recv(const struct syscall_args *a)
 			      &rights);
 
 	if (!ret)
-		ret = endpoint_of(a->arg[0], SYS_CAP_READ, &me, &ref);
+		ret = endpoint_of(arg_int(a->arg[0]), SYS_CAP_READ, &me, &ref);
 	if (ret)
 		return ret;
 	ret = ipc_reply_recv(me, &reply, to_endpoint(ref.obj), &m);
@@ -173,7 +173,7 @@ long sys_ipc_reply_recv(const struct syscall_args *a)
 /* (slot): where capabilities this thread receives land: a slot, SYS_CAP_ANY_SLOT, SYS_RECV_SLOT_NONE. */
 long sys_ipc_recv_slot(const struct syscall_args *a)
 {
-	long slot = a->arg[0];
+	int slot = arg_int(a->arg[0]);
 	struct thread_obj *me;
 	int err = 0;
 
@@ -195,7 +195,8 @@ long sys_ntf_signal(const struct syscall_args *a)
 
 	if (bits > SYS_BADGE_MAX)
 		return -EINVAL;
-	err = cap_lookup(current_cspace(), a->arg[0], KOBJ_NOTIFICATION, SYS_CAP_WRITE, &ref);
+	err = cap_lookup(current_cspace(), arg_int(a->arg[0]), KOBJ_NOTIFICATION, SYS_CAP_WRITE,
+			 &ref);
 	if (err)
 		return err;
 	if (bits | ref.badge)
@@ -216,7 +217,8 @@ long sys_ntf_wait(const struct syscall_args *a)
 	me = current_thread_obj(&err);
 	if (!me)
 		return err;
-	ret = cap_lookup(current_cspace(), a->arg[0], KOBJ_NOTIFICATION, SYS_CAP_READ, &ref);
+	ret = cap_lookup(current_cspace(), arg_int(a->arg[0]), KOBJ_NOTIFICATION, SYS_CAP_READ,
+			 &ref);
 	if (ret)
 		return ret;
 	ret = notification_wait(me, ref.obj);
@@ -227,7 +229,8 @@ long sys_ntf_wait(const struct syscall_args *a)
 long sys_ntf_poll(const struct syscall_args *a)
 {
 	struct cap_ref ref;
-	long ret = cap_lookup(current_cspace(), a->arg[0], KOBJ_NOTIFICATION, SYS_CAP_READ, &ref);
+	long ret = cap_lookup(current_cspace(), arg_int(a->arg[0]), KOBJ_NOTIFICATION,
+			      SYS_CAP_READ, &ref);
 
 	if (ret)
 		return ret;

@@ -20,10 +20,10 @@ long sys_irq_bind(const struct syscall_args *a)
 
 	if (!bits || bits > SYS_BADGE_MAX)
 		return -EINVAL;
-	err = cap_lookup(cs, a->arg[0], KOBJ_INTERRUPT, SYS_CAP_WRITE, &irq);
+	err = cap_lookup(cs, arg_int(a->arg[0]), KOBJ_INTERRUPT, SYS_CAP_WRITE, &irq);
 	if (err)
 		return err;
-	err = cap_lookup(cs, a->arg[1], KOBJ_NOTIFICATION, SYS_CAP_WRITE, &ntf);
+	err = cap_lookup(cs, arg_int(a->arg[1]), KOBJ_NOTIFICATION, SYS_CAP_WRITE, &ntf);
 	if (!err) {
 		err = interrupt_bind(irq.obj, ntf.obj, bits);
 		kobject_put(ntf.obj);
@@ -35,7 +35,7 @@ long sys_irq_bind(const struct syscall_args *a)
 long sys_irq_ack(const struct syscall_args *a)
 {
 	struct cap_ref irq;
-	long err = cap_lookup(current_user_task()->cspace, a->arg[0], KOBJ_INTERRUPT,
+	long err = cap_lookup(current_user_task()->cspace, arg_int(a->arg[0]), KOBJ_INTERRUPT,
 			      SYS_CAP_WRITE, &irq);
 
 	if (err)
@@ -50,7 +50,7 @@ long sys_dev_map(const struct syscall_args *a)
 {
 	struct user_task *t = current_user_task();
 	struct cap_ref dev;
-	long ret = cap_lookup(t->cspace, a->arg[0], KOBJ_DEVICE, SYS_CAP_WRITE, &dev);
+	long ret = cap_lookup(t->cspace, arg_int(a->arg[0]), KOBJ_DEVICE, SYS_CAP_WRITE, &dev);
 
 	if (ret)
 		return ret;

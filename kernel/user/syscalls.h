@@ -84,7 +84,12 @@ static inline struct user_task *current_user_task(void)
 	return current->user->task;
 }
 
-/* A user int argument: the low 32 bits, sign-extended (as the C ABI passes an int). */
+/*
+ * A user int argument: the low 32 bits, sign-extended (as the C ABI
+ * passes an int; the upper half of the register is not the caller's
+ * to set).  Every argument lib/syscall.h declares int -- capability
+ * slots, types, rights, flags, CPUs, ids -- is taken through this.
+ */
 static inline int arg_int(unsigned long v)
 {
 	return (int)(unsigned int)v;

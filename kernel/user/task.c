@@ -10,8 +10,12 @@
  */
 #include "user/syscalls.h"
 #include "user/thread.h"
+#include "object/cspace.h"
 #include "object/task.h"
 #include <errno.h>
+
+/* What a task's own structures cost its quota: the task, its address space and capability space. */
+#define TASK_BYTES	(sizeof(struct user_task) + sizeof(struct mm_struct) + sizeof(struct cspace))
 
 static LIST_HEAD(task_list);
 static DEFINE_SPINLOCK(tasks_lock);
@@ -31,13 +35,20 @@ struct user_task *user_task_create(const char *path, struct user_task *parent,
 
 	if (!t)
 		return NULL;
-	t->mm = mm_create();
-	if (!t->mm) {
+	/* Its quota first: everything after is charged to it. */
+	if (task_objects_init(t, quota)) {
 		kfree(t);
 		return NULL;
 	}
-	if (task_objects_init(t, quota)) {
-		mm_put(t->mm);
+	if (!quota_charge(t->quota, QUOTA_TASKS, TASK_BYTES)) {
+		task_objects_free(t);
+		kfree(t);
+		return NULL;
+	}
+	t->mm = mm_create(t->quota);
+	if (!t->mm) {
+		quota_uncharge(t->quota, QUOTA_TASKS, TASK_BYTES);
+		task_objects_free(t);
 		kfree(t);
 		return NULL;
 	}
@@ -72,6 +83,7 @@ static void free_task(struct user_task *t)
 		list_del(&ut->node);
 		user_thread_put(ut);
 	}
+	quota_uncharge(t->quota, QUOTA_TASKS, TASK_BYTES);
 	task_objects_free(t);
 	atomic_long_dec(&tasks_live);
 	kfree_rcu(t, rcu);	/* user_task_find() may be looking at it */

@@ -4,8 +4,18 @@
  */
 #include "user/thread.h"
 #include "user/uaccess.h"
+#include "object/quota.h"
 #include "object/thread.h"
 #include <errno.h>
+
+/*
+ * What a thread costs its task's quota besides its user stack (which
+ * mm_map() charges): its kernel half -- the kernel stack, its guard
+ * page and the task_struct, given back when the reaper has freed them
+ * (user_thread_reaped()) -- and this structure, given back when it is
+ * freed (its status collected, or its task freed).
+ */
+#define KERNEL_HALF_BYTES	((THREAD_PAGES + 1) * PAGE_SIZE + sizeof(struct task_struct))
 
 static atomic_t next_cpu;	/* SYS_CPU_ANY: the CPUs in turn */
 
@@ -24,11 +34,23 @@ static int pick_cpu(int cpu)
 	return cpu >= 0 && cpu < nr_cpu_ids && cpu_online(cpu) ? cpu : -1;
 }
 
+static void free_user_thread(struct user_thread *ut)
+{
+	quota_uncharge(ut->quota, QUOTA_THREADS, sizeof(*ut));
+	quota_put(ut->quota);
+	kfree(ut);
+}
+
 void user_thread_put(struct user_thread *ut)
 {
 	/* [thread_put_dec] pairs [thread_put_dec]: as [mm_put_dec] (kernel/user/mm.c). */
 	if (atomic_dec_and_test(&ut->refs))
-		kfree(ut);
+		free_user_thread(ut);
+}
+
+void user_thread_reaped(struct user_thread *ut)
+{
+	quota_uncharge(ut->quota, QUOTA_THREADS, KERNEL_HALF_BYTES);
 }
 
 /* Makes this CPU ready to run ut in user mode; interrupts off. */
@@ -76,14 +98,21 @@ int user_thread_create(struct user_task *t, uintptr_t entry, uintptr_t arg, uint
 		return -EINVAL;
 	if (user_task_dying(t))
 		return -ESRCH;
-	ut = kzalloc(sizeof(*ut), GFP_KERNEL);
-	if (!ut)
+	if (!quota_charge(t->quota, QUOTA_THREADS, KERNEL_HALF_BYTES + sizeof(*ut)))
 		return -ENOMEM;
+	ut = kzalloc(sizeof(*ut), GFP_KERNEL);
+	if (!ut) {
+		quota_uncharge(t->quota, QUOTA_THREADS, KERNEL_HALF_BYTES + sizeof(*ut));
+		return -ENOMEM;
+	}
+	ut->quota = t->quota;
+	quota_get(ut->quota);
 	if (!sp) {
 		stack = mm_map(t->mm, 0, USER_STACK_PAGES * PAGE_SIZE,
 			       SYS_PROT_READ | SYS_PROT_WRITE, VM_STACK);
 		if (stack < 0) {
-			kfree(ut);
+			user_thread_reaped(ut);		/* (never had a kernel half) */
+			free_user_thread(ut);
 			return stack;
 		}
 		sp = stack + USER_STACK_PAGES * PAGE_SIZE;
@@ -93,7 +122,8 @@ int user_thread_create(struct user_task *t, uintptr_t entry, uintptr_t arg, uint
 	if (!kt) {
 		if (stack)
 			mm_unmap(t->mm, stack, USER_STACK_PAGES * PAGE_SIZE);
-		kfree(ut);
+		user_thread_reaped(ut);
+		free_user_thread(ut);
 		return -ENOMEM;
 	}
 	atomic_set(&ut->refs, 2);	/* its own, and the task's list's */

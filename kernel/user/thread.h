@@ -23,6 +23,7 @@ struct user_thread {
 	struct task_struct *kt;		/* NULL once the reaper freed it */
 	struct list_head node;		/* on task->threads (task->lock) */
 	uintptr_t stack;		/* its user stack (USER_STACK_PAGES) */
+	struct quota *quota;		/* its task's, which it is charged to (a reference) */
 	uintptr_t entry, arg, sp, tls;	/* where it starts, its thread pointer */
 	bool exited;			/* it has left for good: exit holds how */
 	bool waited;			/* its status was collected */
@@ -49,6 +50,9 @@ int user_thread_wait(int tid, struct sys_exit_status *st);
 void user_thread_put(struct user_thread *ut);
 /* Makes ut leave at its next chance, alone (SYS_obj_kill on a thread): 0, or -ESRCH if gone. */
 int user_thread_kill(struct user_thread *ut);
+
+/* The reaper freed ut's kernel half (kernel stack, task_struct): their charge goes back. */
+void user_thread_reaped(struct user_thread *ut);
 
 /* The reaper (reaper.c): frees a dead thread's kernel half once it is off its CPU. */
 void reaper_init(void);

@@ -11,6 +11,7 @@
  *   exec.c             user_spawn(): a task from a boot module (module.c), via elf.c
  *   uaccess.c          copy_from_user() & co: the only way to user memory
  *   entry.c            what every entry from and return to user mode does
+ *   resched.c          where a long system call lets the CPU go
  *   fault.c            a fault in user mode kills its task, with a report
  *   syscall.c          THE SYSTEM-CALL TABLE (numbers: lib/syscall.h)
  *   sys_*.c            its handlers, one file per kind of object
@@ -95,6 +96,15 @@ void enter_from_user_mode(void);
 void exit_to_user_mode(void);
 /* A system call: its number and arguments in tf, its result written back there. */
 void syscall_dispatch(struct trap_frame *tf);
+/*
+ * In a loop whose length a program chose, every few steps, holding no
+ * spinlock and no RCU read-side critical section: lets the CPU go if
+ * another task waits, and reports a quiescent state (resched.c).  True
+ * if the calling thread is being killed: it should stop, if it can.
+ */
+bool user_cond_resched(void);
+/* For tests: called at every such point first (checking build). */
+extern void (*user_resched_hook)(void);
 
 /* A fault in user mode, as the arch decoded it: the task is killed (fault.c). */
 enum user_fault_type {

@@ -41,7 +41,7 @@ KTEST(asid_own_per_address_space_and_flushed_only_when_stale)
 	long page;
 
 	for (int i = 0; i < LIVE; i++) {
-		mm[i] = mm_create();
+		mm[i] = mm_create(NULL);
 		KASSERT(mm[i]);
 		KEXPECT(mm[i]->arch.asid != 0);
 		for (int j = 0; j < i; j++)
@@ -69,7 +69,7 @@ KTEST(asid_beyond_the_last_is_shared_and_flushed_at_every_load)
 	unsigned long first, again;
 
 	for (int i = 0; i < 4; i++)
-		mm[i] = mm_create();
+		mm[i] = mm_create(NULL);
 	arch_asid_limit(saved);
 	for (int i = 0; i < 4; i++)
 		KASSERT(mm[i]);

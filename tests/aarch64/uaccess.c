@@ -18,7 +18,7 @@
 /* An address space with one writable and one read-only page, loaded here (IRQs off). */
 static struct mm_struct *load_test_mm(uintptr_t *rw, uintptr_t *ro, unsigned long *flags)
 {
-	struct mm_struct *mm = mm_create();
+	struct mm_struct *mm = mm_create(NULL);
 	long a, b;
 
 	if (!mm)
@@ -126,7 +126,7 @@ KTEST_EXPECT_PANIC(uaccess_kernel_never_executes_user_memory,
 		   "BUG: kernel tried to execute user memory")
 {
 	unsigned long flags;
-	struct mm_struct *mm = mm_create();
+	struct mm_struct *mm = mm_create(NULL);
 	long code = mm ? mm_map(mm, 0, PAGE_SIZE, SYS_PROT_READ | SYS_PROT_EXEC, VM_ANON) : -1;
 
 	KASSERT(code > 0);

@@ -77,7 +77,7 @@ static void copies(struct mm_struct *mm, uintptr_t ubuf, u8 *kbuf, u8 *kbuf2, in
 
 KBENCH(bench_user)
 {
-	struct mm_struct *mm = mm_create();
+	struct mm_struct *mm = mm_create(NULL);
 	u8 *kbuf = kmalloc(COPY_SIZE, GFP_KERNEL), *kbuf2 = kmalloc(COPY_SIZE, GFP_KERNEL);
 	long ubuf = mm ? mm_map(mm, 0, COPY_SIZE, SYS_PROT_READ | SYS_PROT_WRITE, VM_ANON) : -1;
 

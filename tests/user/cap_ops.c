@@ -23,11 +23,18 @@ static int rights_of(int slot)
 static void forged_slots(void)
 {
 	struct q_msg m = q_msg(1, 0, 0, 0, 0);
+	struct sys_cap_info info;
 
 	CHECK_EQ(q_cap_delete(-5), -SYS_EBADF);
 	CHECK_EQ(q_cap_delete(SYS_CAP_MAX_SLOTS), -SYS_EBADF);
-	CHECK_EQ(q_syscall(SYS_cap_delete, 1L << 40, 0, 0, 0, 0, 0), -SYS_EBADF);
-	CHECK_EQ(q_syscall(SYS_cap_delete, (long)EP | (1L << 32), 0, 0, 0, 0, 0), -SYS_EBADF);
+	/* A slot is an int (lib/syscall.h): the register's upper half is no part of it. */
+	CHECK_EQ(q_syscall(SYS_cap_delete, (1L << 40) | SYS_CAP_MAX_SLOTS, 0, 0, 0, 0, 0),
+		 -SYS_EBADF);
+	CHECK_EQ(q_syscall(SYS_cap_delete, (1L << 40) | (unsigned int)-5, 0, 0, 0, 0, 0),
+		 -SYS_EBADF);
+	CHECK_EQ(q_syscall(SYS_cap_inspect, (long)EP | (1L << 32), (long)&info, 0, 0, 0, 0), 0);
+	CHECK_EQ(info.type, SYS_OBJ_ENDPOINT);
+	CHECK_EQ(q_syscall(SYS_ntf_poll, (long)NTF | (0xabcdL << 40), 0, 0, 0, 0, 0), 0);
 	CHECK_EQ(q_cap_delete(FREE_SLOT), -SYS_EBADF);
 	CHECK_EQ(q_send(FREE_SLOT, &m), -SYS_EBADF);
 	CHECK_EQ(q_send(100000, &m), -SYS_EBADF);

@@ -19,7 +19,7 @@ static void goodbye(void)
 
 static int big_frame(int n)
 {
-	volatile char buf[128 * 1024];	/* more than a thread's 64 KiB: the first thread has more */
+	volatile char buf[96 * 1024];	/* more than a thread's 64 KiB: the first thread has 128 */
 
 	buf[0] = (char)n;
 	buf[sizeof(buf) - 1] = (char)n;

@@ -67,12 +67,17 @@ long arena_len(struct fuzzer *f)
 	return below(f, 8) ? (long)((1 + below(f, 8)) * PAGE) : number(f);
 }
 
-/* A capability slot: mostly the few fuzzed, now and then any number at all. */
+/*
+ * A capability slot: mostly the few fuzzed, now and then any number at
+ * all, or one of them with garbage in the register's upper half (a slot
+ * is an int: the kernel must read the low 32 bits alone).
+ */
 long cap_slot(struct fuzzer *f)
 {
 	switch (below(f, 8)) {
 	case 0:
-		return number(f);
+		return below(f, 2) ? number(f) :
+		       (long)((next(f) << 32) | below(f, CAP_SLOTS));
 	case 1:
 		return SYS_CAP_ANY_SLOT;
 	default:

@@ -57,6 +57,7 @@ int spawn_slots[SHARED_SLOTS] = { 0, 1, 2, 3, 4, 5, 6, 7 };
 uint64_t seed;
 char text[8];			/* what console_write may print */
 int long_lived[MAX_WORKERS + 3];	/* the fuzzing threads, main, the server: never waited for */
+int fuzzing_tasks[MAX_TASKS];		/* tasks=N's: main alone collects them */
 struct sys_exit_status statuses[4];
 volatile int stop;
 struct fuzzer fuzzers[MAX_WORKERS + 1];
@@ -76,20 +77,56 @@ static void keep_only_our_program(void)
 	q_drop_boot_caps();
 }
 
-/* tasks=N: more fuzzing tasks, each with copies of our first slots. */
+/*
+ * tasks=N: more fuzzing tasks, each with copies of our first slots, and
+ * each spending from a small share of our quota: it starts in about 560
+ * KiB (its program, its first stack, four threads' stacks and kernel
+ * stacks, page tables), so the pages, threads, objects and children it is
+ * made to ask for run it out of its share in the middle of its calls.
+ */
+#define CHILD_SHARE_KB	640
+
 static int start_children(int *ids)
 {
 	char cmd[96];
-	int n = 0;
+	int n = 0, share;
 
 	snprintf(cmd, sizeof(cmd), SELF " child seed=%#llx calls=%lu threads=1",
 		 (unsigned long long)(seed + 1), total_calls / 2);
+	/* (slots 3 up to SHARED_SLOTS: copies of the endpoint and notification, or the spawn fails) */
+	for (int s = PROGRAM + 1; s < SHARED_SLOTS; s++)
+		q_cap_copy(s % 2 ? FUZZ_NTF : SERVED_EP, s);
 	for (int i = 0; i < nr_tasks && i < MAX_TASKS; i++) {
-		ids[n] = q_spawn_caps(cmd, spawn_slots, SHARED_SLOTS, SYS_RECV_SLOT_NONE);
+		share = q_quota_create(SYS_CAP_ANY_SLOT, CHILD_SHARE_KB);
+		ids[n] = q_spawn_quota(cmd, share, spawn_slots, SHARED_SLOTS, SYS_RECV_SLOT_NONE);
+		q_cap_delete(share);	/* (the child's task keeps its quota) */
 		if (ids[n] > 0)
 			n++;
+		else
+			printf("sysfuzz: a fuzzing task did not start (error %d)\n", ids[n]);
 	}
 	return n;
+}
+
+/*
+ * A fuzzing task spends from a small share (start_children()): the arena,
+ * mapped page by page until the share refuses, leaves it HEADROOM_PAGES,
+ * so what the fuzzed calls ask for -- pages, threads, objects, children
+ * -- runs it out in the middle of their calls (fuzzed unmaps give some
+ * back).  How many pages it took.
+ */
+#define HEADROOM_PAGES	4
+
+static int fill_share(void)
+{
+	int p = 0;
+
+	while (p < (int)ARENA_PAGES &&
+	       !SYS_IS_ERROR(q_map((void *)(ARENA + p * PAGE), PAGE, SYS_PROT_READ | SYS_PROT_WRITE)))
+		p++;
+	for (int i = 0; i < HEADROOM_PAGES && p; i++)
+		q_unmap((void *)(ARENA + --p * PAGE), PAGE);
+	return p;
 }
 
 static void parse_args(int argc, char **argv)
@@ -114,17 +151,18 @@ static void parse_args(int argc, char **argv)
 
 static void report(void)
 {
-	unsigned long calls = 0, ok = 0, broken = 0;
+	unsigned long calls = 0, ok = 0, broken = 0, refused = 0;
 
 	for (int i = 0; i <= nr_workers; i++) {
 		calls += fuzzers[i].calls;
 		ok += fuzzers[i].ok;
 		broken += fuzzers[i].promises_broken;
+		refused += fuzzers[i].refused;
 	}
 	broken += fuzzers[MAX_WORKERS].promises_broken;
-	printf("\nsysfuzz: %lu calls (%lu succeeded), %lu broken promises, %lu threads stuck "
-	       "in a wait killed; seed %#llx\n", calls, ok, broken, restarts,
-	       (unsigned long long)seed);
+	printf("\nsysfuzz: %lu calls (%lu succeeded, %lu refused for the quota), %lu broken "
+	       "promises, %lu threads stuck in a wait killed; seed %#llx\n", calls, ok, refused,
+	       broken, restarts, (unsigned long long)seed);
 	printf("sysfuzz: per call:");
 	for (int nr = 0; nr <= NR_SYSCALLS; nr++) {
 		unsigned long n = 0;
@@ -167,6 +205,7 @@ int main(int argc, char **argv)
 		q_endpoint_create(SERVED_EP);
 		q_notification_create(FUZZ_NTF);
 		nr_children = start_children(children);
+		memcpy(fuzzing_tasks, children, nr_children * sizeof(int));
 	}
 	server_tid = q_thread_create(server, NULL, SYS_CPU_ANY);
 	/* Every fuzzer in a thread of its own: main must stay free to unstick them. */
@@ -176,6 +215,9 @@ int main(int argc, char **argv)
 		tids[i] = q_thread_create(fuzz_thread, &fuzzers[i], SYS_CPU_ANY);
 		long_lived[i] = tids[i];
 	}
+	if (child_fuzzer)
+		printf("sysfuzz: fuzzing task %d: its share full but %d pages (%d arena pages "
+		       "mapped)\n", q_task_id(), HEADROOM_PAGES, fill_share());
 	supervise(tids);
 	for (int i = 0; i < nr_children; i++) {
 		struct sys_exit_status cst = { 0 };

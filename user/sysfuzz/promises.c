@@ -4,9 +4,14 @@
  */
 #include "sysfuzz.h"
 
-/* A slot number no capability space has (lib/ipc.h). */
-static bool no_slot(long slot)
+/*
+ * A slot number no capability space has (lib/ipc.h).  A slot is an int
+ * (lib/syscall.h): the kernel reads the low 32 bits of the register.
+ */
+static bool no_slot(long arg)
 {
+	int slot = (int)arg;
+
 	return slot < 0 || slot >= SYS_CAP_MAX_SLOTS;
 }
 
@@ -15,10 +20,12 @@ static bool kept_cap_call(long nr, const long *a, long r)
 {
 	switch (nr) {
 	case SYS_cap_create:
-		if (a[0] != SYS_OBJ_ENDPOINT && a[0] != SYS_OBJ_NOTIFICATION &&
-		    a[0] != SYS_OBJ_MEMORY && a[0] != SYS_OBJ_THREAD && a[0] != SYS_OBJ_QUOTA)
+		if ((int)a[0] != SYS_OBJ_ENDPOINT && (int)a[0] != SYS_OBJ_NOTIFICATION &&
+		    (int)a[0] != SYS_OBJ_MEMORY && (int)a[0] != SYS_OBJ_THREAD &&
+		    (int)a[0] != SYS_OBJ_QUOTA)
 			return r == -SYS_EINVAL;
-		return r < 0 || (r < SYS_CAP_MAX_SLOTS && (a[1] == SYS_CAP_ANY_SLOT || r == a[1]));
+		return r < 0 || (r < SYS_CAP_MAX_SLOTS &&
+				 ((int)a[1] == SYS_CAP_ANY_SLOT || r == (int)a[1]));
 	case SYS_cap_delete:
 	case SYS_cap_revoke:
 	case SYS_ntf_poll:
@@ -36,19 +43,21 @@ static bool kept_cap_call(long nr, const long *a, long r)
 			return !a[2] || r == -SYS_EFAULT;
 		return !no_slot(a[0]) || r == -SYS_EBADF;
 	case SYS_cap_mint:
-		if ((unsigned long)a[2] > SYS_CAP_ALL || (unsigned long)a[3] > SYS_BADGE_MAX)
+		if ((unsigned long)(long)(int)a[2] > SYS_CAP_ALL ||
+		    (unsigned long)a[3] > SYS_BADGE_MAX)
 			return r == -SYS_EINVAL;
 		return !no_slot(a[0]) || r == -SYS_EBADF;
 	case SYS_cap_inspect:
 		return !outside_user(a[1]) || r == -SYS_EFAULT;
 	case SYS_ipc_recv:
-		if ((unsigned long)a[1] > SYS_RECV_NONBLOCK)
+		if ((unsigned long)(long)(int)a[1] > SYS_RECV_NONBLOCK)
 			return r == -SYS_EINVAL;
 		return r < 0 ? !no_slot(a[0]) || r == -SYS_EBADF : (unsigned long)r <= SYS_BADGE_MAX;
 	case SYS_ntf_signal:
 		return (unsigned long)a[1] <= SYS_BADGE_MAX || r == -SYS_EINVAL;
 	case SYS_ipc_recv_slot:
-		return (a[0] >= SYS_RECV_SLOT_NONE && a[0] < SYS_CAP_MAX_SLOTS) || r == -SYS_EBADF;
+		return ((int)a[0] >= SYS_RECV_SLOT_NONE && (int)a[0] < SYS_CAP_MAX_SLOTS) ||
+		       r == -SYS_EBADF;
 	}
 	return true;
 }

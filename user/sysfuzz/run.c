@@ -49,6 +49,8 @@ static void one_call(struct fuzzer *f)
 	f->calls++;
 	f->per_call[nr >= 0 && nr < NR_SYSCALLS ? nr : NR_SYSCALLS]++;
 	f->ns[nr >= 0 && nr < NR_SYSCALLS ? nr : NR_SYSCALLS] += q_clock_ns() - t0;
+	if (r == -SYS_ENOMEM)
+		f->refused++;
 	if (SYS_IS_ERROR(r))
 		f->errors++;
 	else

@@ -183,6 +183,10 @@ bool deadly(const struct fuzzer *f, long nr, const long *a)
 			if (long_lived[i] && a[0] == long_lived[i])
 				return true;
 	}
+	/* A fuzzing task's status is main's to collect: it counts a lost one as a failure. */
+	for (int i = 0; nr == SYS_task_wait && i < MAX_TASKS; i++)
+		if (fuzzing_tasks[i] && (int)a[0] == fuzzing_tasks[i])
+			return true;
 	if (nr == SYS_exit || nr == SYS_thread_exit || nr == SYS_abort)
 		return true;
 	if (nr == SYS_sleep && (unsigned long)a[0] > 1000000)

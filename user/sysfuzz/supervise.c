@@ -93,6 +93,16 @@ static void restart(int i, int *tids)
 	q_thread_join(tids[i], &st);
 	restarts++;
 	tids[i] = q_thread_create(fuzz_thread, &fuzzers[i], SYS_CPU_ANY);
+	/* Our quota spent by what the fuzzing made: the arena, then the fuzzed slots, go. */
+	if (tids[i] == -SYS_ENOMEM)
+		q_unmap((void *)ARENA, ARENA_PAGES * PAGE);
+	for (int s = CAP_SLOTS - 1; tids[i] == -SYS_ENOMEM && s > PROGRAM; s--) {
+		q_cap_delete(s);
+		tids[i] = q_thread_create(fuzz_thread, &fuzzers[i], SYS_CPU_ANY);
+	}
+	if (tids[i] < 0)
+		printf("sysfuzz: no new thread for stuck thread %d (error %d)\n", long_lived[i],
+		       tids[i]);
 	long_lived[i] = tids[i];
 }
 

@@ -26,6 +26,7 @@
 struct fuzzer {
 	uint64_t rng;
 	unsigned long calls, ok, errors, promises_broken;
+	unsigned long refused;		/* -SYS_ENOMEM: the quota spent in the middle of a call */
 	unsigned long per_call[NR_SYSCALLS + 1];	/* the last: unknown numbers */
 	uint64_t ns[NR_SYSCALLS + 1];			/* time spent in each */
 	int id;
@@ -39,6 +40,7 @@ extern struct fuzzer fuzzers[MAX_WORKERS + 1];	/* the last: what workers found *
 extern int spawn_slots[SHARED_SLOTS];
 extern char text[8];
 extern int long_lived[MAX_WORKERS + 3];
+extern int fuzzing_tasks[MAX_TASKS];
 extern struct sys_exit_status statuses[4];
 extern volatile int stop;
 

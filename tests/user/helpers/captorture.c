@@ -9,8 +9,11 @@
  *                        dropping decoys (notifications, receive-only
  *                        endpoints) among them; and a grower that keeps
  *                        spawning children that grow their capability
- *                        table from 16 slots to the last while their own
- *                        client calls the servers from another task
+ *                        table from 16 slots to the last, then spend the
+ *                        rest of the share of our quota they were given
+ *                        until the kernel refuses (-ENOMEM), while their
+ *                        own client calls the servers from another task
+ *                        (a reply's capability then finds no room)
  *   captorture child N   a child: N server capabilities in slots 0..N-1
  *
  * A call either gets the right answer from the server its capability
@@ -37,11 +40,20 @@
 #define LABEL_ECHO_CAP	3		/* the reply carries a copy of the server's endpoint */
 #define BADGE_SHIFT	24		/* badge = (server + 1) << 24 | sequence */
 #define CHILD_MAX	8		/* the most capabilities a spawn passes */
+#define CHILD_QUOTA	161		/* the share of the child of the moment */
+/*
+ * A child's share: it starts in about 380 KiB (its program, its 128 KiB
+ * stack, its client thread's 64 KiB stack, kernel stacks, page tables, a
+ * table of 1024 slots), and spends the rest on one-page memory objects.
+ */
+#define CHILD_SHARE_KB	448
+#define CHILD_SPEND_MOST 64		/* memory objects: more, and the share did not hold */
 
 static int nr_cpus, nr_servers;
 static bool is_server[3 * 64 + 1];
 static volatile int stop;
 static unsigned long calls_ok, calls_missed, failures, mutations, revokes, children;
+static unsigned long shares_spent, shares_refused;
 
 #define FAIL(...)							\
 	do {								\
@@ -211,6 +223,22 @@ static int child_client(void *arg)
 	return 0;
 }
 
+/* The rest of the child's share, spent while its client calls; then given back. */
+static void spend_share(void)
+{
+	int made[CHILD_SPEND_MOST], n = 0;
+	long r;
+
+	while (n < CHILD_SPEND_MOST && (r = q_memory_create(SYS_CAP_ANY_SLOT, 1)) >= 0)
+		made[n++] = r;
+	if (n == CHILD_SPEND_MOST || r != -SYS_ENOMEM)
+		FAIL("child: %d memory objects, then %ld: its share did not hold\n", n, r);
+	for (int i = 0; i < 100 && !__atomic_load_n(&stop, __ATOMIC_RELAXED); i++)
+		q_yield();	/* its client calls on meanwhile, into a full space */
+	while (n)
+		q_cap_delete(made[--n]);
+}
+
 static int child_main(int n)
 {
 	struct sys_exit_status st;
@@ -227,6 +255,7 @@ static int child_main(int n)
 			FAIL("child: copy into slot %d\n", s);
 	if (q_cap_copy(0, SYS_CAP_MAX_SLOTS - 1) != SYS_CAP_MAX_SLOTS - 1)
 		FAIL("child: copy into the last slot\n");
+	spend_share();
 	stop = 1;
 	q_thread_join(tid, &st);
 	return failures > 100 ? 100 : failures;
@@ -237,9 +266,10 @@ static int grower(void *arg)
 	int caps[CHILD_MAX], n = nr_servers < CHILD_MAX ? nr_servers : CHILD_MAX, task;
 	char cmd[24];
 	struct sys_spawn req = {
-		.program = q_program("tests/user/helpers/captorture"), .quota = SYS_SPAWN_MY_QUOTA,
+		.program = q_program("tests/user/helpers/captorture"), .quota = CHILD_QUOTA,
 		.task_slot = CHILD_TASK, .ncaps = n, .caps = caps, .args = cmd,
 	};
+	struct sys_quota_info info;
 	struct sys_exit_status st;
 	int r;
 
@@ -249,6 +279,12 @@ static int grower(void *arg)
 	snprintf(cmd, sizeof(cmd), "child %d", n);
 	req.args_len = strlen(cmd);
 	while (!stop) {
+		/* (our own quota may be full of frees still waiting for their grace period) */
+		if (q_quota_create(CHILD_QUOTA, CHILD_SHARE_KB) != CHILD_QUOTA) {
+			count(&shares_refused);
+			q_sleep_ns(1000000);
+			continue;
+		}
 		r = q_cap_spawn(&req);	/* (the program looked up once: a child a loop) */
 		if (r < 0) {
 			FAIL("spawning a child: error %d\n", r);
@@ -257,6 +293,9 @@ static int grower(void *arg)
 		task = CHILD_TASK;
 		if (q_wait_for(task, &st) || st.killed || st.status)
 			FAIL("child: killed %d, status %d\n", st.killed, st.status);
+		if (q_quota_info(CHILD_QUOTA, &info) == 0 && info.refused)
+			count(&shares_spent);
+		q_cap_delete(CHILD_QUOTA);
 		q_cap_delete(task);
 		count(&children);
 		/*
@@ -329,5 +368,7 @@ int main(int argc, char **argv)
 	printf("captorture: %lu calls answered, %lu through a vanished or wrong capability, "
 	       "%lu mutations (%lu revokes), %lu children grew their tables, %lu failures\n",
 	       calls_ok, calls_missed, mutations, revokes, children, failures);
+	printf("captorture: %lu children spent their shares to -ENOMEM, %lu shares refused to "
+	       "the grower\n", shares_spent, shares_refused);
 	return failures > 100 ? 100 : failures;
 }

@@ -6,9 +6,12 @@
 
 #define IO_RANGES	4	/* port ranges one address space may be granted */
 
+struct quota;
+
 struct arch_mm {
 	u64 *pml4;		/* its top-level table: entry 0 is the kernel's (arch/x86_64/user_mm.c) */
 	long table_pages;	/* page tables it holds, the PML4 included */
+	struct quota *quota;	/* what they are charged to (kernel/user/pgtable.c; NULL: nobody) */
 	/*
 	 * The I/O port ranges user mode may use (arch_io_grant()): each first
 	 * port | count << 16, one word so a CPU loading it never sees half a
