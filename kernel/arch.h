@@ -74,10 +74,11 @@ void arch_console_rx_irq(bool on);
  * [base, base + n), at once on this CPU (which has am loaded), on others
  * from their next switch to am: 0, -EINVAL (beyond the ports the kernel
  * can grant), -ENOSPC (am holds as many ranges as the arch keeps: x86-64 4),
- * -ENOTSUP (no I/O ports on this architecture).  arch_io_revoke() (am's
- * mm->lock held) takes the range back; the caller's tlb_shootdown() of am
- * then reloads every CPU that has am loaded (arch_flush_tlb_user()
- * rereads the grant).
+ * -ENOTSUP (no I/O ports on this architecture); the same range granted
+ * again counts one grant more.  arch_io_revoke() (am's mm->lock held)
+ * takes one grant back, and the range with its last; the caller's
+ * tlb_shootdown() of am then reloads every CPU that has am loaded
+ * (arch_flush_tlb_user() rereads the grant).
  */
 struct arch_mm;
 struct device_regs {
@@ -106,6 +107,9 @@ void arch_io_revoke(struct arch_mm *am, unsigned int base, unsigned int n);
  * arch_irq_eoi():    end of interrupt on this CPU, after the handler.
  * arch_irq_describe(): its name for messages ("IRQ 4 (I/O APIC pin 4,
  *                    vector 0x64)", "SPI 33 (INTID 33)").
+ * arch_irq_masked(): what the controller itself says: does it hold the
+ *                    line back now?  (For tests: the kernel's own record
+ *                    could say masked while the controller does not.)
  */
 int arch_irq_setup(unsigned int irq, bool *level);
 void arch_irq_route(unsigned int irq, int cpu);
@@ -113,6 +117,7 @@ void arch_irq_mask(unsigned int irq);
 void arch_irq_unmask(unsigned int irq);
 void arch_irq_eoi(unsigned int irq);
 void arch_irq_describe(unsigned int irq, char *buf, size_t size);
+bool arch_irq_masked(unsigned int irq);
 
 /* Inter-processor interrupts and the NMI-like "stop" used by panic. */
 enum ipi_kind { IPI_CALL_FUNC, IPI_RESCHEDULE, IPI_NR };

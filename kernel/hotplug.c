@@ -26,6 +26,7 @@
 #include <errno.h>
 #include "kernel.h"
 #include "cpu.h"
+#include "irq.h"
 
 /* How long a CPU may take to stop once it is offline (a bug if longer). */
 #define CPU_DEAD_TIMEOUT_NS	(10 * NSEC_PER_SEC)
@@ -42,7 +43,9 @@
  * that holds it for reading may take it again (rcu_barrier() inside
  * cpus_read_lock(), say): it does not queue, or a writer queued in
  * between would wait for its first hold while its second waited for the
- * writer.  Taking it for writing while holding it for reading is refused.
+ * writer.  Taking it for writing while holding it for reading is refused,
+ * and so is taking it at all while holding it for writing: each would
+ * wait for itself.
  */
 struct hotplug_waiter {
 	struct list_head node;
@@ -55,6 +58,7 @@ static struct {
 	spinlock_t lock;
 	int readers;		/* readers inside */
 	bool writer;		/* a writer inside */
+	struct task_struct *writer_task;	/* ...and which task it is */
 	struct list_head waiters;	/* in arrival order */
 } cpu_hotplug_lock = {
 	.lock = __SPIN_LOCK_UNLOCKED(cpu_hotplug_lock.lock),
@@ -71,8 +75,10 @@ static void hotplug_lock_grant(void)
 		w = list_first_entry(&cpu_hotplug_lock.waiters, struct hotplug_waiter, node);
 		if (w->write && cpu_hotplug_lock.readers)
 			return;		/* the writer waits for the readers inside */
-		if (w->write)
+		if (w->write) {
 			cpu_hotplug_lock.writer = true;
+			WRITE_ONCE(cpu_hotplug_lock.writer_task, w->task);
+		}
 		else
 			cpu_hotplug_lock.readers++;
 		list_del(&w->node);
@@ -87,6 +93,11 @@ static void hotplug_lock(bool write)
 	unsigned long flags;
 
 	might_sleep_check(write ? "cpus_write_lock" : "cpus_read_lock");
+	/* (only the writer itself stored itself there: no race with it) */
+	if (READ_ONCE(cpu_hotplug_lock.writer_task) == current)
+		panic("BUG: %s() by %s, which holds cpus_write_lock() (remove_cpu(), add_cpu()): "
+		      "it would wait for itself", write ? "cpus_write_lock" : "cpus_read_lock",
+		      current->comm);
 	if (current->cpus_read_depth) {
 		if (write)
 			panic("BUG: cpus_write_lock() (remove_cpu(), add_cpu()) by %s, which "
@@ -123,6 +134,7 @@ static void hotplug_unlock(bool write)
 		      write ? "cpus_write_unlock" : "cpus_read_unlock", current->comm);
 	if (write) {
 		cpu_hotplug_lock.writer = false;
+		WRITE_ONCE(cpu_hotplug_lock.writer_task, NULL);
 	} else {
 		cpu_hotplug_lock.readers--;
 		current->cpus_read_depth = 0;
@@ -163,7 +175,8 @@ void (*cpu_starting_hook)(int cpu);
 /*
  * Step 3, on the CPU going down, from its idle task once no task is left
  * here (sched_cpu_dying()), interrupts off since that last switch.  The
- * hook and a cross-CPU call may still hold RCU readers: until
+ * hook, a cross-CPU call and irq_work accepted since the CPU's last
+ * interrupt may still hold RCU readers: until
  * rcu_report_dead() the CPU stays online and its run queue takes tasks, so
  * a synchronize_rcu() tour that hops here waits in that queue, and only
  * sched_cpu_offline() sends it on.
@@ -182,6 +195,7 @@ void cpu_die(void)
 	smp_handle_call_ipi();	/* a call addressed to us while we were up */
 	if (late_hook)
 		late_hook(cpu);
+	irq_work_cpu_dying(cpu);	/* and irq_work queued for us since */
 	rcu_report_dead(cpu);
 	sched_cpu_offline(cpu);
 	arch_cpu_die(cpu);

@@ -15,6 +15,8 @@ void irq_exit(void)
 
 /* irq_work waiting for each CPU: [cpu][0] for its next IPI, [cpu][1] for its next tick. */
 static struct irq_work *irq_work_slot[NR_CPUS][2];
+/* A slot of a CPU past its last interrupt: its compare-and-swap from NULL fails. */
+#define IRQ_WORK_CLOSED		((struct irq_work *)1)
 
 bool irq_work_queue_on(struct irq_work *work, int cpu)
 {
@@ -38,18 +40,52 @@ bool irq_work_queue_on(struct irq_work *work, int cpu)
 	return true;
 }
 
+/* Takes the work waiting in slot, leaving `leave` there, and runs it; in an interrupt handler. */
+static void irq_work_take(struct irq_work **slot, struct irq_work *leave)
+{
+	/*
+	 * [irq_work_acquire] pairs [irq_work_release]: taking the work, we
+	 * see what func reads.  (Closing the slot, the same exchange: a
+	 * queuer either put its work in before us, and we run it here, or
+	 * finds the slot closed and is told no.)
+	 */
+	struct irq_work *work = __atomic_exchange_n(slot, leave, __ATOMIC_ACQUIRE);
+
+	if (work && work != IRQ_WORK_CLOSED)
+		work->func(work);
+}
+
 /* Runs this CPU's waiting work of one kind; in an interrupt handler. */
 static void irq_work_run(bool lazy)
 {
 	struct irq_work **slot = &irq_work_slot[smp_processor_id()][lazy];
-	struct irq_work *work;
 
 	if (!READ_ONCE(*slot))
 		return;		/* the common case: one load per interrupt */
-	/* [irq_work_acquire] pairs [irq_work_release]: taking the work, we see what func reads. */
-	work = __atomic_exchange_n(slot, NULL, __ATOMIC_ACQUIRE);
-	if (work)
-		work->func(work);
+	irq_work_take(slot, NULL);
+}
+
+/*
+ * A CPU going down is online, and accepts work, until rcu_report_dead();
+ * its interrupts are off for good before that.  So the work it accepted
+ * meanwhile runs here, as its last interrupt would have run it (readers
+ * in it are still waited for: the CPU is online), and the slots close: a
+ * later irq_work_queue_on() is told no, instead of leaving work that
+ * nobody runs until the CPU comes back, long after its caller's moment.
+ */
+void irq_work_cpu_dying(int cpu)
+{
+	irq_enter();
+	irq_work_take(&irq_work_slot[cpu][0], IRQ_WORK_CLOSED);
+	irq_work_take(&irq_work_slot[cpu][1], IRQ_WORK_CLOSED);
+	irq_exit();
+}
+
+void irq_work_cpu_starting(int cpu)
+{
+	/* (A queuer that still reads the slot closed is told no: it tries again.) */
+	WRITE_ONCE(irq_work_slot[cpu][0], NULL);
+	WRITE_ONCE(irq_work_slot[cpu][1], NULL);
 }
 
 /*

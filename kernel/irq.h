@@ -21,14 +21,20 @@ void irq_ipi(int kind);
  * kind at a time: returns false if that slot is taken (try again).  For
  * tests that need RCU readers inside interrupt handlers; func must not
  * sleep.  An IPI to the calling CPU itself is refused (panic): use lazy.
- * An offline CPU takes no work (false); work queued just before its CPU
- * went down runs when that CPU comes back online.
+ * An offline CPU takes no work (false), nor one going down past its last
+ * interrupt: what it accepted before runs there in cpu_die(), before it
+ * goes offline (irq_work_cpu_dying()), and its slots stay closed until it
+ * comes back (irq_work_cpu_starting()).
  */
 struct irq_work {
 	void (*func)(struct irq_work *work);
 	bool lazy;		/* in the next tick instead of an IPI */
 };
 bool irq_work_queue_on(struct irq_work *work, int cpu);
+/* The CPU going down, interrupts off for good (cpu_die()): runs what waits, then takes none. */
+void irq_work_cpu_dying(int cpu);
+/* The CPU coming up, before it is online (ap_main()): its slots take work again. */
+void irq_work_cpu_starting(int cpu);
 
 /*
  * Device interrupts (kernel/irqdesc.c), with Linux's names.  irq is the

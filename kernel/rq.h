@@ -26,11 +26,12 @@ struct rq {
 	u64 nr_direct_switches;		/* of those, IPC's (schedule_to()) */
 	struct task_struct *handoff;	/* schedule_to()'s choice for the next switch */
 	u64 last_switch_ns;
-	bool unannounced;		/* queued by this CPU while idle: no IPI says so */
+	bool unannounced;		/* queued by this CPU for itself (idle, or a user thread ran): no IPI says so */
 	bool need_resched;		/* the running task should yield (need_resched()) */
 	bool dying;			/* remove_cpu(): its idle task takes it down */
 	bool offline;			/* down: tasks go elsewhere, per-CPU threads park */
 	unsigned long halts_with_work;	/* checking build: halted with `unannounced` set */
+	unsigned long user_returns_with_work;	/* ... returned to user mode with it set */
 };
 
 

@@ -265,8 +265,9 @@ void __schedule(void)
 	rq = this_rq();
 	spin_lock(&rq->lock);
 	/*
-	 * [schedule_mb] pairs [schedule_mb], [cpu_offline_mb], [fast_switch_mb]: a full
-	 * barrier, as Linux has after taking the run-queue lock
+	 * [schedule_mb] pairs [schedule_mb], [cpu_offline_mb], [fast_switch_mb],
+	 * [membarrier_end_mb]: a full barrier, as Linux has after taking the
+	 * run-queue lock
 	 * (smp_mb__after_spinlock()).  Every
 	 * access of the code that ran here before (an RCU reader's loads
 	 * included) is ordered before whatever the next task does, on this
@@ -277,6 +278,11 @@ void __schedule(void)
 	 * them the updater's kfree() could overtake a reader's loads on a
 	 * CPU it visited.  Lock plus unlock alone is not a full barrier on
 	 * AArch64.  IPC's direct switch (schedule_to()) passes here too.
+	 * So does membarrier() (kernel/user/membarrier.c): prev's accesses
+	 * in its address space are visible before switch_mm() says this CPU
+	 * runs another; the switch's other half, a full barrier after that
+	 * store and before next runs, is [switch_mm_mb] (kernel/user/tlb.c):
+	 * this one is on the wrong side of it.
 	 */
 	smp_mb();
 	if (prev != rq->idle && prev->state == TASK_RUNNING && prev->migrate_to < 0) {
@@ -356,8 +362,8 @@ bool schedule_to_fast(struct task_struct *next)
 
 	spin_lock(&rq->lock);
 	/*
-	 * [fast_switch_mb] pairs [schedule_mb], [cpu_offline_mb]: as
-	 * [schedule_mb], what ran here before (an RCU reader's loads
+	 * [fast_switch_mb] pairs [schedule_mb], [cpu_offline_mb],
+	 * [membarrier_end_mb]: as [schedule_mb], what ran here before (an RCU reader's loads
 	 * included) is ordered before whatever next does, here or -- through
 	 * the run-queue locks -- on a CPU a task moves to; a tour's run_on()
 	 * argument holds across this switch too.  It also stands where
@@ -482,6 +488,19 @@ static void note_halt(struct rq *rq)
 {
 	if (CONFIG_RCU_CHECKING && rq->unannounced)
 		WRITE_ONCE(rq->halts_with_work, rq->halts_with_work + 1);
+}
+
+/*
+ * Checking build: on the way back to user mode, interrupts off, counts the
+ * returns that leave a task this CPU queued for itself, which no IPI
+ * announces: it would wait for the next interrupt (exit_to_user_mode()).
+ */
+void sched_note_user_return(void)
+{
+	struct rq *rq = this_rq();
+
+	if (CONFIG_RCU_CHECKING && rq->unannounced)
+		WRITE_ONCE(rq->user_returns_with_work, rq->user_returns_with_work + 1);
 }
 
 /* The idle task: run what is queued, else halt until an interrupt. */

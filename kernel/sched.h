@@ -149,6 +149,10 @@ void sched_show_cpu(int cpu);
 bool sched_cpu_idle(int cpu);
 /* Checking build: idle halts with a task queued that no IPI announced (0 when right). */
 unsigned long sched_idle_halts_with_work(void);
+/* Checking build: returns to user mode with such a task queued (0 when right). */
+unsigned long sched_user_returns_with_work(void);
+/* Counts one if this CPU returns to user mode so (exit_to_user_mode(), interrupts off). */
+void sched_note_user_return(void);
 /* The task waiting longest in a CPU's run queue, as stall reports see it. */
 struct sched_waiter {
 	char comm[TASK_COMM_LEN];
@@ -159,6 +163,12 @@ struct sched_waiter {
 bool sched_oldest_waiter(int cpu, struct sched_waiter *w);
 /* cpu's running task's pid and name, copied under its queue's lock; false if that is busy. */
 bool sched_curr_copy(int cpu, int *pid, char comm[TASK_COMM_LEN]);
+/*
+ * The address space of the task running on cpu, and its pid, read under
+ * that CPU's run-queue lock (the task cannot be freed while it runs
+ * there): a checking build's witness, never the fast path's way.
+ */
+struct mm_struct *sched_curr_mm(int cpu, int *pid);
 void sched_tick(void);
 /* CPU hotplug (kernel/hotplug.c). */
 void sched_cpu_set_dying(int cpu);

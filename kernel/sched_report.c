@@ -52,15 +52,39 @@ bool sched_curr_copy(int cpu, int *pid, char comm[TASK_COMM_LEN])
 	return true;
 }
 
+/* A counter of the run queues, summed over the online CPUs. */
+#define sum_online_rqs(field) ({					\
+	unsigned long __n = 0;						\
+	int __cpu;							\
+									\
+	for_each_online_cpu(__cpu)					\
+		__n += READ_ONCE(runqueues[__cpu].field);		\
+	__n;								\
+})
+
+struct mm_struct *sched_curr_mm(int cpu, int *pid)
+{
+	struct rq *rq = &runqueues[cpu];
+	struct mm_struct *mm;
+	unsigned long flags;
+
+	spin_lock_irqsave(&rq->lock, flags);
+	mm = rq->curr->mm;
+	*pid = rq->curr->pid;
+	spin_unlock_irqrestore(&rq->lock, flags);
+	return mm;
+}
+
 /* Checking build: halts with a task queued that no IPI announced (note_halt()). */
 unsigned long sched_idle_halts_with_work(void)
 {
-	unsigned long n = 0;
-	int cpu;
+	return sum_online_rqs(halts_with_work);
+}
 
-	for_each_online_cpu(cpu)
-		n += READ_ONCE(runqueues[cpu].halts_with_work);
-	return n;
+/* Checking build: returns to user mode with such a task queued (sched_note_user_return()). */
+unsigned long sched_user_returns_with_work(void)
+{
+	return sum_online_rqs(user_returns_with_work);
 }
 
 void sched_show_cpu(int cpu)

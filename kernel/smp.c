@@ -120,6 +120,7 @@ void ap_main(int cpu)
 	}
 	arch_cpu_init(cpu);
 	sched_init_cpu(cpu);
+	irq_work_cpu_starting(cpu);
 	rcu_cpu_starting(cpu);	/* online, with no reader a grace period could miss */
 	hook = READ_ONCE(cpu_starting_hook);
 	if (hook)

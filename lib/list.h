@@ -12,7 +12,7 @@
  * None of this locks: the caller serialises updaters.  The WRITE_ONCE and
  * READ_ONCE below are where Linux has them, so that a lockless peek such as
  * list_empty() sees a whole pointer rather than a torn or refetched one.
- * For lists that readers walk concurrently with updates, see kernel/rcu/rculist.h.
+ * For lists that readers walk concurrently with updates, see lib/rculist.h.
  */
 #ifndef LIB_LIST_H
 #define LIB_LIST_H

@@ -46,7 +46,8 @@
 #define SYS_task_wait		16	/* (int id, struct sys_exit_status *st): -> 0 (a task it spawned) */
 #define SYS_abort		17	/* (): ends the task as killed by abort(); no return */
 #define SYS_nr_cpus		18	/* (): -> how many CPUs are online */
-/* 19..31: free.  Capabilities and IPC (lib/ipc.h, docs/microkernel.md): */
+#define SYS_membarrier		19	/* (int cmd, unsigned int flags, int cpu_id): Linux's; below */
+/* 20..31: free.  Capabilities and IPC (lib/ipc.h, docs/microkernel.md): */
 #define SYS_cap_create		32	/* (int type, int slot, long arg): -> the slot */
 #define SYS_cap_copy		33	/* (int src, int dst): -> the slot; same rights and badge */
 #define SYS_cap_mint		34	/* (int src, int dst, int rights, u64 badge): -> the slot */
@@ -57,7 +58,7 @@
 #define SYS_ipc_send		39	/* (int ep, info, w0..w3): -> 0 */
 #define SYS_ipc_call		40	/* (int ep, info, w0..w3): -> 0, the reply in the registers */
 #define SYS_ipc_recv		41	/* (int ep, int flags): -> badge, the message in the registers */
-#define SYS_ipc_reply		42	/* (-, info, w0..w3): -> 0, or -SYS_ESRCH: the caller is gone */
+#define SYS_ipc_reply		42	/* (-, info, w0..w3): -> 0, -SYS_ESRCH (caller gone), -SYS_EACCES (no grant) */
 #define SYS_ipc_reply_recv	43	/* (int ep, info, w0..w3): reply, then receive -> badge */
 #define SYS_ipc_recv_slot	44	/* (int slot): where received capabilities land (-1: any, -2: none) */
 #define SYS_ntf_signal		45	/* (int ntf, u64 bits): -> 0 */
@@ -82,6 +83,19 @@
 #define SYS_PROT_READ		1
 #define SYS_PROT_WRITE		2
 #define SYS_PROT_EXEC		4
+
+/*
+ * SYS_membarrier's commands, Linux's numbers (flags must be 0; cpu_id is
+ * not read).  QUERY returns the mask of the commands there are;
+ * PRIVATE_EXPEDITED returns once every CPU that runs one of the caller's
+ * threads has executed a full memory barrier (-SYS_EPERM before the task
+ * registered); REGISTER_PRIVATE_EXPEDITED registers the task, for good.
+ */
+#define SYS_MEMBARRIER_CMD_QUERY			0
+#define SYS_MEMBARRIER_CMD_PRIVATE_EXPEDITED		(1 << 3)
+#define SYS_MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED	(1 << 4)
+#define SYS_MEMBARRIER_CMDS	(SYS_MEMBARRIER_CMD_PRIVATE_EXPEDITED | \
+				 SYS_MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED)
 
 /* SYS_thread_create's cpu: any online CPU (the kernel picks). */
 #define SYS_CPU_ANY		(-1)

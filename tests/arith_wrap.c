@@ -156,3 +156,105 @@ KTEST(counters_cross_the_wrap)
 	rcu_barrier();
 	KEXPECT_EQ(atomic_read(&wrap_cbs), n);
 }
+
+/*
+ * The polled API at every cookie around both wraps, placed there on
+ * purpose (not wherever the boot left the count): the wait numbers are
+ * moved forward (rcu_poll_skip_waits(), a seam: numbers no wait takes,
+ * which is safe) until the next cookie is exactly the one wanted, from
+ * 3 below the signed wrap (LONG_MAX to LONG_MIN) to 3 above it, then from
+ * 3 below the unsigned wrap to 3 above it, 0 included.  At each: taken
+ * inside a reader, the cookie is not done (no wait numbered above it can
+ * end while this CPU reads); after synchronize_rcu() it is, and so is the
+ * value before it (across the wrap, for the first above it); cond_synchronize_rcu() returns at once on it; a cookie
+ * from start_poll_synchronize_rcu() is completed by the grace period it
+ * asked for.  Leaves the count just past the unsigned wrap, where a boot
+ * of about 300 waits would be (counters_cross_the_wrap skips then).
+ * White-box (kernel/rcu/rcu.h): the seam, and waits_started to aim it.
+ */
+#include "rcu/rcu.h"
+
+#define POLL_AROUND	3		/* cookies each side of a wrap */
+#define POLL_HOP	(1UL << 62)	/* the largest skip: old cookies stay comparable */
+#define POLL_AIM_TRIES	3
+
+/* The next cookie, as get_state_synchronize_rcu() will return it. */
+static unsigned long next_cookie(void)
+{
+	return atomic_long_read(&rcu_state.waits_started);
+}
+
+/*
+ * Moves the count forward until the next cookie is target: skips of at
+ * most POLL_HOP, each longer journey ending a real wait after every hop
+ * so that older cookies stay done and comparable.  (Another wait may take
+ * a number between our skip and our cookie: the caller aims again, all
+ * the way round.)
+ */
+static void aim_cookie(unsigned long target)
+{
+	for (int hop = 0; hop < 8; hop++) {
+		unsigned long d = target - next_cookie();
+
+		if (d <= POLL_HOP) {
+			rcu_poll_skip_waits(d);
+			return;
+		}
+		rcu_poll_skip_waits(POLL_HOP);
+		synchronize_rcu();
+	}
+}
+
+/* The polled API at cookie `want`; false if another wait took the number first. */
+static bool poll_at(unsigned long want)
+{
+	unsigned long c, s;
+	u64 end = ktime_get_ns() + WRAP_TIMEOUT_NS;
+	bool fresh_done;
+
+	aim_cookie(want);
+	rcu_read_lock();	/* no wait can end while this CPU reads */
+	c = get_state_synchronize_rcu();
+	fresh_done = poll_state_synchronize_rcu(c);
+	rcu_read_unlock();
+	if (c != want)
+		return false;
+	if (fresh_done)
+		ktest_info("cookie %ld (%#lx) polled done as it was taken", (long)c, c);
+	KEXPECT(!fresh_done);
+	synchronize_rcu();
+	if (!poll_state_synchronize_rcu(c) || !poll_state_synchronize_rcu(c - 1))
+		ktest_info("after synchronize_rcu(): cookie %#lx polls %s, the one before (%#lx) %s",
+			   c, poll_state_synchronize_rcu(c) ? "done" : "not done", c - 1,
+			   poll_state_synchronize_rcu(c - 1) ? "done" : "not done");
+	KEXPECT(poll_state_synchronize_rcu(c));
+	KEXPECT(poll_state_synchronize_rcu(c - 1));
+	cond_synchronize_rcu(c);
+	s = start_poll_synchronize_rcu();
+	while (!poll_state_synchronize_rcu(s) && ktime_get_ns() < end)
+		msleep(1);
+	KEXPECT(poll_state_synchronize_rcu(s));
+	return true;
+}
+
+/* Every cookie from POLL_AROUND below wrap to POLL_AROUND above it. */
+static void poll_around(unsigned long wrap)
+{
+	for (long k = -POLL_AROUND; k <= POLL_AROUND; k++) {
+		int tries = 0;
+
+		while (!poll_at(wrap + k) && ++tries < POLL_AIM_TRIES)
+			;
+		if (tries == POLL_AIM_TRIES)
+			ktest_info("cookie %#lx: another wait took the number %d times", wrap + k,
+				   tries);
+		KEXPECT(tries < POLL_AIM_TRIES);
+	}
+}
+
+KTEST(polled_cookies_around_both_wraps_zero_included)
+{
+	poll_around(1UL << 63);		/* LONG_MAX, LONG_MIN */
+	poll_around(0);			/* ULONG_MAX, 0 */
+	KEXPECT((long)next_cookie() > 0);
+}

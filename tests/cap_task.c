@@ -10,6 +10,7 @@
  */
 #include "cap_test.h"
 #include "object/types.h"
+#include "object/task.h"
 #include "user/thread.h"
 #include "user/user.h"
 
@@ -33,4 +34,54 @@ KTEST(cap_task_of_a_task_that_never_ran_goes_in_process_context)
 	test_space_free(&ts);		/* the object's free runs, a grace period later */
 	user_settle();			/* ... and the reaper's put after it */
 	KEXPECT_EQ(user_tasks_live(), live);
+}
+
+/*
+ * "Another thread of the parent", between cap_revoke_object()'s check and
+ * its revoke: moves the task capability away and puts a notification, with
+ * a child, in its slot -- if it can get at the space there (cap_mutex
+ * free).
+ */
+static void move_it_away(struct cspace *cs, long slot)
+{
+	if (cap_mutex_held())
+		return;		/* nothing in any space can change now */
+	cap_move(cs, slot, 5);
+	cap_create(cs, KOBJ_NOTIFICATION, slot, 0);
+	cap_copy(cs, slot, 6);
+}
+
+/*
+ * The undo of a failed spawn revokes and deletes the capability it
+ * checked, even if the parent's other threads move capabilities around
+ * meanwhile: no capability to the task that never ran is left.  Shown
+ * failing with the mutex dropped between the check and the revoke (as
+ * before): the moved task capability stayed, and the notification's
+ * child in its place was revoked.
+ */
+KTEST(cap_task_undo_of_a_spawn_revokes_the_capability_it_checked)
+{
+	struct test_space ts;
+	struct user_task *t;
+	struct kobject *obj;
+	int err = 0;
+
+	if (!CONFIG_RCU_CHECKING)
+		KTEST_SKIP("production build: no capability hooks");
+	KASSERT(test_space_make(&ts));
+	t = user_task_create("tests/never_ran", NULL, NULL);
+	KASSERT(t != NULL);
+	obj = task_obj_create(t, ts.q, &err);
+	KASSERT(obj != NULL);
+	KEXPECT_EQ(cap_insert_object(ts.cs, 0, obj, SYS_CAP_ALL), 0);
+	KEXPECT_EQ(cap_copy(ts.cs, 0, 1), 1);	/* a copy its other threads made */
+	cap_revoke_object_hook = move_it_away;
+	KEXPECT_EQ(cap_revoke_object(ts.cs, 0, obj), 0);
+	cap_revoke_object_hook = NULL;
+	KEXPECT_EQ(atomic_read(&obj->ncaps), 0);	/* none left, wherever it was */
+	task_obj_disarm(obj);
+	kobject_put(obj);
+	user_task_put(t);
+	test_space_free(&ts);
+	user_settle();
 }

@@ -11,11 +11,25 @@
  * lingers runs nothing else, and a mutator waiting there for cap_mutex
  * would hold up the others).
  *
+ * Lifetimes (issue 39): the program's victims call its holder, on an
+ * even CPU, which receives only once a victim waits, so it claims each;
+ * the claim hook kills the victim right there (and lingers until it went
+ * back to sleep: the kill's wake-up is spent); the test grants an interrupt
+ * capability for the console's line and a device capability for the
+ * UART again and again, which the program binds and maps, and the bind
+ * hook deletes the object's last capability now and then between a bind's
+ * or a map's lookup and the object's lock (on an even CPU).
+ *
  * At the end: lookups, revokes, grace periods, objects made and freed,
  * any use-after-free caught, then "--- End of test: SUCCESS" or
  * "FAILURE".  Fails under rcu.inject=no_wait and cap.inject=free_no_wait
  * (CI runs both as expected failures; tests/cap_window.c catches each
- * deterministically too).
+ * deterministically too), and under each rule's injection:
+ * cap.inject=no_ref (a task freed while a held thread of it names it: the
+ * checking build's panic), bind_unchecked (the line held, objects and an
+ * address space leaked, after the end) and lost_wakeup (a victim that
+ * never goes: the program's failure); tests/lifetimes.c catches each
+ * deterministically.
  *
  *   captorture.duration=S     seconds (default 2)
  *   captorture.hold_every=N   one lookup in N that found a capability lingers
@@ -25,9 +39,12 @@
  */
 #include "ktest.h"
 #include "object/cap.h"
+#include "object/device.h"
+#include "object/interrupt.h"
 #include "object/ipc.h"
-#include "user/task.h"
+#include "user/thread.h"
 #include "captorture.h"
+#include "driver_test.h"
 #include <errno.h>
 
 #define PROGRAM		"tests/user/helpers/captorture"
@@ -75,6 +92,99 @@ static void torture_hold(struct cspace *cs, long slot)
 			break;
 		cpu_relax();
 	}
+}
+
+static atomic_long_t claimed_kills, bind_cuts, irq_granted, dev_granted;
+
+static bool torture_lingers_here(struct user_task *t)
+{
+	return !strcmp(t->name, CT_NAME) && ct_lingering_cpu(smp_processor_id(), num_online_cpus());
+}
+
+/* Spins until done() or us ran out; once done, LINGER_AFTER_CHANGE_NS more. */
+static void linger_until(bool (*done)(void *), void *arg, u64 us)
+{
+	u64 t0 = ktime_get_ns(), seen = 0, now;
+
+	while ((now = ktime_get_ns()) - t0 < us * NSEC_PER_USEC) {
+		if (!seen && done(arg))
+			seen = now;
+		if (seen && now - seen > LINGER_AFTER_CHANGE_NS)
+			break;
+		cpu_relax();
+	}
+}
+
+static bool asleep(void *arg)
+{
+	return READ_ONCE(((struct task_struct *)arg)->state) == TASK_BLOCKED;
+}
+
+/*
+ * ipc_claim_hook: the holder claimed a victim's call.  The victim is
+ * killed right there, and we linger until it went back to sleep (the
+ * kill's wake-up found it claimed): whoever moves it on must wake it
+ * again.  Its message says so, for the holder (which kills the others
+ * itself).
+ */
+static void torture_claim(struct thread_obj *th)
+{
+	if (!torture_lingers_here(th->ut->task) || SYS_MSG_LABEL(th->msg.info) != CT_LABEL_HOLD)
+		return;
+	th->msg.w[3] = CT_KILLED_CLAIMED;	/* (claimed: nobody else touches it) */
+	user_thread_kill(th->ut);
+	atomic_long_inc(&claimed_kills);
+	linger_until(asleep, th->ut->kt, hold_us);
+}
+
+/*
+ * object_bind_hook: a bind or a device map of the torture's, between its
+ * lookup and the object's lock.  One in BIND_CUT_EVERY, the object loses
+ * its last capability right there (as another thread of the program
+ * could delete it): the bind must see it.
+ */
+#define BIND_CUT_EVERY	4
+
+static void torture_bind(struct kobject *obj)
+{
+	u32 *rnd = &per_cpu(hold_rand, smp_processor_id());
+	struct user_task *t = current->user ? current->user->task : NULL;
+
+	if (!t || !torture_lingers_here(t) || prandom_u32(rnd) % BIND_CUT_EVERY)
+		return;
+	if (!cap_revoke_object(t->cspace, obj->head.type == KOBJ_INTERRUPT ? CT_IRQ_SLOT :
+			       CT_DEV_SLOT, obj))
+		atomic_long_inc(&bind_cuts);
+}
+
+/* The console's line for the run (-1: none), and the UART's registers. */
+static int torture_line = -1;
+
+/* The interrupt and device capabilities the program binds and deletes, granted again. */
+static void regrant(struct user_task *t)
+{
+	struct device_regs regs;
+
+	if (torture_line >= 0 && interrupt_cap_grant(t->cspace, CT_IRQ_SLOT, torture_line) >= 0)
+		atomic_long_inc(&irq_granted);
+	arch_console_regs(&regs);
+	if (device_cap_grant(t->cspace, CT_DEV_SLOT, &regs) >= 0)
+		atomic_long_inc(&dev_granted);
+}
+
+#define REGRANT_MS	50
+
+/* Runs until t ended or the budget ran out, granting meanwhile: true if it ended. */
+static bool run_granting(struct user_task *t, u64 budget, struct sys_exit_status *st)
+{
+	u64 end = ktime_get_ns() + budget;
+
+	while (user_task_wait_timeout(t, (u64)REGRANT_MS * NSEC_PER_MSEC, st)) {
+		if (ktime_get_ns() > end)
+			return false;
+		regrant(t);
+	}
+	return true;
 }
 
 struct snapshot {
@@ -135,6 +245,11 @@ static void report(const struct snapshot *a, const struct snapshot *b)
 		   b->rcu.cbs_invoked - a->rcu.cbs_invoked, b->obj.uaf_caught - a->obj.uaf_caught);
 	ktest_info("captorture: tasks %ld -> %ld, address spaces %ld -> %ld, kmalloc objects %ld -> %ld",
 		   a->tasks, b->tasks, a->mms, b->mms, a->kmalloc_objects, b->kmalloc_objects);
+	ktest_info("captorture: %ld victims killed while claimed, %ld binds and maps whose object "
+		   "lost its last capability after their lookup; %ld interrupt and %ld device "
+		   "capabilities granted", atomic_long_read(&claimed_kills),
+		   atomic_long_read(&bind_cuts), atomic_long_read(&irq_granted),
+		   atomic_long_read(&dev_granted));
 }
 
 KTEST(captorture)
@@ -143,33 +258,58 @@ KTEST(captorture)
 	struct sys_exit_status st = { 0 };
 	struct user_task *t;
 	char cmd[80];
-	bool fail = false, ended;
+	bool fail = false, ended, line_free = true;
 	int err, cpu;
 
 	for_each_possible_cpu(cpu)
 		per_cpu(hold_rand, cpu) = prandom_seed(0x5eed0000u + cpu);
 	snprintf(cmd, sizeof(cmd), PROGRAM " %d", duration_s * 1000);
+	atomic_long_set(&claimed_kills, 0);
+	atomic_long_set(&bind_cuts, 0);
+	atomic_long_set(&irq_granted, 0);
+	atomic_long_set(&dev_granted, 0);
+	torture_line = kernel_console_line();	/* (-1: no interrupts to bind) */
+	if (torture_line >= 0)
+		console_input_release();
 	snap(&before);
 	cap_lookup_hook = torture_hold;
+	ipc_claim_hook = torture_claim;
+	object_bind_hook = torture_bind;
 	t = user_spawn_root(cmd, &err);	/* (its grower starts children of its program) */
 	if (!t) {
 		cap_lookup_hook = NULL;
+		ipc_claim_hook = NULL;
+		object_bind_hook = NULL;
+		if (torture_line >= 0)
+			console_input_reclaim();
 		if (err == -ENOENT)
 			KTEST_SKIP("no boot module " PROGRAM " (no user programs on this boot)");
 		KASSERT(!"captorture's program started");
 	}
-	ended = !user_task_wait_timeout(t, (u64)duration_s * NSEC_PER_SEC +
-					ktest_budget_ns(60, 5), &st);
+	ended = run_granting(t, (u64)duration_s * NSEC_PER_SEC + ktest_budget_ns(60, 5), &st);
 	if (!ended) {
 		ktest_info("captorture: still running after its budget: killed");
+		user_show_tasks();
 		user_task_kill(t, SYS_KILLED_BY_KERNEL);
 		user_task_wait_timeout(t, ktest_budget_ns(30, 2), &st);
 	}
 	user_task_put(t);
 	cap_lookup_hook = NULL;
+	ipc_claim_hook = NULL;
+	object_bind_hook = NULL;
 	user_settle();		/* every object and node freed, a grace period after */
 	snap(&after);
 	report(&before, &after);
+	if (torture_line >= 0) {
+		struct irq_stats line;
+
+		/* (every binding went with its last capability, in the program's end: no wait) */
+		line_free = irq_get_stats(torture_line, &line) && !line.held;
+		if (!line_free)
+			ktest_info("captorture: the console's line is still held: a binding outlived "
+				   "its object's last capability");
+		KEXPECT_EQ(console_input_reclaim(), 0);
+	}
 
 #define CT_EXPECT(cond) do { fail |= !(cond); KEXPECT(cond); } while (0)
 	CT_EXPECT(ended);
@@ -178,6 +318,8 @@ KTEST(captorture)
 	CT_EXPECT(after.obj.uaf_caught == before.obj.uaf_caught);
 	CT_EXPECT(after.cap.revokes > before.cap.revokes);
 	CT_EXPECT(after.ipc.calls > before.ipc.calls);
+	CT_EXPECT(line_free);
+	CT_EXPECT(after.mms == before.mms);
 	for (int type = 1; type < NR_KOBJ_TYPES; type++)
 		CT_EXPECT(after.obj.live[type] == before.obj.live[type]);	/* nothing leaked */
 #undef CT_EXPECT

@@ -456,6 +456,87 @@ KTEST(hotplug_cross_cpu_call_to_a_cpu_dying_mid_call_returns)
 }
 
 /*
+ * irq_work for a CPU going down, accepted after its interrupts went off for
+ * good (the leaving CPU waits in the test's cpu_dying_late_hook until both
+ * kinds are queued there): it runs on that CPU before the CPU goes offline
+ * -- not never, and not stale when the CPU comes back -- and once the CPU
+ * is gone, irq_work_queue_on() says no.  Back online, the CPU takes work
+ * again, and nothing from before runs twice.
+ */
+static struct {
+	bool hook_entered, queued;
+	struct irq_work work[2];	/* [0] by IPI, [1] lazy */
+	int ran[2], ran_on[2];
+	bool ran_online[2], ran_again;
+} hw;
+
+static void hw_wait_for_queued_hook(int cpu)
+{
+	u64 end = ktime_get_ns() + 60 * NSEC_PER_SEC;	/* only a broken test gets here */
+
+	(void)cpu;
+	WRITE_ONCE(hw.hook_entered, true);
+	while (!READ_ONCE(hw.queued) && ktime_get_ns() < end)
+		cpu_relax();
+}
+
+static void hw_work_fn(struct irq_work *work)
+{
+	int i = work - hw.work;
+
+	hw.ran_on[i] = smp_processor_id();
+	hw.ran_online[i] = cpu_online(smp_processor_id());
+	WRITE_ONCE(hw.ran[i], hw.ran[i] + 1);
+	if (hw.ran[i] > 1)
+		WRITE_ONCE(hw.ran_again, true);
+}
+
+KTEST(hotplug_irq_work_for_a_dying_cpu_runs_before_it_goes)
+{
+	static struct hp_call rm;
+	struct task_struct *remover;
+	int cpu = last_cpu();
+
+	if (num_online_cpus() < 2)
+		KTEST_SKIP("needs two CPUs: the boot CPU never goes offline");
+	KASSERT_EQ(run_on(0), 0);
+	memset(&rm, 0, sizeof(rm));
+	memset(&hw, 0, sizeof(hw));
+	rm.cpu = cpu;
+	for (int i = 0; i < 2; i++) {
+		hw.work[i].func = hw_work_fn;
+		hw.work[i].lazy = i;
+	}
+	WRITE_ONCE(cpu_dying_late_hook, hw_wait_for_queued_hook);
+	remover = kthread_run_on_cpu(hp_remove_fn, &rm, 0, "hp_remover");
+	KASSERT(remover != NULL);
+	KEXPECT(hp_wait_for(&hw.hook_entered));
+	KEXPECT(irq_work_queue_on(&hw.work[0], cpu));	/* still online: accepted */
+	KEXPECT(irq_work_queue_on(&hw.work[1], cpu));
+	WRITE_ONCE(hw.queued, true);
+	KEXPECT(hp_wait_for(&rm.done));
+	WRITE_ONCE(cpu_dying_late_hook, NULL);
+	kthread_stop(remover);
+	KEXPECT_EQ(rm.ret, 0);
+	for (int i = 0; i < 2; i++) {
+		if (READ_ONCE(hw.ran[i]) != 1)
+			ktest_info("the %s irq_work accepted for the dying CPU%d ran %d times before it "
+				   "went", i ? "lazy" : "IPI", cpu, READ_ONCE(hw.ran[i]));
+		KEXPECT_EQ(READ_ONCE(hw.ran[i]), 1);
+		KEXPECT_EQ(hw.ran_on[i], cpu);
+		KEXPECT(hw.ran_online[i]);
+	}
+	KEXPECT(!irq_work_queue_on(&hw.work[0], cpu));	/* gone: no */
+	KEXPECT_EQ(add_cpu(cpu), 0);
+	KEXPECT(irq_work_queue_on(&hw.work[0], cpu));	/* back: yes */
+	KEXPECT(hp_wait_for(&hw.ran_again));
+	KEXPECT_EQ(READ_ONCE(hw.ran[0]), 2);
+	for (int i = 0; i < 4; i++)
+		msleep(1);	/* (a stale lazy one would run in these ticks) */
+	KEXPECT_EQ(READ_ONCE(hw.ran[1]), 1);
+}
+
+/*
  * cpu_hotplug_lock is a reader-writer lock: two readers hold it at once,
  * a writer waits for both, and a reader that comes while the writer waits
  * queues behind it.  With more than one CPU the writer is remove_cpu()

@@ -12,7 +12,9 @@
 #include "ktest.h"
 #include "irq.h"
 #include "object/interrupt.h"
+#include "object/notification.h"
 #include "object/device.h"
+#include "object/cap.h"
 #include "user/task.h"
 #include "user/module.h"
 #include "driver_test.h"
@@ -21,6 +23,7 @@
 #define EXIT_EBUSY	16	/* the driver's exit status when its bind got -SYS_EBUSY */
 #define EXIT_WOKE_ON	64	/* + the CPU the driver woke on */
 #define TYPED		"hi!"	/* what the serving driver waits for */
+#define GO_BIT		2	/* late mode: the test's go-ahead, on the driver's notification */
 
 /*
  * A second device for the driver's slot 2: COM2's ports where the UART is
@@ -52,18 +55,24 @@ static int grant_line(struct user_task *t, void *arg)
 }
 
 /* irq_driver MODE CPU with the line's capability in its slot 0, the UART's in 1. */
-static struct user_task *start_driver(const char *mode, int cpu, unsigned int line)
+static struct user_task *start_driver_with(const char *mode, int cpu, unsigned int line,
+					   const char *more)
 {
 	struct user_task *t;
 	char cmd[96];
 	int err;
 
-	/* serve waits for TYPED; the others take no third argument */
-	snprintf(cmd, sizeof(cmd), DRIVER " %s %d %s", mode, cpu, TYPED);
+	/* serve and late wait for TYPED; the others take no third argument */
+	snprintf(cmd, sizeof(cmd), DRIVER " %s %d %s%s", mode, cpu, TYPED, more);
 	t = user_spawn_with(cmd, NULL, &err, grant_line, &line);
 	if (!t)
 		ktest_info("%s did not start (error %d)", cmd, err);
 	return t;
+}
+
+static struct user_task *start_driver(const char *mode, int cpu, unsigned int line)
+{
+	return start_driver_with(mode, cpu, line, "");
 }
 
 /* The console's line, back to the kernel (every test ends with this; it empties the UART). */
@@ -77,6 +86,41 @@ static int console_line(void)
 	if (!boot_module_find(DRIVER))
 		return -ENOENT;
 	return kernel_console_line();
+}
+
+/*
+ * Lets the console's line go, routed to CPU0, to the driver start() starts
+ * on cpu; once it holds the line (open: the controller lets it through),
+ * notes the line's arrivals in *before and types TYPED.  NULL when the
+ * driver did not start (a failed check) or nobody types (the test is
+ * skipped), the line given back.
+ */
+static struct user_task *drive_typed(struct user_task *(*start)(int cpu, unsigned int line),
+				     int cpu, unsigned int line, unsigned long *before)
+{
+	struct user_task *t;
+	struct irq_stats st;
+
+	console_input_release();
+	KEXPECT_EQ(irq_set_affinity(line, 0), 0);
+	t = start(cpu, line);
+	KEXPECT(t);
+	if (t) {
+		KEXPECT(wait_held(line, true));
+		KEXPECT(!arch_irq_masked(line));
+		*before = irq_get_stats(line, &st) ? st.count : 0;
+		if (ktest_type_on_console(TYPED))
+			return t;
+		killed(t);
+		ktest_skip("nobody types on the serial line (run from the monitor)");
+	}
+	give_back();
+	return NULL;
+}
+
+static struct user_task *start_serving(int cpu, unsigned int line)
+{
+	return start_driver("serve", cpu, line);
 }
 
 /*
@@ -96,22 +140,9 @@ KTEST(irq_user_driver_serves_the_uart_from_another_cpu)
 		drv_cpu--;
 	if (!drv_cpu)
 		ktest_info("one CPU: the driver runs on the CPU the line is routed to");
-	console_input_release();
-	KEXPECT_EQ(irq_set_affinity(line, 0), 0);
-	t = start_driver("serve", drv_cpu, line);
-	KEXPECT(t);
-	if (!t) {
-		give_back();
+	t = drive_typed(start_serving, drv_cpu, line, &before);
+	if (!t)
 		return;
-	}
-	KEXPECT(wait_held(line, true));
-	KASSERT(irq_get_stats(line, &st));
-	before = st.count;
-	if (!ktest_type_on_console(TYPED)) {
-		killed(t);
-		give_back();
-		KTEST_SKIP("nobody types on the serial line (run from the monitor)");
-	}
 	KEXPECT_EQ(end_of(t), EXIT_WOKE_ON + drv_cpu);
 	KEXPECT(irq_get_stats(line, &st) && st.count > before && st.last_cpu == 0);
 	KEXPECT(wait_held(line, false));	/* its capability went with it */
@@ -236,4 +267,92 @@ KTEST(irq_device_registers_only_through_their_capability)
 		KTEST_SKIP("needs " DRIVER " and " NOT_THE_KERNELS);
 	KEXPECT_EQ(end_of(start_driver("grab", 0, console_input_irq())), 0);
 	KEXPECT(killed_by("sneak", not_given_fault()));
+}
+
+/* Signals bits to the notification t's driver bound its line (slot 0) to. */
+static bool signal_driver(struct user_task *t, unsigned long bits)
+{
+	struct interrupt_obj *o;
+	struct cap_ref r;
+	bool ok = false;
+
+	if (cap_lookup(t->cspace, 0, KOBJ_INTERRUPT, SYS_CAP_WRITE, &r))
+		return false;
+	o = container_of(r.obj, struct interrupt_obj, base);
+	mutex_lock(&o->lock);
+	if (o->ntf)
+		ok = notification_signal(o->ntf, bits) == 0;
+	mutex_unlock(&o->lock);
+	kobject_put(r.obj);
+	return ok;
+}
+
+/* Until the line has arrived n times in all; false at the budget. */
+static bool line_arrived(unsigned int line, unsigned long n)
+{
+	u64 end = ktime_get_ns() + WAIT_NS;
+	struct irq_stats st;
+
+	while (irq_get_stats(line, &st) && st.count < n && ktime_get_ns() < end)
+		msleep(1);
+	return irq_get_stats(line, &st) && st.count >= n;
+}
+
+/* irq_driver late: told whether the line is level-triggered (then it waits once more). */
+static struct user_task *start_late(int cpu, unsigned int line)
+{
+	struct irq_stats st;
+
+	return start_driver_with("late", cpu, line,
+				 irq_get_stats(line, &st) && st.level ? " 1" : " 0");
+}
+
+/*
+ * A line stays masked from its delivery until the driver's SYS_irq_ack:
+ * a level-triggered line would fire again at once, for ever, while the
+ * device still wants service.  The driver (irq_driver late) takes the
+ * first interrupt and neither reads the UART nor acknowledges until we
+ * say so.  Meanwhile the controller itself must hold the line back
+ * (arch_irq_masked()), and on a level line (the UART's on AArch64; COM1's
+ * is edge-triggered on x86-64) no second interrupt comes while the line's
+ * CPU takes two ticks -- it would come at once, since the UART still
+ * asserts the line.  After the ack the line is open again, and on a level
+ * line the interrupt comes once more before the driver reads: the driver
+ * checks that order itself (exit 11: a second interrupt before its ack).
+ */
+KTEST(irq_line_stays_masked_from_delivery_until_the_drivers_ack)
+{
+	int line = console_line(), drv_cpu = nr_cpu_ids - 1;
+	unsigned long before;
+	struct user_task *t;
+	struct irq_stats st;
+	u64 ticks;
+
+	if (line < 0)
+		KTEST_SKIP("needs " DRIVER " and " NOT_THE_KERNELS);
+	while (drv_cpu > 0 && !cpu_online(drv_cpu))
+		drv_cpu--;
+	run_on(drv_cpu);	/* not on the line's CPU: a line that never closes keeps it */
+	t = drive_typed(start_late, drv_cpu, line, &before);
+	if (!t)
+		return;
+	KEXPECT(line_arrived(line, before + 1));
+	KEXPECT(arch_irq_masked(line));
+	ticks = READ_ONCE(cpus[0].ticks);
+	while (READ_ONCE(cpus[0].ticks) < ticks + 2)
+		msleep(1);
+	KASSERT(irq_get_stats(line, &st));
+	if (st.count != before + 1 || !arch_irq_masked(line))
+		ktest_info("%s line: %lu interrupts before the driver's acknowledgement, the "
+			   "controller %s", st.level ? "a level" : "an edge", st.count - before,
+			   arch_irq_masked(line) ? "holds the line back" : "lets it through");
+	KEXPECT_EQ(st.count, before + 1);
+	KEXPECT(arch_irq_masked(line));
+	KEXPECT(signal_driver(t, GO_BIT));
+	KEXPECT_EQ(end_of(t), EXIT_WOKE_ON + drv_cpu);
+	if (st.level)
+		KEXPECT(irq_get_stats(line, &st) && st.count >= before + 2);
+	KEXPECT(wait_held(line, false));
+	give_back();
+	run_on(0);
 }

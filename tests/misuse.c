@@ -247,3 +247,19 @@ KTEST_EXPECT_PANIC(misuse_remove_cpu_inside_cpus_read_lock, "which holds cpus_re
 	remove_cpu(1);
 	cpus_read_unlock();
 }
+
+/*
+ * The reverse order: cpus_read_lock() by the task that holds
+ * cpus_write_lock() (a remove_cpu() path that calls rcu_barrier(), say)
+ * would wait for its own write hold, for ever and silently.  (The check is
+ * the same in both builds: a boot of its own in the checking build only.)
+ */
+#if CONFIG_RCU_CHECKING
+KTEST_EXPECT_PANIC(misuse_cpus_read_lock_inside_cpus_write_lock, "which holds cpus_write_lock()")
+{
+	cpus_write_lock();
+	cpus_read_lock();
+	cpus_read_unlock();
+	cpus_write_unlock();
+}
+#endif

@@ -11,6 +11,7 @@
  * too (tests/rcu_article_2_examples.c, tests/rcutorture.c).
  */
 #include "rcu_window.h"
+#include "rcu/rcu.h"	/* rcu_exp_noted(): the note the IPI leaves on a busy CPU */
 
 static struct {
 	struct cpumask holding;		/* CPUs whose reader is inside */
@@ -143,4 +144,58 @@ KTEST(synchronize_rcu_expedited_completes_a_polled_cookie)
 
 	synchronize_rcu_expedited();
 	KEXPECT(poll_state_synchronize_rcu(cookie));
+}
+
+/*
+ * An idle task that is not idle: the boot CPU runs kmain()'s set-up as
+ * its idle task, with interrupts on, before its idle loop; an arriving
+ * CPU runs the starting hook so.  An expedited IPI that finds it there
+ * must not take it for the idle loop: only an interrupt from the idle
+ * loop's extended quiescent state is one (rcu_irq_from_idle()), not "the
+ * current task is the idle task".  The test's cpu_starting_hook on the
+ * last CPU turns interrupts on, holds a reader, and lets go once the
+ * expedited grace period's IPI has left a note there (a correct handler)
+ * or the call returned (a handler that reported the CPU at once).
+ */
+static struct {
+	int reading, noted, returned, returned_early, done;
+} ei;
+
+static void ei_idle_task_reader_hook(int cpu)
+{
+	u64 t0 = ktime_get_ns();
+
+	(void)cpu;
+	local_irq_enable();	/* as kmain()'s set-up has them */
+	rcu_read_lock();
+	smp_store_release(&ei.reading, 1);
+	while (!rcu_exp_noted() && !smp_load_acquire(&ei.returned) && win_budget_left(t0))
+		cpu_relax();
+	ei.noted = rcu_exp_noted();
+	ei.returned_early = smp_load_acquire(&ei.returned);
+	local_irq_disable();
+	rcu_read_unlock();
+	smp_store_release(&ei.done, 1);
+}
+
+KTEST(synchronize_rcu_expedited_waits_for_an_idle_task_that_reads)
+{
+	int cpu = num_online_cpus() - 1;
+
+	WIN_NEEDS_CPUS(2, "needs two CPUs: the boot CPU never goes offline");
+	KASSERT_EQ(run_on(0), 0);
+	memset(&ei, 0, sizeof(ei));
+	KASSERT_EQ(remove_cpu(cpu), 0);
+	WRITE_ONCE(cpu_starting_hook, ei_idle_task_reader_hook);
+	KEXPECT_EQ(add_cpu(cpu), 0);
+	WRITE_ONCE(cpu_starting_hook, NULL);
+	KASSERT(WIN_WAIT(smp_load_acquire(&ei.reading)));
+	synchronize_rcu_expedited();
+	smp_store_release(&ei.returned, 1);
+	KEXPECT(WIN_WAIT(smp_load_acquire(&ei.done)));
+	if (ei.returned_early)
+		ktest_info("synchronize_rcu_expedited() returned while CPU%d's idle task, not yet "
+			   "in its idle loop, held a reader", cpu);
+	KEXPECT(!ei.returned_early);
+	KEXPECT(ei.noted);
 }

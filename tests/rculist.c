@@ -1,5 +1,5 @@
 /*
- * kernel/rcu/rculist.h, single-threaded: each publish/retract/subscribe primitive
+ * lib/rculist.h (through kernel/rcu/rculist.h), single-threaded: each publish/retract/subscribe primitive
  * gives the right contents and order, and retraction leaves exactly the
  * pointers a reader still standing on the node needs (->next) while
  * poisoning the ones only updaters use (->prev, ->pprev).  Concurrency is

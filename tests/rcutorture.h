@@ -13,8 +13,9 @@
 #define TESTS_RCUTORTURE_H
 
 #include "ktest.h"
+#include "torture.h"		/* the element's life, shared with urcutorture */
 
-#define RT_PIPE_LEN		10	/* Linux's RCU_TORTURE_PIPE_LEN */
+#define RT_PIPE_LEN		TORTURE_PIPE_LEN
 #define RT_NELEM		128	/* the element pool */
 #define RT_MAX_READERS		64
 #define RT_MAX_FAKERS		8
@@ -24,9 +25,7 @@
 
 struct rt_elem {
 	struct rcu_head rh;		/* the deferred (call_rcu chain) path */
-	int pipe_count;			/* see the comment at the top of rcutorture.c */
-	int mbtest;			/* 1 while it may be published, 0 once freed */
-	unsigned long gen;		/* bumped each time it leaves the pool */
+	struct torture_life life;	/* see the comment at the top of rcutorture.c */
 	struct list_head node;		/* on the free pool or the pipeline */
 };
 

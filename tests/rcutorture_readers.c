@@ -9,8 +9,7 @@
 /* Has anything happened to p that a correct RCU forbids while we hold it? */
 static bool rt_reader_saw_gp_end(struct rt_elem *p, unsigned long gen0, unsigned long b0)
 {
-	return READ_ONCE(p->pipe_count) >= 2 || READ_ONCE(p->gen) != gen0 ||
-	       READ_ONCE(rt_writer_gps) - b0 >= 2;
+	return torture_life_ended_under(&p->life, gen0) || READ_ONCE(rt_writer_gps) - b0 >= 2;
 }
 
 /*
@@ -45,8 +44,10 @@ static bool rt_reader_delay(u32 *rng, struct rt_elem *p, unsigned long gen0,
 static bool rt_reader_pass(struct rt_reader *rd)
 {
 	struct rt_elem *p;
-	unsigned long b0, b1, gen0, gen1;
-	int pc0, pc1, mb1, pc;
+	struct torture_look look;
+	unsigned long b0, b1;
+	bool recycled;
+	int pc;
 
 	rcu_read_lock();
 	b0 = READ_ONCE(rt_writer_gps);
@@ -56,30 +57,19 @@ static bool rt_reader_pass(struct rt_reader *rd)
 		rd->nulls++;
 		return false;
 	}
-	gen0 = READ_ONCE(p->gen);
-	smp_rmb();
-	if (READ_ONCE(p->mbtest) != 1)
+	torture_look_begin(&p->life, &look);
+	if (!look.mbtest_ok)
 		rd->mbtest_errs++;
-	pc0 = READ_ONCE(p->pipe_count);
 
-	if (rt_reader_delay(&rd->rng, p, gen0, b0))
+	if (rt_reader_delay(&rd->rng, p, look.gen, b0))
 		rd->long_holds++;
 
-	pc1 = READ_ONCE(p->pipe_count);
-	mb1 = READ_ONCE(p->mbtest);
-	smp_rmb();	/* pairs with smp_wmb() in rt_elem_alloc() (rcutorture_writers.c) */
-	gen1 = READ_ONCE(p->gen);
+	/* (RT_PIPE_LEN: freed, and maybe reused or kfree()d, under us) */
+	pc = torture_look_end(&p->life, &look, &recycled);
 	b1 = READ_ONCE(rt_writer_gps);
 	rcu_read_unlock();
 
-	if (gen1 != gen0 || mb1 != 1) {
-		pc = RT_PIPE_LEN;	/* freed (and maybe reused, or kfree()d) under us */
-		rd->recycled++;
-	} else {
-		pc = max(pc0, pc1);
-		if (pc < 0 || pc > RT_PIPE_LEN)
-			pc = RT_PIPE_LEN;
-	}
+	rd->recycled += recycled;
 	rd->pipe[pc]++;
 	rd->batch[min(b1 - b0, (unsigned long)RT_PIPE_LEN)]++;
 	rd->passes++;

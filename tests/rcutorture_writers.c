@@ -22,8 +22,7 @@ struct completion rt_wgp_done;
 /* Back to the pool: unusable from now on, which a late reader will see. */
 void rt_elem_free(struct rt_elem *e)
 {
-	WRITE_ONCE(e->mbtest, 0);
-	WRITE_ONCE(e->pipe_count, RT_POISON_INT);
+	torture_life_end(&e->life, RT_POISON_INT);
 	spin_lock(&rt_pool_lock);
 	list_add_tail(&e->node, &rt_pool);
 	rt_pool_count++;
@@ -42,17 +41,8 @@ static struct rt_elem *rt_elem_alloc(void)
 		rt_pool_count--;
 	}
 	spin_unlock(&rt_pool_lock);
-	if (!e)
-		return NULL;
-	/*
-	 * A new generation first, then the fields: a reader that still holds
-	 * the element from its previous life reads pipe_count before gen
-	 * (smp_rmb), so if it sees the fresh 0 it also sees the new gen.
-	 */
-	WRITE_ONCE(e->gen, e->gen + 1);
-	smp_wmb();
-	WRITE_ONCE(e->pipe_count, 0);
-	WRITE_ONCE(e->mbtest, 1);
+	if (e)
+		torture_life_begin(&e->life);
 	return e;
 }
 
@@ -60,15 +50,13 @@ static struct rt_elem *rt_elem_alloc(void)
 static void rt_deferred_cb(struct rcu_head *rh)
 {
 	struct rt_elem *e = container_of(rh, struct rt_elem, rh);
-	int pc = READ_ONCE(e->pipe_count) + 1;
 
 	atomic_inc(&rt_deferred_cbs);
-	if (pc >= RT_PIPE_LEN) {
+	if (!torture_life_age(&e->life)) {
 		rt_elem_free(e);
 		atomic_dec(&rt_deferred_inflight);
 		return;
 	}
-	WRITE_ONCE(e->pipe_count, pc);
 	call_rcu(&e->rh, rt_deferred_cb);
 }
 
@@ -85,13 +73,9 @@ static void rt_pipeline_advance(void)
 
 	WRITE_ONCE(rt_writer_gps, rt_writer_gps + 1);
 	list_for_each_entry_safe(e, n, &rt_pipeline, node) {
-		int pc = e->pipe_count + 1;
-
-		if (pc >= RT_PIPE_LEN) {
+		if (!torture_life_age(&e->life)) {
 			list_del(&e->node);
 			rt_elem_free(e);
-		} else {
-			WRITE_ONCE(e->pipe_count, pc);
 		}
 	}
 }
@@ -156,7 +140,7 @@ int rt_writer(void *arg)
 		rt_wstats.updates++;
 		if (old) {
 			/* Retired: readers may still hold it, no grace period yet. */
-			WRITE_ONCE(old->pipe_count, 1);
+			WRITE_ONCE(old->life.pipe_count, 1);
 			u32 how = prandom_u32(&rng) & 7;
 			struct rt_elem *fresh;
 

@@ -11,12 +11,19 @@
  *  - cleanup_srcu_struct() returns only once the thread is done with the
  *    domain: not while it runs the domain's last callback, nor while it
  *    is switched out between that callback and taking the domain off its
- *    list (it yields every 16 callbacks: SW_YIELD_EVERY).  Or it refuses,
- *    with its warning, and leaves the domain as it is.
+ *    list (it yields every 16 callbacks: SW_YIELD_EVERY), nor while a
+ *    seam holds it there (srcu_retire_hook).  Or it refuses, with its
+ *    warning, and leaves the domain as it is.
  *
  * Each hold ends on an event, never on a time: the call returned (the
  * bug), or its caller sleeps inside it -- a correct SRCU waits there for
- * what we hold, and nothing more can happen until we let go.  The holder
+ * what we hold, and nothing more can happen until we let go.  A cleanup
+ * that gives the thread a while instead of waiting until it lets go also
+ * sleeps, so the holds of srcu_gp after the domain's last callback last
+ * longer: until cleanup's caller has slept and woken SW_HOLD_WAKES times
+ * (cleanup polls), or slept through SW_HOLD_TICKS ticks of its own CPU
+ * without waking, both counted, which a wait that is usually long enough
+ * (a tick, ten polls) does not survive.  The holder
  * keeps CPU 0 (where srcu_gp runs) and the caller runs on the last CPU: two
  * CPUs at least.
  */
@@ -24,6 +31,9 @@
 
 /* srcu_gp_end() calls cond_resched() after every 16th callback of a batch. */
 #define SW_YIELD_EVERY	16
+/* What cleanup's caller must sleep through before a hold ends: so many polls, or ticks. */
+#define SW_HOLD_WAKES	12
+#define SW_HOLD_TICKS	24
 
 static struct srcu_struct sw_srcu;
 DEFINE_STATIC_SRCU(sw_other);		/* a pass of srcu_gp over another domain */
@@ -40,8 +50,10 @@ static struct {
 	struct task_struct *thread;		/* srcu_gp, as the callbacks saw it */
 	struct completion blocker_go;
 	int calling, returned;			/* the caller is inside the call; it returned */
-	int holding;				/* the blocker holds CPU 0 */
+	int holding;				/* the blocker (or the seam) holds CPU 0 */
 	bool in_window;				/* ...while srcu_gp was switched out inside our pass */
+	bool seam_armed;			/* srcu_retire_hook holds srcu_gp in sw_srcu */
+	int seam_left;
 	bool returned_while_held, hung;
 } sw;
 
@@ -52,17 +64,40 @@ static bool sw_caller_asleep(void)
 }
 
 /*
- * Holds the CPU until the call returned or its caller sleeps in it.  A
- * quiescent state for classic RCU now and then: we hold no reader, and
- * every other CPU's grace periods go on.  Preemption off (PREEMPT=1): the
- * hold must not end on a tick.
+ * Has the caller, since we first saw it asleep, woken SW_HOLD_WAKES times
+ * (its switches), or slept through SW_HOLD_TICKS ticks of its CPU without
+ * waking?  Counted, not timed: a host that stalls that CPU stalls its
+ * ticks too.  seen[0], seen[1]: its switches and ticks then (0: not yet).
  */
-static void sw_hold(void)
+static bool sw_caller_slept_long(u64 *seen)
 {
-	u64 t0 = ktime_get_ns();
+	u64 switches = READ_ONCE(sw.caller->switches);
+	u64 ticks = READ_ONCE(cpus[sw.caller->cpu].ticks);
+
+	if (!sw_caller_asleep())
+		return false;
+	if (!seen[1]) {
+		seen[0] = switches;
+		seen[1] = ticks + 1;
+	}
+	return switches - seen[0] >= SW_HOLD_WAKES ||
+	       (switches == seen[0] && ticks + 1 - seen[1] >= SW_HOLD_TICKS);
+}
+
+/*
+ * Holds the CPU until the call returned or its caller sleeps in it (with
+ * `patient`, long: sw_caller_slept_long()).  A quiescent state for
+ * classic RCU now and then: we hold no reader, and every other CPU's grace
+ * periods go on.  Preemption off (PREEMPT=1): the hold must not end on a
+ * tick.
+ */
+static void sw_hold(bool patient)
+{
+	u64 t0 = ktime_get_ns(), seen[2] = { 0, 0 };
 
 	preempt_disable();
-	while (!smp_load_acquire(&sw.returned) && !sw_caller_asleep()) {
+	while (!smp_load_acquire(&sw.returned) &&
+	       !(patient ? sw_caller_slept_long(seen) : sw_caller_asleep())) {
 		if (!win_budget_left(t0)) {
 			sw.hung = true;
 			break;
@@ -94,7 +129,7 @@ static void sw_held(struct rcu_head *rh)
 
 	sw.thread = current;
 	smp_store_release(&c->started, 1);
-	sw_hold();
+	sw_hold(false);
 	smp_store_release(&c->finished, 1);
 }
 
@@ -200,46 +235,61 @@ static void sw_poison_and_pass(void)
 	synchronize_srcu(&sw_other);
 }
 
+/* What cleanup_srcu_struct() left as it returned. */
+struct sw_after {
+	bool finished;		/* the callback we watch had returned */
+	bool listed;		/* the domain was still on srcu_gp's list */
+	unsigned long magic;	/* SRCU_MAGIC: it refused */
+};
+
+/* Calls cleanup_srcu_struct(), watching `last`, and says the call returned. */
+static struct sw_after sw_cleanup(const struct sw_cb *last)
+{
+	struct sw_after a;
+
+	smp_store_release(&sw.calling, 1);
+	cleanup_srcu_struct(&sw_srcu);
+	a.finished = READ_ONCE(last->finished);
+	a.listed = READ_ONCE(sw_srcu.on_list);
+	a.magic = READ_ONCE(sw_srcu.magic);
+	smp_store_release(&sw.returned, 1);
+	return a;
+}
+
 /* What cleanup_srcu_struct() may do: refuse (warned, left as is) or finish the thread's part. */
-static void sw_check_cleanup(bool finished, bool listed, unsigned long magic)
+static void sw_check_cleanup(struct sw_after a)
 {
 	KEXPECT(!sw.returned_while_held);
 	KEXPECT(!sw.hung);
-	if (magic == SRCU_MAGIC) {
+	if (a.magic == SRCU_MAGIC) {
 		ktest_info("cleanup_srcu_struct() refused: the domain stays");
 		srcu_barrier(&sw_srcu);
 		cleanup_srcu_struct(&sw_srcu);
 		KEXPECT_EQ(sw_srcu.magic, 0);
 		return;
 	}
-	if (!finished || listed)
+	if (!a.finished || a.listed)
 		ktest_info("cleanup_srcu_struct() returned while srcu_gp still used the domain "
-			   "(its callback %s, the domain %s)", finished ? "returned" : "running",
-			   listed ? "still listed" : "off the list");
-	KEXPECT(finished);
-	KEXPECT(!listed);
-	if (finished && !listed && !sw.returned_while_held)
+			   "(its callback %s, the domain %s)", a.finished ? "returned" : "running",
+			   a.listed ? "still listed" : "off the list");
+	KEXPECT(a.finished);
+	KEXPECT(!a.listed);
+	if (a.finished && !a.listed && !sw.returned_while_held)
 		sw_poison_and_pass();	/* (not after a failure: the kernel must live to report it) */
 }
 
 /* cleanup_srcu_struct() while the thread runs the domain's last callback. */
 KTEST(srcu_window_cleanup_waits_for_a_callback_still_running)
 {
-	bool finished, listed;
-	unsigned long magic;
+	struct sw_after a;
 
 	SW_NEEDS_TWO_CPUS();
 	sw_reset();
 	sw_queue_batch(1, sw_held, NULL);
 	KASSERT(WIN_WAIT(smp_load_acquire(&sw.cb[0].started)));
-	smp_store_release(&sw.calling, 1);
-	cleanup_srcu_struct(&sw_srcu);
-	finished = READ_ONCE(sw.cb[0].finished);
-	listed = READ_ONCE(sw_srcu.on_list);
-	magic = READ_ONCE(sw_srcu.magic);
-	smp_store_release(&sw.returned, 1);
+	a = sw_cleanup(&sw.cb[0]);
 	KEXPECT(WIN_WAIT(smp_load_acquire(&sw.cb[0].finished)));
-	sw_check_cleanup(finished, listed, magic);
+	sw_check_cleanup(a);
 }
 
 /*
@@ -253,7 +303,7 @@ static int sw_blocker(void *arg)
 	wait_for_completion(&sw.blocker_go);
 	sw.in_window = READ_ONCE(sw.thread->state) == TASK_RUNNING;	/* switched out, not asleep */
 	smp_store_release(&sw.holding, 1);
-	sw_hold();
+	sw_hold(true);
 	return 0;
 }
 
@@ -261,8 +311,7 @@ static int sw_blocker(void *arg)
 KTEST(srcu_window_cleanup_waits_for_the_thread_to_let_go)
 {
 	struct task_struct *blocker;
-	bool finished, listed;
-	unsigned long magic;
+	struct sw_after a;
 
 	SW_NEEDS_TWO_CPUS();
 	sw_reset();
@@ -274,12 +323,41 @@ KTEST(srcu_window_cleanup_waits_for_the_thread_to_let_go)
 		ktest_info("srcu_gp did not yield inside its pass after %d callbacks: "
 			   "the window was missed (see SW_YIELD_EVERY)", SW_YIELD_EVERY);
 	KEXPECT(sw.in_window);
-	smp_store_release(&sw.calling, 1);
-	cleanup_srcu_struct(&sw_srcu);
-	finished = READ_ONCE(sw.cb[SW_YIELD_EVERY - 1].finished);
-	listed = READ_ONCE(sw_srcu.on_list);
-	magic = READ_ONCE(sw_srcu.magic);
-	smp_store_release(&sw.returned, 1);
+	a = sw_cleanup(&sw.cb[SW_YIELD_EVERY - 1]);
 	kthread_stop(blocker);
-	sw_check_cleanup(finished, listed, magic);
+	sw_check_cleanup(a);
+}
+
+/*
+ * The seam: srcu_gp, done with our domain and about to let go of it
+ * (srcu_retire()), is held there until cleanup_srcu_struct() returned or
+ * its caller slept long (sw_caller_slept_long()).
+ */
+static void sw_seam(struct srcu_struct *ssp)
+{
+	if (ssp != &sw_srcu || !READ_ONCE(sw.seam_armed))
+		return;
+	WRITE_ONCE(sw.seam_armed, false);
+	sw.thread = current;
+	smp_store_release(&sw.holding, 1);
+	sw_hold(true);
+	smp_store_release(&sw.seam_left, 1);
+}
+
+KTEST(srcu_window_cleanup_waits_for_the_thread_held_inside_the_domain)
+{
+	struct sw_after a;
+
+	SW_NEEDS_TWO_CPUS();
+	if (!CONFIG_RCU_CHECKING)
+		KTEST_SKIP("production build: no seam in srcu_gp");
+	sw_reset();
+	WRITE_ONCE(sw.seam_armed, true);
+	WRITE_ONCE(srcu_retire_hook, sw_seam);
+	call_srcu(&sw_srcu, &sw.cb[0].rh, sw_count);
+	KASSERT(WIN_WAIT(smp_load_acquire(&sw.holding)));
+	a = sw_cleanup(&sw.cb[0]);
+	KEXPECT(WIN_WAIT(smp_load_acquire(&sw.seam_left)));
+	WRITE_ONCE(srcu_retire_hook, NULL);
+	sw_check_cleanup(a);
 }

@@ -19,6 +19,7 @@
 #include "ktest.h"
 #include "object/console.h"
 #include "user/thread.h"
+#include <asm/syscall.h>
 
 #define LONGCALL	"tests/user/helpers/longcall"
 #define CONSOLE_SLOT	0	/* longcall's */

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The barrier map: every memory barrier in kernel/, arch/ and lib/ names
+"""The barrier map: every memory barrier in kernel/, arch/, lib/ and the
+user runtime and libraries (user/lib/, user/include/) names
 its partner and the race it closes, in one tag syntax, in a comment:
 
     /* [id] pairs [partner]: the race it closes */
@@ -39,7 +40,7 @@ import sys
 from dataclasses import dataclass, field
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SCAN_DIRS = ("kernel", "arch", "lib")
+SCAN_DIRS = ("kernel", "arch", "lib", "user/lib", "user/include")
 SOURCE_EXT = (".c", ".h", ".S")
 # Where the primitives are defined, not used.
 DEFINITIONS = re.compile(r"^(lib/atomic\.h|lib/bitops\.h|lib/barrier\.h|arch/[^/]+/include/asm/barrier\.h)$")
@@ -398,7 +399,7 @@ def analyse(root=ROOT):
 
 
 # The table's order: RCU first, then what it stands on, the demos last.
-GROUPS = ("kernel/rcu/", "kernel/sched", "kernel/spinlock", "kernel/", "lib/", "arch/")
+GROUPS = ("kernel/rcu/", "kernel/sched", "kernel/spinlock", "kernel/", "lib/", "arch/", "user/")
 
 
 def group_of(path):

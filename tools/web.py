@@ -95,9 +95,14 @@ class Web:
     def qemu_command(self):
         a = self.args
         words = " ".join([a.cmdline, "trace.stream=1 demo.tty=1"]).strip()
-        ns = argparse.Namespace(arch=a.arch, kernel=a.kernel, smp=a.smp, mem=a.mem, cpu=a.cpu,
-                                accel="tcg", cmdline=words, icount=None, debug=False,
-                                log=os.path.join(a.out, "run.log"), module=a.module)
+        # run.py's own parser, so an option it gains later has its default here too.
+        argv = ["--arch", a.arch, "--kernel", a.kernel, "--smp", str(a.smp), "--mem", a.mem,
+                "--cmdline", words, "--log", os.path.join(a.out, "run.log")]
+        if a.cpu:
+            argv += ["--cpu", a.cpu]
+        for m in a.module:
+            argv += ["--module", m]
+        ns = run.parse_args(argv)
         if a.arch == "x86_64":
             boot = run.iso_path(ns)
             why = run.build_iso(a.kernel, boot, words.split(), a.module)

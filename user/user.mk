@@ -135,7 +135,8 @@ $(foreach f,$(LAB_TEST_SRCS),$(eval $(call USER_LAB_TEST,$(f))))
 -include $(USER_RT_OBJS:.o=.d) $(USER_PROG_OBJS:.o=.d)
 
 # What each boot carries (tools/run.py --module): make test, every user
-# test and helper; make run, the programs in USER_RUN (their argv after
+# test and helper, the fuzzer and urcutorture (tests/user_sysfuzz.c,
+# tests/urcutorture.c); make run, the programs in USER_RUN (their argv after
 # the name, if any, as in USER_RUN='user/hello a b').  A program of user/
 # is built but boots only when listed here (docs/user.md, "Programs"):
 # USER_SERVICES go on both boots -- the root task, the services and the
@@ -144,7 +145,7 @@ $(foreach f,$(LAB_TEST_SRCS),$(eval $(call USER_LAB_TEST,$(f))))
 # make test's.  A task that starts a program missing from its boot is
 # told so by the runtime (user/lib/spawn.c).
 USER_SERVICES := user/root user/nameserver user/kvserver user/kvclient
-USER_TEST_NAMES := $(filter tests/% user/sysfuzz user/console_server $(USER_SERVICES) \
+USER_TEST_NAMES := $(filter tests/% user/sysfuzz user/urcutorture user/console_server $(USER_SERVICES) \
                             $(LAB_PROGRAMS),$(USER_PROG_NAMES))
 USER_RUN ?= $(if $(USER_PROG_SRCS),user/hello)
 USER_TEST_MODULES := $(foreach p,$(USER_TEST_NAMES),--module '$(UB)/$(p).elf $(p)')

@@ -110,6 +110,12 @@ void arch_irq_unmask(unsigned int irq)
 		mmio_write32(bank32(GICD_ISENABLER, irq), 1U << (irq % 32));
 }
 
+bool arch_irq_masked(unsigned int irq)
+{
+	/* (GICD_ISENABLER reads back the enable bits: clear is masked) */
+	return !is_spi(irq) || !(mmio_read32(bank32(GICD_ISENABLER, irq)) & (1U << (irq % 32)));
+}
+
 void arch_irq_eoi(unsigned int irq)
 {
 	write_sysreg(S3_0_C12_C12_1, irq);		/* ICC_EOIR1_EL1 */

@@ -175,6 +175,18 @@ void arch_irq_unmask(unsigned int irq)
 		set_masked(irq, false);
 }
 
+bool arch_irq_masked(unsigned int irq)
+{
+	unsigned long flags;
+	bool masked = true;	/* a line with no pin is never delivered */
+
+	spin_lock_irqsave(&ioapic_lock, flags);
+	if (irq < ISA_IRQS && lines[irq].chip)
+		masked = ioapic_read(lines[irq].chip, IOAPIC_REDTBL + 2 * lines[irq].pin) & RTE_MASKED;
+	spin_unlock_irqrestore(&ioapic_lock, flags);
+	return masked;
+}
+
 /* Physical destination: the message goes to cpu's local APIC alone. */
 void arch_irq_route(unsigned int irq, int cpu)
 {

@@ -111,13 +111,16 @@ int arch_io_grant(struct arch_mm *am, unsigned int base, unsigned int n)
 	if (!n || n > IO_BITMAP_PORTS || base > IO_BITMAP_PORTS - n)
 		return -EINVAL;
 	for (int i = 0; i < IO_RANGES; i++) {
-		if (am->io_ports[i] == want)
-			return 0;	/* granted already */
+		if (am->io_ports[i] == want) {
+			am->io_grants[i]++;	/* granted already: one more grant stands for it */
+			return 0;
+		}
 		if (!am->io_ports[i] && free < 0)
 			free = i;
 	}
 	if (free < 0)
 		return -ENOSPC;
+	am->io_grants[free] = 1;
 	WRITE_ONCE(am->io_ports[free], want);
 	flags = arch_irq_save();	/* the caller's CPU has am loaded: its bitmap now */
 	x86_io_load(am->io_ports);
@@ -125,11 +128,14 @@ int arch_io_grant(struct arch_mm *am, unsigned int base, unsigned int n)
 	return 0;
 }
 
-/* mm->lock held: the range goes; tlb_shootdown() then reloads each CPU's bitmap. */
+/*
+ * mm->lock held: one grant of the range goes -- the range itself with its
+ * last; tlb_shootdown() then reloads each CPU's bitmap.
+ */
 void arch_io_revoke(struct arch_mm *am, unsigned int base, unsigned int n)
 {
 	for (int i = 0; i < IO_RANGES; i++)
-		if (am->io_ports[i] == (base | n << 16))
+		if (am->io_ports[i] == (base | n << 16) && !--am->io_grants[i])
 			WRITE_ONCE(am->io_ports[i], 0);
 }
 

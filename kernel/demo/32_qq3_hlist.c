@@ -169,7 +169,7 @@ DEMO(qq3_hlist, "Quick Quiz 3: why hlist_for_each_entry_rcu() once took two poin
 	demo_say("%p.  So the end test needed the node pointer.  Linux 3.9 (2013) answered",
 		 (void *)((char *)NULL - offsetof(struct hfoo, node)));
 	demo_say("the article's challenge with hlist_entry_safe(), which maps NULL to NULL:");
-	demo_code("hlist_for_each_entry_rcu(pos, head, member)     /* kernel/rcu/rculist.h */\n"
+	demo_code("hlist_for_each_entry_rcu(pos, head, member)     /* lib/rculist.h */\n"
 		  "  for (pos = hlist_entry_safe(rcu_dereference(head->first), ...);\n"
 		  "       pos;\n"
 		  "       pos = hlist_entry_safe(rcu_dereference(pos->member.next), ...))");

@@ -125,7 +125,7 @@ static void show_table(void)
 	demo_say("Each one, and the demos that run it (kernel/demo/):");
 	for (size_t i = 0; i < ARRAY_SIZE(api_uses); i++)
 		demo_say("  %-40s %s", api_uses[i][0], api_uses[i][1]);
-	demo_say("All of them are in kernel/rcu/rcupdate.h and kernel/rcu/rculist.h.");
+	demo_say("All of them are in kernel/rcu/rcupdate.h and lib/rculist.h.");
 }
 
 /* Publishes a fresh {1, 2, 3} at api_gp for a live reader to hold. */

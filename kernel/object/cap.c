@@ -290,50 +290,87 @@ again:
 	return slot;
 }
 
+void cap_transfer_prepare(struct cap_xfer *x, struct cspace *from, long src, struct cspace *to,
+			  long dst, bool move)
+{
+	struct cap *s = cspace_get(from, src);
+
+	*x = (struct cap_xfer){ .src = s, .from = from, .to = to, .move = move };
+	if (!s)
+		x->slot = -EBADF;
+	else if (s->revoking || (move && s->map_mm))
+		x->slot = -EBUSY;	/* being revoked; or mapped here, and a mapping never leaves its space */
+	else
+		x->slot = cspace_reserve(to, dst);	/* (it stays free: we hold cap_mutex) */
+	if (x->slot >= 0 && !move) {
+		x->node = node_alloc(to);
+		if (!x->node)
+			x->slot = -ENOMEM;
+	}
+}
+
+int cap_transfer_commit(struct cap_xfer *x)
+{
+	struct cap *s = x->src;
+
+	if (x->slot < 0)
+		return x->slot;
+	if (x->move) {
+		cspace_set(x->from, s->slot, NULL);
+		s->cs = x->to;
+		cspace_set(x->to, x->slot, s);
+	} else {
+		node_install(x->node, x->to, x->slot, s->obj, s->rights, s->badge, s);
+		x->node = NULL;
+	}
+	return x->slot;
+}
+
+void cap_transfer_cancel(struct cap_xfer *x)
+{
+	if (x->node) {
+		quota_free_queued(x->node->quota);	/* (node_free_rcu() counts it done) */
+		object_free_now(&x->node->rcu, node_free_rcu);	/* never published: nobody holds it */
+	}
+	x->node = NULL;
+	x->slot = -ENOENT;
+}
+
 int cap_transfer(struct cspace *from, long src, struct cspace *to, long dst, bool move)
 {
-	struct cap *s, *c;
+	struct cap_xfer x;
 	int slot;
 
 	mutex_lock(&cap_mutex);
-	s = cspace_get(from, src);
-	if (!s)
-		slot = -EBADF;
-	else if (s->revoking || (move && s->map_mm))
-		slot = -EBUSY;	/* being revoked; or mapped here, and a mapping never leaves its space */
-	else
-		slot = cspace_reserve(to, dst);
-	if (slot >= 0 && move) {
-		cspace_set(from, src, NULL);
-		s->cs = to;
-		cspace_set(to, slot, s);
-	} else if (slot >= 0) {
-		c = node_alloc(to);
-		if (c)
-			node_install(c, to, slot, s->obj, s->rights, s->badge, s);
-		else
-			slot = -ENOMEM;
-	}
+	cap_transfer_prepare(&x, from, src, to, dst, move);
+	slot = cap_transfer_commit(&x);
 	mutex_unlock(&cap_mutex);
 	return slot;
 }
 
+static int revoke_subtree(struct cspace *cs, long slot, struct cap *root);
+
+void (*cap_revoke_object_hook)(struct cspace *cs, long slot);
+
+/*
+ * The node checked is the node revoked and deleted: cap_mutex is held
+ * from the check on (the revoke drops it between batches, but its root
+ * is pinned and revoking meanwhile: nobody moves or deletes it).
+ */
 int cap_revoke_object(struct cspace *cs, long slot, struct kobject *obj)
 {
 	struct cap *c;
-	bool ours;
 
 	mutex_lock(&cap_mutex);
 	c = cspace_get(cs, slot);
-	ours = c && c->obj == obj;
-	mutex_unlock(&cap_mutex);
-	if (!ours)
-		return -EBADF;	/* its owner moved or deleted it meanwhile: what it did stands */
-	cap_revoke(cs, slot);	/* (copies made meanwhile, by its other threads) */
-	mutex_lock(&cap_mutex);
-	c = cspace_get(cs, slot);
-	if (c && c->obj == obj && !c->pinned)
-		cap_delete_locked(c);
+	if (!c || c->obj != obj || c->revoking) {
+		mutex_unlock(&cap_mutex);
+		return -EBADF;	/* its owner moved, deleted or revokes it: what it did stands */
+	}
+	if (CONFIG_RCU_CHECKING && cap_revoke_object_hook)
+		cap_revoke_object_hook(cs, slot);
+	revoke_subtree(cs, slot, c);	/* (copies made meanwhile, by its other threads) */
+	cap_delete_locked(c);
 	mutex_unlock(&cap_mutex);
 	return 0;
 }
@@ -410,8 +447,8 @@ static struct cap *subtree_leaf(struct cap *root)
  */
 int cap_revoke(struct cspace *cs, long slot)
 {
-	struct cap *root, *leaf;
-	int n = 0, batch = 0;
+	struct cap *root;
+	int n;
 
 	mutex_lock(&cap_mutex);
 	root = cspace_get(cs, slot);
@@ -419,6 +456,17 @@ int cap_revoke(struct cspace *cs, long slot)
 		mutex_unlock(&cap_mutex);
 		return root ? -EBUSY : -EBADF;
 	}
+	n = revoke_subtree(cs, slot, root);
+	mutex_unlock(&cap_mutex);
+	return n;
+}
+
+/* cap_mutex held (released between batches, held again at the end): cap_revoke()'s work. */
+static int revoke_subtree(struct cspace *cs, long slot, struct cap *root)
+{
+	struct cap *leaf;
+	int n = 0, batch = 0;
+
 	atomic_long_inc(&nr_revokes);
 	root->pinned = true;
 	mark_subtree(root, 1);
@@ -441,7 +489,6 @@ int cap_revoke(struct cspace *cs, long slot)
 	}
 	root->revoking--;
 	root->pinned = false;
-	mutex_unlock(&cap_mutex);
 	atomic_long_add(n, &nr_revoked);
 	return n;
 }

@@ -43,8 +43,10 @@ struct cap {
 	struct list_head sibling;	/* on parent->children */
 	struct quota *quota;		/* charged for this node (cs's when made) */
 	/* A memory capability mapped by its holder (memory.c): */
-	struct mm_struct *map_mm;
+	struct mm_struct *map_mm;	/* (a reference) */
 	uintptr_t map_addr;
+	int map_prot;
+	struct list_head map_node;	/* on its memory object's mappings (cap_mutex) */
 	struct rcu_head rcu;
 };
 
@@ -59,9 +61,12 @@ int cap_delete(struct cspace *cs, long slot);
 /*
  * Revokes and deletes the capability in slot if it names obj (a spawn
  * undoing the task capability it made): 0, or -EBADF if the slot holds
- * something else by now.
+ * something else by now (or it is being revoked).  The node it checked is
+ * the node it revokes: no other thread's move can slip in between.
  */
 int cap_revoke_object(struct cspace *cs, long slot, struct kobject *obj);
+/* Test hook (checking build): called by cap_revoke_object() between its check and its revoke. */
+extern void (*cap_revoke_object_hook)(struct cspace *cs, long slot);
 int cap_revoke(struct cspace *cs, long slot);
 int cap_inspect(struct cspace *cs, long slot, struct sys_cap_info *info);
 /* The monitor's caps: every capability of cs, and where each was derived from. */
@@ -79,12 +84,31 @@ int cap_insert_badged(struct cspace *cs, long slot, struct kobject *obj, unsigne
 
 /*
  * Moves or copies the capability in slot `src` of `from` into `to`
- * (at dst, or the first empty slot): IPC's capability transfer and
- * SYS_cap_spawn's.  The slot it landed in, or -errno (nothing changed).
- * It never waits for a grace period: -ENOMEM at once when to's quota is
- * full, even of frees still queued (an IPC partner may be waiting on us).
+ * (at dst, or the first empty slot): SYS_cap_spawn's.  The slot it
+ * landed in, or -errno (nothing changed).  It never waits for a grace
+ * period: -ENOMEM at once when to's quota is full, even of frees still
+ * queued.
  */
 int cap_transfer(struct cspace *from, long src, struct cspace *to, long dst, bool move);
+
+/*
+ * The same in two steps, for IPC (ipc.c), with cap_mutex held from the
+ * first to the last: prepare checks the source and reserves what the
+ * transfer needs -- the slot (the table grown), a copy's node -- and may
+ * sleep; commit then cannot fail and never sleeps; cancel gives back
+ * what prepare reserved.  x->slot < 0: nothing will land (the -errno).
+ */
+struct cap_xfer {
+	struct cap *src;		/* the capability that goes */
+	struct cap *node;		/* a copy's node, not yet published */
+	struct cspace *from, *to;
+	int slot;			/* where it lands, or -errno */
+	bool move;
+};
+void cap_transfer_prepare(struct cap_xfer *x, struct cspace *from, long src, struct cspace *to,
+			  long dst, bool move);
+int cap_transfer_commit(struct cap_xfer *x);
+void cap_transfer_cancel(struct cap_xfer *x);
 
 /* cap_mutex held: deletes the node (its children go up to its parent); never a pinned one. */
 void cap_delete_locked(struct cap *c);

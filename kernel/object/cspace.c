@@ -235,7 +235,8 @@ static void note_uaf(struct uaf_note *n, const char *what, const void *p, u32 wa
  * odd before it poisons the rest: [kcache_free_wmb]).  false: a
  * use-after-free, noted in *n.
  */
-static bool read_node(struct cap *c, struct cap *copy, struct uaf_note *n)
+static bool read_node(struct cspace *cs, long slot, struct cap *c, struct cap *copy,
+		      struct uaf_note *n)
 {
 	u32 gen = READ_ONCE(c->head.gen);
 
@@ -250,6 +251,8 @@ static bool read_node(struct cap *c, struct cap *copy, struct uaf_note *n)
 	copy->type = READ_ONCE(c->type);
 	copy->rights = READ_ONCE(c->rights);
 	copy->badge = READ_ONCE(c->badge);
+	if (unlikely(CONFIG_RCU_CHECKING && cap_lookup_hook))
+		cap_lookup_hook(cs, slot);	/* a test's seam: the node read, not yet rechecked */
 	/* [cap_recheck_rmb] pairs [kcache_free_wmb]: ... and before the second. */
 	smp_rmb();
 	if (READ_ONCE(c->head.gen) != gen) {
@@ -308,9 +311,7 @@ int cap_lookup(struct cspace *cs, long slot, unsigned int type, unsigned int rig
 	this_cpu_write(nr_lookups, this_cpu_read(nr_lookups) + 1);
 	rcu_read_lock();
 	c = cap_lookup_rcu(cs, slot);
-	if (c && unlikely(CONFIG_RCU_CHECKING && cap_lookup_hook))
-		cap_lookup_hook(cs, slot);
-	if (!c || !read_node(c, &copy, &uaf))
+	if (!c || !read_node(cs, slot, c, &copy, &uaf))
 		goto out;
 	if (copy.type != type)
 		err = -ENOTSUP;

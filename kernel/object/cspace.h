@@ -70,8 +70,9 @@ struct cap *cap_lookup_rcu(struct cspace *cs, long slot);
 
 /*
  * Test hook (checking build): called inside the lookup's read-side
- * critical section, after the node is found and before it is validated
- * (captorture widens the window with it; NULL: nothing).
+ * critical section, after the node is found and its fields read, before
+ * its generation is checked again (captorture widens the window with it,
+ * tests/cap_stale.c frees the node under it on purpose; NULL: nothing).
  */
 extern void (*cap_lookup_hook)(struct cspace *cs, long slot);
 

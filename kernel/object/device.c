@@ -1,6 +1,7 @@
 /* Device objects (device.h). */
 #include "object/device.h"
 #include "object/cap.h"
+#include "object/holds.h"
 #include "user/mm.h"
 #include <errno.h>
 
@@ -17,6 +18,7 @@ static void device_last_cap(struct kobject *obj)
 	struct device_obj *d = container_of(obj, struct device_obj, base);
 
 	mutex_lock(&d->lock);
+	d->dead = true;
 	for (int i = 0; i < d->ngrants; i++) {
 		struct mm_struct *mm = d->grants[i].mm;
 
@@ -28,7 +30,10 @@ static void device_last_cap(struct kobject *obj)
 		} else {
 			mm_unmap_device(mm, d->grants[i].addr);
 		}
+		holds_unlink(d, "grants[].mm", mm);
 		mm_put(mm);
+		holds_unlink(mm, "device grant", d);
+		kobject_put(&d->base);	/* (not the last: the deleted capability's is still held) */
 	}
 	d->ngrants = 0;
 	mutex_unlock(&d->lock);
@@ -54,20 +59,29 @@ int device_cap_grant(struct cspace *cs, long slot, const struct device_regs *reg
 	d = container_of(obj, struct device_obj, base);
 	d->regs = *regs;
 	mutex_init(&d->lock);
+	d->dead = false;
 	d->ngrants = 0;
 	s = cap_insert_object(cs, slot, obj, SYS_CAP_ALL);
 	kobject_put(obj);		/* the capability holds its own */
 	return s;
 }
 
-/* Each grant is remembered, so that the last capability's end takes it back. */
+/*
+ * Each grant is remembered, so that the last capability's end takes it
+ * back; none is made once that end ran (device.h).
+ */
 long device_map(struct kobject *obj, struct mm_struct *mm, uintptr_t addr)
 {
 	struct device_obj *d = container_of(obj, struct device_obj, base);
 	const struct device_regs *r = &d->regs;
 	long ret;
 
+	object_bind_hook_call(obj);
 	mutex_lock(&d->lock);
+	if (d->dead && !cap_injected(CAP_INJECT_BIND_UNCHECKED)) {
+		mutex_unlock(&d->lock);
+		return -EBADF;		/* its last capability went as we looked it up */
+	}
 	if (d->ngrants == DEVICE_GRANTS) {
 		mutex_unlock(&d->lock);
 		return -ENOSPC;
@@ -82,6 +96,9 @@ long device_map(struct kobject *obj, struct mm_struct *mm, uintptr_t addr)
 	}
 	if (ret >= 0) {
 		mm_get(mm);
+		holds_link(HOLD_OBJECT, d, "grants[].mm", HOLD_MM, mm);
+		kobject_get(&d->base);
+		holds_link(HOLD_MM, mm, "device grant", HOLD_OBJECT, d);
 		d->grants[d->ngrants++] = (struct device_grant){ mm, r->ports ? 0 : ret };
 	}
 	mutex_unlock(&d->lock);

@@ -10,7 +10,13 @@
  * What SYS_dev_map gave stays until the object's last capability goes
  * (deleted, revoked, or its task's space emptied): then every address
  * space it was given to loses it, the ports closed or the pages unmapped
- * on every CPU before the deletion returns.
+ * on every CPU before the deletion returns.  A grant outlives the system
+ * call that made it, so it is made only under d->lock, the lock the last
+ * capability takes, and only while a capability is left (d->dead): a
+ * SYS_dev_map whose lookup found the object just before its last
+ * capability went gets -EBADF, as a lookup after it would.  Each grant
+ * holds a reference on its address space, and one on the device (its
+ * address space reaches the device's registers through it).
  */
 #ifndef KERNEL_OBJECT_DEVICE_H
 #define KERNEL_OBJECT_DEVICE_H
@@ -26,7 +32,8 @@ struct mm_struct;
 struct device_obj {
 	struct kobject base;
 	struct device_regs regs;
-	struct mutex lock;		/* the grants */
+	struct mutex lock;		/* the grants, dead */
+	bool dead;			/* its last capability went: no grant any more */
 	int ngrants;
 	struct device_grant {
 		struct mm_struct *mm;	/* a reference */

@@ -9,10 +9,11 @@ static void fail_all(struct list_head *q)
 	struct thread_obj *th, *n;
 
 	list_for_each_entry_safe(th, n, q, wait_node) {
-		list_del_init(&th->wait_node);
 		spin_lock(&th->lock);
+		ipc_dequeue_locked(th);
 		ipc_complete_locked(th, -EPIPE, NULL);
 		spin_unlock(&th->lock);
+		kobject_put(&th->base);		/* the queue's */
 	}
 }
 

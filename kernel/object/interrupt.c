@@ -2,6 +2,7 @@
 #include "object/interrupt.h"
 #include "object/notification.h"
 #include "object/cap.h"
+#include "object/holds.h"
 #include "irq.h"
 #include <errno.h>
 
@@ -31,6 +32,12 @@ static void interrupt_handler(unsigned int line, void *data)
 	notification_signal(o->ntf, o->bits);
 }
 
+/* The line's action names o: it holds a reference (put by the unbind). */
+static const void *action_of(struct interrupt_obj *o)
+{
+	return (const void *)(uintptr_t)o->line;
+}
+
 /* o->lock held: lets the line go, and the notification. */
 static void unbind_locked(struct interrupt_obj *o)
 {
@@ -39,16 +46,21 @@ static void unbind_locked(struct interrupt_obj *o)
 	free_irq(o->line, o);		/* a grace period: no CPU still in the handler */
 	o->bound = false;
 	o->unacked = false;	/* (free_irq() dropped the holder's masking) */
+	notification_signaller_gone(o->ntf);
+	holds_unlink(o, "ntf", o->ntf);
 	kobject_put(o->ntf);
 	o->ntf = NULL;
+	holds_unlink(action_of(o), "data", o);
+	kobject_put(&o->base);		/* (not the last: the caller has one) */
 }
 
-/* The last capability is gone: the driver let go, or died. */
+/* The last capability is gone: the driver let go, or died; no bind after this one. */
 static void interrupt_last_cap(struct kobject *obj)
 {
 	struct interrupt_obj *o = to_intr(obj);
 
 	mutex_lock(&o->lock);
+	o->dead = true;
 	unbind_locked(o);
 	mutex_unlock(&o->lock);
 }
@@ -76,6 +88,7 @@ int interrupt_cap_grant(struct cspace *cs, long slot, unsigned int line)
 	o->ntf = NULL;
 	o->bits = 0;
 	o->bound = false;
+	o->dead = false;
 	spin_lock_init(&o->ack_lock);
 	o->unacked = false;
 	atomic_long_set(&o->delivered, 0);
@@ -84,22 +97,34 @@ int interrupt_cap_grant(struct cspace *cs, long slot, unsigned int line)
 	return s;
 }
 
+/*
+ * The binding: o's action and o's notification, each with its reference,
+ * made under o->lock and only while o has a capability (interrupt.h).
+ */
 int interrupt_bind(struct kobject *obj, struct kobject *ntf, unsigned long bits)
 {
 	struct interrupt_obj *o = to_intr(obj);
 	int err = -EBUSY;
 
+	object_bind_hook_call(obj);
 	mutex_lock(&o->lock);
-	if (!o->bound) {
+	if (o->dead && !cap_injected(CAP_INJECT_BIND_UNCHECKED)) {
+		err = -EBADF;		/* its last capability went as we looked it up */
+	} else if (!o->bound) {
 		kobject_get(ntf);
 		o->ntf = ntf;
 		o->bits = bits;
+		kobject_get(&o->base);	/* the action's */
 		err = request_irq(o->line, interrupt_handler, "user driver", o);
 		if (err) {
 			o->ntf = NULL;
+			kobject_put(&o->base);
 			kobject_put(ntf);
 		} else {
 			o->bound = true;
+			holds_link(HOLD_LINE, action_of(o), "data", HOLD_OBJECT, o);
+			holds_link(HOLD_OBJECT, o, "ntf", HOLD_OBJECT, ntf);
+			notification_signaller_added(ntf);
 		}
 	}
 	mutex_unlock(&o->lock);

@@ -12,6 +12,16 @@
  * to the driver it starts, which may pass it on by IPC like any other
  * capability.  The line is held by one binding at a time: a second bind,
  * of the same object or another object of that line, gets -EBUSY.
+ *
+ * A binding outlives the system call that made it, so it is made only
+ * under o->lock, the lock the last capability's unbind takes, and only
+ * while the object still has a capability (o->dead): a bind whose lookup
+ * found the object just before its last capability went gets -EBADF, as
+ * if it had come after (docs/microkernel.md, "Rule 2").  While bound,
+ * the line's action names the object and holds a reference on it, and
+ * the object holds one on the notification, which counts the binding
+ * as one that may signal it (a driver waiting through a read-only
+ * capability is not told -EPIPE while its line can still signal).
  */
 #ifndef KERNEL_OBJECT_INTERRUPT_H
 #define KERNEL_OBJECT_INTERRUPT_H
@@ -26,7 +36,8 @@ struct interrupt_obj {
 	struct mutex lock;		/* binding, unbinding */
 	struct kobject *ntf;		/* the bound notification (a reference); NULL: unbound */
 	unsigned long bits;		/* signalled on each interrupt */
-	bool bound;			/* request_irq() holds the line for us */
+	bool bound;			/* request_irq() holds the line for us (and a reference on us) */
+	bool dead;			/* its last capability went: never bound again */
 	spinlock_t ack_lock;		/* unacked, with the mask it stands for */
 	bool unacked;			/* an interrupt masked the line; no ack yet */
 	atomic_long_t delivered;	/* interrupts signalled */

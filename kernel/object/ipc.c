@@ -2,108 +2,226 @@
  * The IPC paths (ipc.h).  Whoever arrives second at an endpoint does the
  * work: it takes the first thread of the other queue (which is then
  * CLAIMED: it cannot leave, even if killed, until we finish), moves the
- * capability the message carries (this may sleep: cap_mutex), copies
- * the message and completes the other thread's wait.
+ * capability the message carries, copies the message and completes the
+ * other thread's wait.
+ *
+ * No IPC state spans a sleep (thread.h; docs/microkernel.md, "Rule 3").
+ * Moving a capability may sleep (cap_mutex; a quota that waits for the
+ * frees in flight; a capability table that grows), so it is made ready
+ * before the partner is claimed: cap_mutex is taken, the partner at the
+ * head of the queue is looked at (not taken), the capability checked,
+ * the slot it will land in reserved and its node allocated; then the
+ * queue is locked again and, if that same wait (wait_seq) is still at its
+ * head, the partner is claimed and the capability committed -- which
+ * never sleeps -- before cap_mutex goes.  If someone else came first, the
+ * ready capability is undone and we look again.  The same for a reply
+ * that carries one: made ready, then the caller claimed only if it still
+ * waits for that reply, so a capability is never moved to a caller that
+ * gave up (-ESRCH leaves it where it was).
  *
  * A call leaves the receiver holding a one-shot reply capability to the
- * caller (thread_obj.reply_to, numbered by the caller's call_seq: a reply
- * to a call the caller gave up is refused).  A call and a
- * reply-and-receive that make a thread ready on this CPU and then block
- * switch straight to it (schedule_to()): the round trip of a client and
- * a server on one CPU never touches the run queue.
+ * caller (thread_obj.reply_to, numbered by the caller's wait_seq: a reply
+ * to a call the caller gave up is refused), which may carry a capability
+ * only if the endpoint capability the call was received through had the
+ * grant right.  A call and a reply-and-receive that make a thread ready
+ * on this CPU and then block switch straight to it (schedule_to()): the
+ * round trip of a client and a server on one CPU never touches the run
+ * queue.  The thread switched to is woken the ordinary way first if
+ * anything between its completion and the switch could sleep.
  *
- * Lock order: an endpoint's lock, then a thread object's; cap_mutex is
- * taken with neither held.
+ * Lock order: cap_mutex, then an endpoint's lock, then a thread object's.
  */
 #include "object/ipc.h"
 #include "object/cap.h"
+#include "object/holds.h"
 #include <errno.h>
 
 DEFINE_PER_CPU(struct ipc_stats, ipc_stats);
 
-/*
- * The capability msg_info names, moved or copied from `from` into to's
- * receive slot; returns the info word as to receives it: the slot the
- * capability landed in, or SYS_MSG_CAP_LOST.
- */
-static unsigned long transfer_cap(struct cspace *from, unsigned long msg_info,
-				  struct thread_obj *to)
+static bool carries_cap(unsigned long info)
 {
-	unsigned long info = msg_info & ~(SYS_MSG_CAP_MASK | SYS_MSG_FLAGS_MASK);
-	int src = SYS_MSG_CAP_SLOT(msg_info), slot = -EACCES;
-	long dst = READ_ONCE(to->recv_slot);
+	return SYS_MSG_CAP_SLOT(info) >= 0;
+}
 
-	if (src < 0)
-		return info;
-	if (dst != SYS_RECV_SLOT_NONE)
-		slot = cap_transfer(from, src, thread_obj_cspace(to), dst,
-				    msg_info & SYS_MSG_MOVE);
+/*
+ * A message's capability on its way: made ready (cap_mutex held, nothing
+ * claimed, may sleep), then committed once the partner is claimed (never
+ * sleeps), or undone.  `peer` and `seq` name the wait it was made ready
+ * for.
+ */
+struct cap_send {
+	struct cap_xfer x;
+	struct thread_obj *peer;	/* with a reference; NULL: nothing ready */
+	unsigned long seq;
+	bool locked;			/* we hold cap_mutex */
+};
+
+static void cap_send_lock(struct cap_send *cs)
+{
+	mutex_lock(&cap_mutex);
+	cs->locked = true;
+}
+
+static void cap_send_undo(struct cap_send *cs)
+{
+	if (!cs->peer)
+		return;
+	cap_transfer_cancel(&cs->x);
+	kobject_put(&cs->peer->base);
+	cs->peer = NULL;
+}
+
+/* Nothing is sent after all: what was made ready goes, and cap_mutex. */
+static void cap_send_end(struct cap_send *cs)
+{
+	cap_send_undo(cs);
+	if (cs->locked)
+		mutex_unlock(&cap_mutex);
+	cs->locked = false;
+}
+
+/*
+ * Makes the capability `info` names ready to go from `from` to peer's
+ * receive slot in `to` (dst), for peer's wait seq; cap_mutex held, peer
+ * not claimed (we hold a reference).  May sleep.
+ */
+static void cap_send_prepare(struct cap_send *cs, struct thread_obj *peer, unsigned long seq,
+			     struct cspace *from, unsigned long info, struct cspace *to, long dst)
+{
+	cap_send_undo(cs);
+	cs->peer = peer;
+	cs->seq = seq;
+	if (dst == SYS_RECV_SLOT_NONE)
+		cs->x = (struct cap_xfer){ .slot = -EACCES };	/* it takes none: lost */
+	else
+		cap_transfer_prepare(&cs->x, from, SYS_MSG_CAP_SLOT(info), to, dst,
+				     info & SYS_MSG_MOVE);
+}
+
+/* Was it made ready for th's wait as it is now?  (the queue's lock held) */
+static bool cap_send_ready_for(struct cap_send *cs, struct thread_obj *th)
+{
+	return cs->peer == th && cs->seq == READ_ONCE(th->wait_seq);
+}
+
+/*
+ * th is claimed: the capability goes (never sleeps), then cap_mutex.
+ * Returns the info word as th receives it: the slot it landed in, or
+ * SYS_MSG_CAP_LOST (none free, none wanted, the source gone).
+ */
+static unsigned long cap_send_commit(struct cap_send *cs, unsigned long info,
+				     struct thread_obj *th)
+{
+	unsigned long out = info & ~(SYS_MSG_CAP_MASK | SYS_MSG_FLAGS_MASK);
+	int slot = -EACCES;
+
+	if (cs->locked && cap_send_ready_for(cs, th)) {
+		slot = cap_transfer_commit(&cs->x);
+		kobject_put(&cs->peer->base);
+		cs->peer = NULL;
+	}
+	cap_send_end(cs);
+	if (!carries_cap(info))
+		return out;
 	if (slot < 0) {
 		ipc_count(caps_lost);
-		return info | SYS_MSG_CAP_LOST;
+		return out | SYS_MSG_CAP_LOST;
 	}
 	ipc_count(caps_sent);
-	return info | SYS_MSG_CAP(slot);
+	return out | SYS_MSG_CAP(slot);
 }
 
-/* Takes the first thread of q (ep->lock held), claimed, with a reference; NULL if none. */
-static struct thread_obj *claim_first(struct endpoint *ep, struct list_head *q)
+/* The first thread of q, looked at (ep->lock held), not taken. */
+static struct thread_obj *first_of(struct list_head *q)
 {
-	struct thread_obj *th = list_first_entry_or_null(q, struct thread_obj, wait_node);
+	return list_first_entry_or_null(q, struct thread_obj, wait_node);
+}
 
-	if (!th)
-		return NULL;
-	list_del_init(&th->wait_node);
+/* Takes th, the first of its queue (ep->lock held): claimed, with the queue's reference. */
+static void claim(struct endpoint *ep, struct thread_obj *th)
+{
 	spin_lock(&th->lock);
+	ipc_dequeue_locked(th);
 	th->state = IPC_CLAIMED;
-	th->queue_lock = NULL;
 	spin_unlock(&th->lock);
-	kobject_get(&th->base);
 	ep->messages++;
 	ipc_count(messages);
-	return th;
 }
 
-/* Queues me on q of ep (ep->lock held) in state st; a call gets its number. */
+static void claimed_hook(struct thread_obj *th)
+{
+	if (CONFIG_RCU_CHECKING && ipc_claim_hook)
+		ipc_claim_hook(th);
+}
+
+/*
+ * peer, the first of its queue, is to receive from or send to us a
+ * message that carries a capability: we look at it (a reference, its
+ * wait's number) and make the capability ready, with ep->lock released.
+ * The caller holds cap_mutex and locks the queue again to see whether
+ * that wait is still first.
+ */
+static void look_at(struct cap_send *cs, struct endpoint *ep, unsigned long *flags,
+		    struct thread_obj *peer, struct cspace *from, unsigned long info,
+		    struct cspace *to, long dst)
+{
+	unsigned long seq = peer->wait_seq;
+
+	kobject_get(&peer->base);
+	spin_unlock_irqrestore(&ep->lock, *flags);
+	cap_send_prepare(cs, peer, seq, from, info, to, dst);
+}
+
+/* Queues me on q of ep (ep->lock held) in state st. */
 static void enqueue(struct thread_obj *me, struct endpoint *ep, struct list_head *q,
 		    enum ipc_state st)
 {
-	spin_lock(&me->lock);
-	if (st == IPC_SEND_BLOCKED && me->is_call)
-		me->call_seq++;
-	me->state = st;
-	me->queue_lock = &ep->lock;
-	list_add_tail(&me->wait_node, q);
-	spin_unlock(&me->lock);
+	ipc_enqueue_locked(me, &ep->base, &ep->lock, q, st);
 }
 
-/* caller's call number seq is answered with -EPIPE: its reply capability went unused. */
+/* caller's wait number seq is answered with -EPIPE: its reply capability went unused. */
 static void reply_gone(struct thread_obj *caller, unsigned long seq)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&caller->lock, flags);
-	if (caller->state == IPC_REPLY_WAIT && caller->call_seq == seq)
+	if (caller->state == IPC_REPLY_WAIT && caller->wait_seq == seq)
 		ipc_complete_locked(caller, -EPIPE, NULL);
 	spin_unlock_irqrestore(&caller->lock, flags);
 	kobject_put(&caller->base);
 }
 
 /*
- * Puts (caller, seq) in me's reply slot (caller NULL: empties it) and
- * drops what was there: its caller wakes with -EPIPE (one reply
- * capability at a time).  The new caller's reference goes with it.
+ * Puts (caller, seq, grant) in me's reply slot, me->lock held (caller
+ * NULL: empties it); returns what was there, for reply_gone() once the
+ * lock is dropped (one reply capability at a time).  The new caller's
+ * reference goes with it.
  */
-static void swap_reply_cap(struct thread_obj *me, struct thread_obj *caller, unsigned long seq)
+static struct thread_obj *set_reply_cap_locked(struct thread_obj *me, struct thread_obj *caller,
+					       unsigned long seq, bool grant,
+					       unsigned long *old_seq)
+{
+	struct thread_obj *old = me->reply_to;
+
+	*old_seq = me->reply_seq;
+	if (old)
+		holds_unlink(me, "reply_to", old);
+	me->reply_to = caller;
+	me->reply_seq = seq;
+	me->reply_grant = grant;
+	if (caller)
+		holds_link(HOLD_OBJECT, me, "reply_to", HOLD_OBJECT, caller);
+	return old;
+}
+
+static void swap_reply_cap(struct thread_obj *me, struct thread_obj *caller, unsigned long seq,
+			   bool grant)
 {
 	struct thread_obj *old;
 	unsigned long flags, old_seq;
 
 	spin_lock_irqsave(&me->lock, flags);
-	old = me->reply_to;
-	old_seq = me->reply_seq;
-	me->reply_to = caller;
-	me->reply_seq = seq;
+	old = set_reply_cap_locked(me, caller, seq, grant, &old_seq);
 	spin_unlock_irqrestore(&me->lock, flags);
 	if (old)
 		reply_gone(old, old_seq);
@@ -111,14 +229,13 @@ static void swap_reply_cap(struct thread_obj *me, struct thread_obj *caller, uns
 
 void ipc_drop_reply(struct thread_obj *me)
 {
-	swap_reply_cap(me, NULL, 0);
+	swap_reply_cap(me, NULL, 0, false);
 }
 
-/* The sender's half of send and call, with r a receiver we claimed. */
+/* The sender's half of send and call, with r a receiver we claimed; info: as r receives it. */
 static int deliver(struct thread_obj *me, struct thread_obj *r, unsigned long badge,
-		   struct ipc_msg *msg, bool call)
+		   struct ipc_msg *msg, unsigned long info, bool call)
 {
-	unsigned long info = transfer_cap(thread_obj_cspace(me), msg->info, r);
 	struct task_struct *handoff = NULL;
 	struct thread_obj *old = NULL;
 	unsigned long flags, seq = 0, old_seq = 0;
@@ -127,7 +244,7 @@ static int deliver(struct thread_obj *me, struct thread_obj *r, unsigned long ba
 	if (call) {
 		spin_lock_irqsave(&me->lock, flags);
 		me->state = IPC_REPLY_WAIT;	/* before r can run and reply */
-		seq = ++me->call_seq;
+		seq = ++me->wait_seq;
 		spin_unlock_irqrestore(&me->lock, flags);
 		kobject_get(&me->base);		/* the reply capability's */
 	}
@@ -135,23 +252,18 @@ static int deliver(struct thread_obj *me, struct thread_obj *r, unsigned long ba
 	r->msg = *msg;
 	r->msg.info = info;
 	r->badge = badge;
-	if (call) {
-		/* The reply capability is r's before r runs (one at a time: an older one is dropped). */
-		old = r->reply_to;
-		old_seq = r->reply_seq;
-		r->reply_to = me;
-		r->reply_seq = seq;
-	}
+	if (call)	/* the reply capability is r's before r runs */
+		old = set_reply_cap_locked(r, me, seq, r->recv_grant, &old_seq);
 	ipc_complete_locked(r, 0, call ? &handoff : NULL);
 	spin_unlock_irqrestore(&r->lock, flags);
 	if (old)
 		reply_gone(old, old_seq);
-	kobject_put(&r->base);
+	kobject_put(&r->base);		/* our claim's */
 	if (!call)
 		return 0;
 	if (handoff)
 		ipc_count(handoffs);
-	ret = ipc_wait(me, handoff);
+	ret = ipc_wait(me, handoff);	/* (nothing between the handoff and here sleeps) */
 	if (!ret)
 		*msg = me->msg;
 	return ret;
@@ -160,29 +272,38 @@ static int deliver(struct thread_obj *me, struct thread_obj *r, unsigned long ba
 static int send_common(struct thread_obj *me, struct endpoint *ep, unsigned long badge,
 		       struct ipc_msg *msg, bool call, bool nonblock)
 {
+	struct cap_send cs = { 0 };
 	struct thread_obj *r;
 	unsigned long flags;
 	int ret;
 
-	spin_lock_irqsave(&ep->lock, flags);
-	if (!ep->recv_caps) {
-		spin_unlock_irqrestore(&ep->lock, flags);
-		return -EPIPE;		/* nobody can ever receive it */
+	if (carries_cap(msg->info))
+		cap_send_lock(&cs);	/* before anything is claimed: it may sleep */
+	for (;;) {
+		spin_lock_irqsave(&ep->lock, flags);
+		r = ep->recv_caps ? first_of(&ep->receivers) : NULL;
+		if (!r)
+			break;
+		if (!cs.locked || cap_send_ready_for(&cs, r)) {
+			claim(ep, r);
+			spin_unlock_irqrestore(&ep->lock, flags);
+			return deliver(me, r, badge, msg, cap_send_commit(&cs, msg->info, r), call);
+		}
+		look_at(&cs, ep, &flags, r, thread_obj_cspace(me), msg->info, thread_obj_cspace(r),
+			READ_ONCE(r->recv_slot));
 	}
-	r = claim_first(ep, &ep->receivers);
-	if (r) {
+	if (!ep->recv_caps || nonblock) {
+		ret = ep->recv_caps ? -EAGAIN : -EPIPE;	/* (-EPIPE: nobody can ever receive it) */
 		spin_unlock_irqrestore(&ep->lock, flags);
-		return deliver(me, r, badge, msg, call);
-	}
-	if (nonblock) {
-		spin_unlock_irqrestore(&ep->lock, flags);
-		return -EAGAIN;
+		cap_send_end(&cs);
+		return ret;
 	}
 	me->msg = *msg;
 	me->send_badge = badge;
 	me->is_call = call;
 	enqueue(me, ep, &ep->senders, IPC_SEND_BLOCKED);
 	spin_unlock_irqrestore(&ep->lock, flags);
+	cap_send_end(&cs);		/* (a receiver makes it ready itself) */
 	ret = ipc_wait(me, NULL);	/* a receiver takes us (and, for a call, replies) */
 	if (!ret && call)
 		*msg = me->msg;
@@ -204,10 +325,14 @@ int ipc_call(struct thread_obj *me, struct endpoint *ep, unsigned long badge,
 	return send_common(me, ep, badge, msg, true, false);
 }
 
-/* The receiver's half, with s a sender we claimed: its message, and its reply capability if a call. */
-static long take(struct thread_obj *me, struct thread_obj *s, struct ipc_msg *out)
+/*
+ * The receiver's half, with s a sender we claimed: its message (info as
+ * we receive it), and its reply capability if a call (which may carry a
+ * capability back if grant).
+ */
+static long take(struct thread_obj *me, struct thread_obj *s, unsigned long info, bool grant,
+		 struct ipc_msg *out)
 {
-	unsigned long info = transfer_cap(thread_obj_cspace(s), s->msg.info, me);
 	unsigned long flags, badge, seq = 0;
 	bool call;
 
@@ -217,82 +342,140 @@ static long take(struct thread_obj *me, struct thread_obj *s, struct ipc_msg *ou
 	badge = s->send_badge;
 	call = s->is_call;
 	if (call) {
-		s->state = IPC_REPLY_WAIT;	/* it sleeps on, now for the reply */
-		seq = s->call_seq;
+		ipc_reply_wait_locked(s);	/* it sleeps on, now for the reply */
+		seq = s->wait_seq;
 	} else {
 		ipc_complete_locked(s, 0, NULL);
 	}
 	spin_unlock_irqrestore(&s->lock, flags);
 	if (call)
-		swap_reply_cap(me, s, seq);	/* (our claim's reference becomes its) */
+		swap_reply_cap(me, s, seq, grant);	/* (our claim's reference becomes its) */
 	else
 		kobject_put(&s->base);
 	return badge;
 }
 
-static long recv_common(struct thread_obj *me, struct endpoint *ep, bool nonblock,
+static long recv_common(struct thread_obj *me, struct endpoint *ep, bool nonblock, bool grant,
 			struct ipc_msg *out, struct task_struct *handoff)
 {
+	struct cap_send cs = { 0 };
 	struct thread_obj *s;
 	unsigned long flags;
 	long ret;
 
-	spin_lock_irqsave(&ep->lock, flags);
-	s = claim_first(ep, &ep->senders);
-	if (s) {
-		spin_unlock_irqrestore(&ep->lock, flags);
-		ret = take(me, s, out);
-	} else if (!ep->send_caps || nonblock) {
-		spin_unlock_irqrestore(&ep->lock, flags);
-		ret = ep->send_caps ? -EAGAIN : -EPIPE;	/* (-EPIPE: nobody can ever send) */
-	} else {
-		enqueue(me, ep, &ep->receivers, IPC_RECV_BLOCKED);
-		spin_unlock_irqrestore(&ep->lock, flags);
-		if (handoff)
-			ipc_count(handoffs);
-		ret = ipc_wait(me, handoff);	/* a sender comes and fills me->msg */
-		if (!ret) {
-			*out = me->msg;
-			ret = me->badge;
+	for (;;) {
+		spin_lock_irqsave(&ep->lock, flags);
+		s = first_of(&ep->senders);
+		if (!s)
+			break;
+		if (!carries_cap(s->msg.info) || cap_send_ready_for(&cs, s)) {
+			claim(ep, s);
+			spin_unlock_irqrestore(&ep->lock, flags);
+			claimed_hook(s);
+			ret = take(me, s, cap_send_commit(&cs, s->msg.info, s), grant, out);
+			if (handoff)
+				wake_up_process(handoff);	/* we do not block: the ordinary way */
+			return ret;
 		}
-		return ret;
+		if (!cs.locked) {
+			spin_unlock_irqrestore(&ep->lock, flags);
+			if (handoff) {
+				/* cap_mutex may sleep: no handoff across it */
+				wake_up_process(handoff);
+				handoff = NULL;
+			}
+			cap_send_lock(&cs);
+			continue;
+		}
+		look_at(&cs, ep, &flags, s, thread_obj_cspace(s), s->msg.info, thread_obj_cspace(me),
+			READ_ONCE(me->recv_slot));
 	}
+	if (!ep->send_caps || nonblock) {
+		spin_unlock_irqrestore(&ep->lock, flags);
+		cap_send_end(&cs);
+		if (handoff)
+			wake_up_process(handoff);	/* we do not block: the ordinary way */
+		return ep->send_caps ? -EAGAIN : -EPIPE;	/* (-EPIPE: nobody can ever send) */
+	}
+	me->recv_grant = grant;
+	enqueue(me, ep, &ep->receivers, IPC_RECV_BLOCKED);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	cap_send_end(&cs);
 	if (handoff)
-		wake_up_process(handoff);	/* we do not block: it goes the ordinary way */
+		ipc_count(handoffs);
+	ret = ipc_wait(me, handoff);	/* a sender comes and fills me->msg */
+	if (!ret) {
+		*out = me->msg;
+		ret = me->badge;
+	}
 	return ret;
 }
 
-long ipc_recv(struct thread_obj *me, struct endpoint *ep, bool nonblock, struct ipc_msg *out)
+long ipc_recv(struct thread_obj *me, struct endpoint *ep, bool nonblock, bool grant,
+	      struct ipc_msg *out)
 {
-	return recv_common(me, ep, nonblock, out, NULL);
+	return recv_common(me, ep, nonblock, grant, out, NULL);
+}
+
+/*
+ * Takes me's reply capability: the caller (our reference) and its wait's
+ * number; NULL and *err (-ESRCH: none; -EACCES: the reply carries a
+ * capability it may not, and the reply capability stays).
+ */
+static struct thread_obj *take_reply_cap(struct thread_obj *me, bool with_cap,
+					 unsigned long *seq, int *err)
+{
+	struct thread_obj *caller;
+	unsigned long flags, unused;
+
+	spin_lock_irqsave(&me->lock, flags);
+	caller = me->reply_to;
+	*seq = me->reply_seq;
+	*err = !caller ? -ESRCH : with_cap && !me->reply_grant ? -EACCES : 0;
+	if (!*err)
+		set_reply_cap_locked(me, NULL, 0, false, &unused);	/* one-shot */
+	spin_unlock_irqrestore(&me->lock, flags);
+	return *err ? NULL : caller;
 }
 
 /* The reply; *handoff: the caller, if it waits on this CPU (the caller of this switches to it). */
 static int reply_common(struct thread_obj *me, const struct ipc_msg *msg,
 			struct task_struct **handoff)
 {
+	struct cap_send cs = { 0 };
 	struct thread_obj *caller;
-	unsigned long flags, seq, info;
-	int ret = -ESRCH;
+	unsigned long flags, seq, info = msg->info;
+	int ret;
 
-	spin_lock_irqsave(&me->lock, flags);
-	caller = me->reply_to;
-	seq = me->reply_seq;
-	me->reply_to = NULL;		/* one-shot */
-	spin_unlock_irqrestore(&me->lock, flags);
+	caller = take_reply_cap(me, carries_cap(info), &seq, &ret);
 	if (!caller)
-		return -ESRCH;
-	info = transfer_cap(thread_obj_cspace(me), msg->info, caller);
+		return ret;
+	if (carries_cap(info)) {
+		cap_send_lock(&cs);
+		kobject_get(&caller->base);	/* (cs's) */
+		cap_send_prepare(&cs, caller, seq, thread_obj_cspace(me), info,
+				 thread_obj_cspace(caller), READ_ONCE(caller->recv_slot));
+	}
 	spin_lock_irqsave(&caller->lock, flags);
-	if (caller->state == IPC_REPLY_WAIT && caller->call_seq == seq) {
+	ret = caller->state == IPC_REPLY_WAIT && caller->wait_seq == seq ? 0 : -ESRCH;
+	if (!ret && cs.locked) {
+		/* The capability goes first, with the caller claimed: it cannot leave meanwhile. */
+		caller->state = IPC_CLAIMED;
+		spin_unlock_irqrestore(&caller->lock, flags);
+		info = cap_send_commit(&cs, info, caller);
+		spin_lock_irqsave(&caller->lock, flags);
+	} else {
+		info &= ~SYS_MSG_FLAGS_MASK;
+	}
+	if (!ret) {
 		caller->msg = *msg;
 		caller->msg.info = info;
 		caller->badge = 0;
 		ipc_complete_locked(caller, 0, handoff);
 		ipc_count(replies);
-		ret = 0;
 	}
 	spin_unlock_irqrestore(&caller->lock, flags);
+	cap_send_end(&cs);		/* (-ESRCH: the capability stays where it was) */
 	kobject_put(&caller->base);
 	return ret;
 }
@@ -303,14 +486,15 @@ int ipc_reply(struct thread_obj *me, const struct ipc_msg *msg)
 }
 
 long ipc_reply_recv(struct thread_obj *me, const struct ipc_msg *reply, struct endpoint *ep,
-		    struct ipc_msg *out)
+		    bool grant, struct ipc_msg *out)
 {
 	struct task_struct *handoff = NULL;
 
 	/* (others set it only while we wait in a receive: not now) */
-	if (READ_ONCE(me->reply_to))
-		reply_common(me, reply, &handoff);	/* a caller gone meanwhile: the server goes on */
-	return recv_common(me, ep, false, out, handoff);
+	if (READ_ONCE(me->reply_to) &&
+	    reply_common(me, reply, &handoff) == -EACCES)
+		return -EACCES;		/* a caller gone meanwhile is no error: the server goes on */
+	return recv_common(me, ep, false, grant, out, handoff);
 }
 
 void ipc_get_stats(struct ipc_stats *s)

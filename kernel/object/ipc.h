@@ -20,13 +20,24 @@ int ipc_send(struct thread_obj *me, struct endpoint *ep, unsigned long badge,
 /* Sends msg and waits for the reply, which replaces it in *msg. */
 int ipc_call(struct thread_obj *me, struct endpoint *ep, unsigned long badge,
 	     struct ipc_msg *msg);
-/* The sender's badge (>= 0) and its message in *out, or -errno. */
-long ipc_recv(struct thread_obj *me, struct endpoint *ep, bool nonblock, struct ipc_msg *out);
-/* Answers the call me received last (its one-shot reply capability): 0, or -ESRCH (no caller now). */
+/*
+ * The sender's badge (>= 0) and its message in *out, or -errno.  grant:
+ * the endpoint capability received through has the grant right (a reply
+ * to what it receives may carry a capability).
+ */
+long ipc_recv(struct thread_obj *me, struct endpoint *ep, bool nonblock, bool grant,
+	      struct ipc_msg *out);
+/*
+ * Answers the call me received last (its one-shot reply capability): 0,
+ * or -ESRCH (no caller now: a capability the reply carries stays where
+ * it was), or -EACCES (it carries a capability, and the call came
+ * through an endpoint capability without the grant right: nothing
+ * happened, the reply capability stays).
+ */
 int ipc_reply(struct thread_obj *me, const struct ipc_msg *msg);
-/* Replies if me holds a reply capability (a caller gone is no error), then receives. */
+/* Replies if me holds a reply capability (a caller gone is no error; -EACCES is), then receives. */
 long ipc_reply_recv(struct thread_obj *me, const struct ipc_msg *reply, struct endpoint *ep,
-		    struct ipc_msg *out);
+		    bool grant, struct ipc_msg *out);
 /* Drops me's reply capability unanswered: its caller wakes with -EPIPE. */
 void ipc_drop_reply(struct thread_obj *me);
 

@@ -2,6 +2,7 @@
 #include "object/memory.h"
 #include "object/cap.h"
 #include "object/types.h"
+#include "object/holds.h"
 #include "user/mm.h"
 #include <errno.h>
 
@@ -56,6 +57,7 @@ struct kobject *memory_create(struct quota *q, long npages, int *err)
 	m = to_mem(obj);
 	m->frames = frames;
 	m->npages = npages;
+	INIT_LIST_HEAD(&m->mappings);
 	return obj;
 }
 
@@ -65,6 +67,21 @@ static bool rights_allow(unsigned int rights, int prot)
 	return (!(prot & SYS_PROT_READ) || (rights & SYS_CAP_READ)) &&
 	       (!(prot & SYS_PROT_WRITE) || (rights & SYS_CAP_WRITE)) &&
 	       (!(prot & SYS_PROT_EXEC) || (rights & SYS_CAP_EXEC));
+}
+
+/*
+ * Would m be writable and executable in mm with a mapping of prot?
+ * (another capability to it may map it there already: cap_mutex held)
+ */
+static bool writable_and_executable(struct memory_obj *m, struct mm_struct *mm, int prot)
+{
+	struct cap *other;
+
+	list_for_each_entry(other, &m->mappings, map_node)
+		if (other->map_mm == mm && (((prot & SYS_PROT_WRITE) && (other->map_prot & SYS_PROT_EXEC)) ||
+					    ((prot & SYS_PROT_EXEC) && (other->map_prot & SYS_PROT_WRITE))))
+			return true;
+	return false;
 }
 
 /* cap_mutex held: the memory capability in slot, or NULL and *err (-EBADF, -ENOTSUP). */
@@ -93,6 +110,8 @@ long memory_cap_map(struct cspace *cs, long slot, struct mm_struct *mm, uintptr_
 		ret = -EACCES;
 	else if (c->map_mm)
 		ret = -EBUSY;		/* one mapping per capability: copy it to map again */
+	else if (writable_and_executable(to_mem(c->obj), mm, prot))
+		ret = -EINVAL;		/* (nor through two capabilities) */
 	if (!ret) {
 		m = to_mem(c->obj);
 		ret = mm_map_shared(mm, addr, m->frames, m->npages, prot);
@@ -100,6 +119,9 @@ long memory_cap_map(struct cspace *cs, long slot, struct mm_struct *mm, uintptr_
 			mm_get(mm);
 			c->map_mm = mm;
 			c->map_addr = ret;
+			c->map_prot = prot;
+			list_add_tail(&c->map_node, &m->mappings);
+			holds_link(HOLD_CAP, c, "map_mm", HOLD_MM, mm);
 		}
 	}
 	mutex_unlock(&cap_mutex);
@@ -111,8 +133,10 @@ void memory_cap_unmap(struct cap *c)
 	struct mm_struct *mm = c->map_mm;
 
 	mm_unmap_shared(mm, c->map_addr);	/* returns once no TLB translates to the frames */
+	list_del(&c->map_node);
 	c->map_mm = NULL;
 	c->map_addr = 0;
+	holds_unlink(c, "map_mm", mm);
 	mm_put(mm);
 }
 

@@ -8,7 +8,9 @@
  * the object itself -- after its last capability is gone (so after every
  * mapping and every shootdown) and a grace period.  So revoking a memory
  * capability unmaps it everywhere it was derived to, and no frame is
- * reused while any CPU may still translate to it.
+ * reused while any CPU may still translate to it.  Within one address
+ * space the frames are never writable through one mapping and executable
+ * through another (docs/user.md: writable or executable, never both).
  */
 #ifndef KERNEL_OBJECT_MEMORY_H
 #define KERNEL_OBJECT_MEMORY_H
@@ -25,6 +27,7 @@ struct memory_obj {
 	struct kobject base;
 	void *frames;			/* npages contiguous frames */
 	size_t npages;
+	struct list_head mappings;	/* the struct caps that map it (cap_mutex) */
 };
 
 /* Maps the memory capability in slot of cs into mm at addr (0: anywhere) with prot. */

@@ -27,13 +27,24 @@ static void ntf_cap_removed(struct kobject *obj, unsigned int rights)
 	spin_lock_irqsave(&n->lock, flags);
 	if ((rights & SYS_CAP_WRITE) && --n->signal_caps == 0) {
 		list_for_each_entry_safe(th, tmp, &n->waiters, wait_node) {
-			list_del_init(&th->wait_node);
 			spin_lock(&th->lock);
+			ipc_dequeue_locked(th);
 			ipc_complete_locked(th, -EPIPE, NULL);	/* nobody can ever signal */
 			spin_unlock(&th->lock);
+			kobject_put(&th->base);		/* the queue's */
 		}
 	}
 	spin_unlock_irqrestore(&n->lock, flags);
+}
+
+void notification_signaller_added(struct kobject *obj)
+{
+	ntf_cap_added(obj, SYS_CAP_WRITE);
+}
+
+void notification_signaller_gone(struct kobject *obj)
+{
+	ntf_cap_removed(obj, SYS_CAP_WRITE);
 }
 
 static const struct kobj_ops ntf_ops = {
@@ -69,12 +80,13 @@ int notification_signal(struct kobject *obj, unsigned long bits)
 	n->word |= bits;
 	w = list_first_entry_or_null(&n->waiters, struct thread_obj, wait_node);
 	if (w) {
-		list_del_init(&w->wait_node);
 		spin_lock(&w->lock);
+		ipc_dequeue_locked(w);
 		w->ntf_bits = n->word;
 		n->word = 0;
 		ipc_complete_locked(w, 0, NULL);
 		spin_unlock(&w->lock);
+		kobject_put(&w->base);		/* the queue's */
 	}
 	spin_unlock_irqrestore(&n->lock, flags);
 	return 0;
@@ -105,11 +117,7 @@ long notification_wait(struct thread_obj *me, struct kobject *obj)
 		spin_unlock_irqrestore(&n->lock, flags);
 		return bits ? (long)bits : -EPIPE;
 	}
-	spin_lock(&me->lock);
-	me->state = IPC_NTF_WAIT;
-	me->queue_lock = &n->lock;
-	list_add_tail(&me->wait_node, &n->waiters);
-	spin_unlock(&me->lock);
+	ipc_enqueue_locked(me, obj, &n->lock, &n->waiters, IPC_NTF_WAIT);
 	spin_unlock_irqrestore(&n->lock, flags);
 	ret = ipc_wait(me, NULL);
 	return ret ? ret : (long)me->ntf_bits;

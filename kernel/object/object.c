@@ -13,6 +13,7 @@
 #include "object/interrupt.h"
 #include "object/device.h"
 #include "object/console.h"
+#include "object/holds.h"
 
 struct kobj_type_info {
 	const struct kobj_ops *ops;
@@ -25,14 +26,53 @@ static atomic_long_t next_id;
 static atomic_long_t uaf_caught;
 static atomic_long_t deferred;		/* object_call_rcu() callbacks not yet run */
 
-/* cap.inject=free_no_wait: the fault captorture and tests/cap_window.c must catch. */
-static bool inject_free_no_wait;
-KPARAM_FLAG("cap.inject", "free_no_wait", inject_free_no_wait,
-	    "objects and capability nodes are freed without waiting for a grace period");
+/*
+ * cap.inject=NAME (object.h's CAP_INJECTIONS): the faults captorture and
+ * the deterministic tests must catch.  One word per injection; several
+ * may be given.
+ */
+static const struct {
+	const char *name, *what;
+} cap_injection_descs[NR_CAP_INJECTIONS] = {
+#define __CAP_INJECTION_DESC(id, iname, iwhat)	[id] = { iname, iwhat },
+	CAP_INJECTIONS(__CAP_INJECTION_DESC)
+};
+static bool cap_injections_on[NR_CAP_INJECTIONS];
+
+static bool set_cap_inject(const struct kparam *p, const char *val)
+{
+	(void)p;
+	for (int i = 0; i < NR_CAP_INJECTIONS; i++) {
+		if (!strcmp(val, cap_injection_descs[i].name)) {
+			cap_injections_on[i] = true;
+			return true;
+		}
+	}
+	return false;
+}
+
+#define __CAP_INJECTION_HELP(id, name, what)	" '" name "' (" what ")"
+KPARAM_CALL("cap.inject", set_cap_inject, "one of:" CAP_INJECTIONS(__CAP_INJECTION_HELP));
+
+bool cap_injected(enum cap_injection which)
+{
+	return CONFIG_RCU_CHECKING && cap_injections_on[which];
+}
+
+void (*object_bind_hook)(struct kobject *obj);
 
 bool object_free_no_wait(void)
 {
-	return CONFIG_RCU_CHECKING && inject_free_no_wait;
+	return cap_injected(CAP_INJECT_FREE_NO_WAIT);
+}
+
+/* At boot, a loud line for each injection that is on (checking build only). */
+static void cap_inject_announce(void)
+{
+	for (int i = 0; i < NR_CAP_INJECTIONS; i++)
+		if (cap_injected(i))
+			printk("cap: FAULT INJECTION cap.inject=%s: %s\n",
+			       cap_injection_descs[i].name, cap_injection_descs[i].what);
 }
 
 void kobject_register(enum kobj_type type, const struct kobj_ops *ops)
@@ -129,6 +169,7 @@ void kobject_put(struct kobject *obj)
 	 */
 	if (!atomic_dec_and_test(&obj->refs))
 		return;
+	holds_check_free(HOLD_OBJECT, obj);
 	if (atomic_read(&obj->ncaps))
 		panic("BUG: %s %lu: last reference dropped with %d capabilities naming it",
 		      kobject_type_name(obj->head.type), obj->id, atomic_read(&obj->ncaps));
@@ -197,6 +238,8 @@ void object_settle(void)
 
 void object_init(void)
 {
+	holds_init();
+	cap_inject_announce();
 	cap_init();
 	endpoint_init();
 	notification_init();

@@ -103,6 +103,19 @@ static inline bool kobject_is(const struct kobject *obj, u32 gen)
 	return READ_ONCE(obj->head.gen) == gen;
 }
 
+/*
+ * Test hook (checking build): called by a system call that is about to
+ * make state outliving it on obj -- a binding, a device grant -- before
+ * it takes obj's lock and looks whether obj's last capability went
+ * (captorture lingers there, the window Rule 2 closes; NULL: nothing).
+ */
+extern void (*object_bind_hook)(struct kobject *obj);
+static inline void object_bind_hook_call(struct kobject *obj)
+{
+	if (CONFIG_RCU_CHECKING && object_bind_hook)
+		object_bind_hook(obj);
+}
+
 /* Capabilities come and go (cap.c): the counts above, and the type's hooks. */
 void kobject_cap_added(struct kobject *obj, unsigned int rights);
 void kobject_cap_removed(struct kobject *obj, unsigned int rights);
@@ -131,6 +144,27 @@ bool object_frees_pending(void);
 void object_settle(void);
 void object_init(void);
 
+/*
+ * cap.inject=NAME: break an object's lifetime on purpose, so that the
+ * tests can show they catch it (CI runs each as an expected failure;
+ * docs/microkernel.md, "Injections").  Checking build only.
+ */
+#define CAP_INJECTIONS(X)							\
+	X(CAP_INJECT_FREE_NO_WAIT, "free_no_wait",				\
+	  "objects and capability nodes are freed without waiting for a grace period") \
+	X(CAP_INJECT_NO_REF, "no_ref",						\
+	  "a user thread's ->task holds no reference once the reaper freed the thread's kernel half") \
+	X(CAP_INJECT_BIND_UNCHECKED, "bind_unchecked",			\
+	  "SYS_irq_bind and SYS_dev_map do not look again, under the object's lock, whether its last capability went") \
+	X(CAP_INJECT_LOST_WAKEUP, "lost_wakeup",				\
+	  "a caller killed while a receiver claims it is moved to REPLY_WAIT without a wake-up")
+
+#define __CAP_INJECTION_ENUM(id, name, what)	id,
+enum cap_injection {
+	CAP_INJECTIONS(__CAP_INJECTION_ENUM)
+	NR_CAP_INJECTIONS
+};
+bool cap_injected(enum cap_injection which);
 /* cap.inject=free_no_wait: objects and capability nodes freed at once, no grace period. */
 bool object_free_no_wait(void);
 /*

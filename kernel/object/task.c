@@ -3,6 +3,7 @@
 #include "object/cspace.h"
 #include "object/thread.h"
 #include "object/types.h"
+#include "object/holds.h"
 #include "user/thread.h"
 #include <errno.h>
 
@@ -19,14 +20,19 @@ static struct task_obj *to_task_obj(struct kobject *obj)
  */
 static void task_release(struct kobject *obj)
 {
-	if (to_task_obj(obj)->task)
-		reaper_put_task(to_task_obj(obj)->task);
+	struct task_obj *to = to_task_obj(obj);
+
+	if (!to->task)
+		return;
+	holds_unlink(to, "task", to->task);	/* (the reaper's list holds it now) */
+	reaper_put_task(to->task);
 }
 
 void task_obj_disarm(struct kobject *obj)
 {
 	struct task_obj *to = to_task_obj(obj);
 
+	holds_unlink(to, "task", to->task);
 	user_task_put(to->task);
 	to->task = NULL;
 }
@@ -47,6 +53,7 @@ struct kobject *task_obj_create(struct user_task *t, struct quota *q, int *err)
 	}
 	user_task_get(t);
 	to_task_obj(obj)->task = t;
+	holds_link(HOLD_OBJECT, obj, "task", HOLD_TASK, t);
 	return obj;
 }
 

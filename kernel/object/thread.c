@@ -6,6 +6,7 @@
 #include "object/thread.h"
 #include "object/cspace.h"
 #include "object/ipc.h"
+#include "object/holds.h"
 #include "user/thread.h"
 #include <errno.h>
 
@@ -14,7 +15,10 @@
 
 static void thread_release(struct kobject *obj)
 {
-	user_thread_put(container_of(obj, struct thread_obj, base)->ut);
+	struct thread_obj *th = container_of(obj, struct thread_obj, base);
+
+	holds_unlink(th, "ut", th->ut);
+	user_thread_put(th->ut);
 }
 
 static const struct kobj_ops thread_ops = {
@@ -39,6 +43,7 @@ static struct thread_obj *thread_obj_new(struct user_thread *ut, int *err)
 	th->recv_slot = SYS_RECV_SLOT_NONE;
 	atomic_inc(&ut->refs);
 	th->ut = ut;
+	holds_link(HOLD_OBJECT, th, "ut", HOLD_USER_THREAD, ut);
 	return th;
 }
 
@@ -139,9 +144,40 @@ void thread_obj_exit(struct user_thread *ut)
 	kobject_put(&th->base);
 }
 
+/* (th holds its user thread, which holds its task: the chain stays while th does) */
 struct cspace *thread_obj_cspace(struct thread_obj *th)
 {
 	return th->ut->task->cspace;
+}
+
+void (*ipc_claim_hook)(struct thread_obj *th);
+
+void ipc_enqueue_locked(struct thread_obj *th, struct kobject *obj, spinlock_t *lock,
+			struct list_head *q, enum ipc_state st)
+{
+	kobject_get(&th->base);		/* the queue's */
+	kobject_get(obj);		/* th->waits_on's */
+	spin_lock(&th->lock);
+	th->wait_seq++;
+	th->state = st;
+	th->waits_on = obj;
+	th->queue_lock = lock;
+	list_add_tail(&th->wait_node, q);
+	spin_unlock(&th->lock);
+	holds_link(HOLD_OBJECT, obj, "queue", HOLD_OBJECT, th);
+	holds_link(HOLD_OBJECT, th, "waits_on", HOLD_OBJECT, obj);
+}
+
+void ipc_dequeue_locked(struct thread_obj *th)
+{
+	struct kobject *obj = th->waits_on;
+
+	list_del_init(&th->wait_node);
+	th->waits_on = NULL;
+	th->queue_lock = NULL;
+	holds_unlink(th, "waits_on", obj);
+	holds_unlink(obj, "queue", th);
+	kobject_put(obj);	/* (not the last: the thread's system call holds it too) */
 }
 
 /*
@@ -161,7 +197,7 @@ static bool ipc_cancel(struct thread_obj *th)
 		q = th->queue_lock;
 		if (st == IPC_REPLY_WAIT) {
 			th->state = IPC_IDLE;
-			th->call_seq++;		/* its reply capability answers nobody now */
+			th->wait_seq++;		/* its reply capability answers nobody now */
 			spin_unlock_irqrestore(&th->lock, flags);
 			return true;
 		}
@@ -172,11 +208,12 @@ static bool ipc_cancel(struct thread_obj *th)
 		spin_lock_irqsave(q, qflags);
 		spin_lock(&th->lock);
 		if (th->state == st && th->queue_lock == q) {
-			list_del_init(&th->wait_node);
+			ipc_dequeue_locked(th);
 			th->state = IPC_IDLE;
-			th->queue_lock = NULL;
+			th->wait_seq++;		/* a partner that made ready for this wait finds it gone */
 			spin_unlock(&th->lock);
 			spin_unlock_irqrestore(q, qflags);
+			kobject_put(&th->base);	/* the queue's */
 			return true;
 		}
 		spin_unlock(&th->lock);
@@ -229,6 +266,29 @@ int ipc_wait(struct thread_obj *th, struct task_struct *handoff)
 	if (handoff)
 		wake_up_process(handoff);	/* we did not block: it goes the ordinary way */
 	return ret;
+}
+
+void ipc_reply_wait_locked(struct thread_obj *th)
+{
+	struct task_struct *kt = th->ut->kt;	/* (it waits: kt is there) */
+
+	th->state = IPC_REPLY_WAIT;
+	/*
+	 * A kill that came while th was claimed is not lost.  th went to
+	 * sleep in ipc_wait() under th->lock, having seen CLAIMED and so
+	 * without looking at the kill, and we hold th->lock after it.  Either
+	 * the killer's wake-up found th asleep and woke it -- th then slept
+	 * again, under th->lock, after the killer's store: we see it -- or it
+	 * found th still awake: the killer stored the kill and, after its
+	 * barrier ([thread_kill_mb], [task_kill_mb]), read th's state before
+	 * th stored TASK_BLOCKED, which th did before it let go of th->lock,
+	 * and our acquire of the lock comes after that: a cycle ARMv8
+	 * forbids, so we see the kill then too.  No barrier of our own.  We
+	 * wake th, and it leaves.  A kill after our unlock finds th in
+	 * REPLY_WAIT, which it gives up at once ([ipc_sleep_mb]).
+	 */
+	if (fatal_signal_pending(kt) && !cap_injected(CAP_INJECT_LOST_WAKEUP))
+		wake_up_process(kt);
 }
 
 void ipc_complete_locked(struct thread_obj *th, int result, struct task_struct **handoff)

@@ -16,12 +16,25 @@
  *   SEND_BLOCKED / RECV_BLOCKED --a partner dequeues it--> CLAIMED
  *   CLAIMED --the partner finishes--> DONE (result set), or REPLY_WAIT (its call was received)
  *   IDLE --its call was delivered at once--> REPLY_WAIT
+ *   REPLY_WAIT --the reply claims it--> CLAIMED (a reply that carries a capability)
  *   REPLY_WAIT --the reply, or its reply capability dropped--> DONE
  *   NTF_WAIT --a signal, or the notification dies--> DONE
  *   DONE --the thread itself, as it returns--> IDLE
  *
- * A thread killed while it waits leaves any state but CLAIMED at once
- * (its partner is mid-delivery and will finish without sleeping).
+ * Every wait gets a number (wait_seq, bumped when it begins and when it
+ * is given up): whoever answers a wait later -- a reply, a partner that
+ * made a capability ready before claiming -- names it by that number,
+ * and finds out if the thread gave up meanwhile.
+ *
+ * No state spans a sleep unseen (docs/microkernel.md, "Rule 3").  A
+ * thread killed while it waits leaves any state but CLAIMED at once.
+ * CLAIMED never spans a sleep: a partner claims only once what may sleep
+ * is done (the capability a message carries is made ready under
+ * cap_mutex first: ipc.c), so a killed thread that finds itself claimed
+ * sleeps only until its partner's few steps are over -- and the partner
+ * that moves it on to REPLY_WAIT wakes it if it was killed meanwhile
+ * (ipc_reply_wait_locked()), since the kill's own wake-up found it
+ * claimed and was spent.
  */
 #ifndef KERNEL_OBJECT_THREAD_H
 #define KERNEL_OBJECT_THREAD_H
@@ -58,13 +71,16 @@ struct thread_obj {
 	unsigned long badge;		/* DONE after a receive: the sender's badge */
 	struct ipc_msg msg;		/* queued sender: to send; DONE: received */
 	bool is_call;			/* queued sender: a call (wants a reply) */
-	struct list_head wait_node;	/* on an endpoint's or a notification's queue */
-	spinlock_t *queue_lock;		/* that queue's lock (for the cancel on a kill) */
+	struct list_head wait_node;	/* on an endpoint's or a notification's queue (which holds a reference on us) */
+	struct kobject *waits_on;	/* queued: that endpoint or notification (a reference) */
+	spinlock_t *queue_lock;		/* its queue's lock (for the cancel on a kill) */
 	unsigned long send_badge;	/* queued sender: the badge of the capability it sent with */
+	bool recv_grant;		/* queued receiver: its capability had the grant right */
 	/* The one-shot reply capability, held after receiving a call: */
 	struct thread_obj *reply_to;	/* the caller (a reference), or NULL */
-	unsigned long reply_seq;	/* which call of the caller's */
-	unsigned long call_seq;		/* this thread's calls, numbered */
+	unsigned long reply_seq;	/* which of the caller's waits */
+	bool reply_grant;		/* the reply may carry a capability (the receive's grant right) */
+	unsigned long wait_seq;		/* this thread's waits, numbered (above) */
 	long recv_slot;			/* where received capabilities land; -1: nowhere */
 	unsigned long ntf_bits;		/* NTF_WAIT done: the bits */
 };
@@ -92,9 +108,30 @@ int ipc_wait(struct thread_obj *th, struct task_struct *handoff);
  * Finishes th's wait (th->lock held): result (the message, if any, set
  * by the caller), then wakes it -- or, if it waits on this CPU and
  * handoff is not NULL, leaves the wake to the caller's ipc_wait(), which
- * switches to it without the run queue.
+ * switches to it without the run queue.  A handoff must never span a
+ * sleep of the caller's: a kill could wake th, which could exit and be
+ * freed before the switch (ipc.c wakes it before anything that may sleep).
  */
 void ipc_complete_locked(struct thread_obj *th, int result, struct task_struct **handoff);
+/* A claimed caller (th->lock held) now waits for its reply: woken if a kill came meanwhile. */
+void ipc_reply_wait_locked(struct thread_obj *th);
+
+/*
+ * The queues (the queue's lock held, then th->lock): th joins q of obj in
+ * state st, a new wait; or leaves its queue.  The queue holds a reference
+ * on th and th one on obj while it is there; on leaving, obj's goes and
+ * th's passes to the caller (a claim's, or the caller drops it).
+ */
+void ipc_enqueue_locked(struct thread_obj *th, struct kobject *obj, spinlock_t *lock,
+			struct list_head *q, enum ipc_state st);
+void ipc_dequeue_locked(struct thread_obj *th);
+
+/*
+ * Test hook (checking build): called by a receiver that just claimed
+ * sender th, before it finishes with it (tests/lifetimes.c kills th there,
+ * captorture kills its victims there; NULL: nothing).
+ */
+extern void (*ipc_claim_hook)(struct thread_obj *th);
 void thread_obj_init(void);
 
 #endif

@@ -343,6 +343,16 @@ void rcu_migrate_callbacks(int cpu)
 
 	if (rcu_injected(RCU_INJECT_OFFLINE_CBS_LEFT))
 		return;		/* fault injection: left behind on the dead CPU */
+	/*
+	 * [migrate_mb] pairs [cpu_offline_mb]: we saw the CPU offline
+	 * (take_cpu_down()); its last stores to its callback lists and their
+	 * count, and the grace-period number it last read, are visible to us
+	 * now, so the number we read is no older than the ones its callbacks
+	 * wait for.  Before any look at its lists, the count included: a
+	 * count read ahead of the barrier could be from before its last
+	 * call_rcu(), and its callback would stay behind for ever.
+	 */
+	smp_mb();
 	local_irq_save(flags);
 	me = smp_processor_id();
 	dst = &rcu_data[me];
@@ -350,13 +360,6 @@ void rcu_migrate_callbacks(int cpu)
 		local_irq_restore(flags);
 		return;
 	}
-	/*
-	 * [migrate_mb] pairs [cpu_offline_mb]: we saw the CPU offline
-	 * (take_cpu_down()); its last stores to its callback lists, and the
-	 * grace-period number it last read, are visible to us now, so the
-	 * number we read is no older than the ones its callbacks wait for.
-	 */
-	smp_mb();
 	snap = rcu_seq_snap(READ_ONCE(rcu_state.gp_seq));
 	make_room_in_next(dst, snap, "rcu_migrate_callbacks");
 	seg_splice(&dst->done, &src->done);

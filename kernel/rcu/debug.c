@@ -9,6 +9,8 @@
 #include "kernel.h"
 #include "rcu.h"
 
+void (*rcu_publish_hook)(const void *where, const void *p);
+
 void rcu_warn_suspicious(const char *file, int line, const char *what)
 {
 	printk("WARNING: suspicious RCU usage\n");

@@ -49,11 +49,13 @@ static void rcu_exp_handler(void *info)
 
 	(void)info;
 	/*
-	 * The idle task runs no reader, so interrupting it is a quiescent
-	 * state.  Any other task may be inside rcu_read_lock(): wait for its
-	 * switch (rcu_exp_note_qs()).
+	 * The idle loop's extended quiescent state runs no reader, so an
+	 * interrupt from it is a quiescent state.  Anything else may be inside
+	 * rcu_read_lock() -- a task, or the idle task before its idle loop
+	 * (kmain()'s set-up on the boot CPU): wait for its switch or its
+	 * entry to idle (rcu_exp_note_qs()).
 	 */
-	if (sched_cpu_idle(cpu) || rcu_injected(RCU_INJECT_EXP_IPI_REPORTS_BUSY))
+	if (rcu_irq_from_idle() || rcu_injected(RCU_INJECT_EXP_IPI_REPORTS_BUSY))
 		rcu_exp_report(cpu);
 	else
 		cpumask_set_cpu(cpu, &exp_noted);

@@ -38,9 +38,23 @@ struct rcu_data rcu_data[NR_CPUS];
 
 static bool rcu_gp_start(void);
 
+/* Checking build: the test seam of rcu_gp_end() (rcu.h). */
+void (*rcu_gp_end_hook)(unsigned long gp_seq);
+
 /* Ends the running grace period; rcu_state.lock held. */
 static void rcu_gp_end(void)
 {
+	void (*hook)(unsigned long);
+
+	/*
+	 * The polled API first (sync.c): a cookie taken before a callback
+	 * was queued is done once the callback has run, so waits_done must
+	 * cover this grace period before any callback can see it ended (a
+	 * per-CPU thread's synchronize_rcu() is such a callback).  Its
+	 * release store ([wait_end_release]) comes after every report, as
+	 * the one below does.
+	 */
+	rcu_wait_end(rcu_state.gp_wait);
 	/*
 	 * [gp_end_release] pairs [advance_cbs_acquire], [cs_qs_mb],
 	 * [user_qs_mb], [cpu_offline_mb]: every
@@ -49,7 +63,9 @@ static void rcu_gp_end(void)
 	 * sees the grace period ended cannot free what a reader still reads.
 	 */
 	smp_store_release(&rcu_state.gp_seq, rcu_state.gp_seq + 1);
-	rcu_wait_end(rcu_state.gp_wait);	/* the polled API's view (sync.c) */
+	hook = CONFIG_RCU_CHECKING ? READ_ONCE(rcu_gp_end_hook) : NULL;
+	if (hook)
+		hook(rcu_state.gp_seq);	/* callbacks may see the end from here on */
 	rcu_state.gps_completed++;
 	trace_record(TR_GP_END, rcu_state.gp_seq, 0);
 	if (rcu_state.gp_needed) {
@@ -331,6 +347,18 @@ void rcu_irq_exit(void)
 		rdp->irq_from_idle = false;
 		rcu_idle_enter();
 	}
+}
+
+/*
+ * In an interrupt handler: did the interrupt come from the idle loop's
+ * extended quiescent state?  Then the CPU runs no reader.  Not the same
+ * as "the idle task is current": the boot CPU runs kmain()'s set-up as
+ * its idle task, interrupts on, and an arriving CPU its starting hook,
+ * both outside the idle state and free to read.
+ */
+bool rcu_irq_from_idle(void)
+{
+	return this_cpu()->irq_depth == 1 && rcu_data[smp_processor_id()].irq_from_idle;
 }
 
 bool rcu_cpu_in_eqs(int cpu)

@@ -108,8 +108,20 @@ void rcu_debug_callback_exit(void *outer);
  */
 bool rcu_exp_note_qs(void);
 bool rcu_exp_noted(void);
+/* In a handler: the interrupt came from the idle loop's extended quiescent state (gp.c). */
+bool rcu_irq_from_idle(void);
 void rcu_exp_get_stats(struct rcu_stats *s);
 bool rcu_exp_waits_for(int cpu, struct sched_waiter *w);
+/*
+ * Test seams (checking build; NULL: nothing).  rcu_gp_end_hook is called
+ * by rcu_gp_end() with the new gp_seq, rcu_state.lock held and interrupts
+ * off, the moment callbacks can see the grace period ended: what every
+ * other view of its end (the polled API's) must already show
+ * (tests/rcu_poll_edges.c).
+ */
+extern void (*rcu_gp_end_hook)(unsigned long gp_seq);
+/* Skips n wait numbers of the polled API (sync.c), never more than 2^62 at once. */
+void rcu_poll_skip_waits(unsigned long n);
 /* Prints a line for each fault injection that is on (inject.c). */
 void rcu_inject_announce(void);
 

@@ -105,6 +105,24 @@ static inline bool rcu_read_lock_held(void) { return true; }
 #endif
 
 /*
+ * Test seam (checking build; NULL: nothing): rcu_assign_pointer() calls
+ * it just before its release store, with where it stores and what, so a
+ * test can look at the element being published at the moment it becomes
+ * reachable: its fields must be set by then (tests/rcu_lists_publish.c).
+ */
+extern void (*rcu_publish_hook)(const void *where, const void *p);
+#if CONFIG_RCU_CHECKING
+#define rcu_publish_seam(where, p)					\
+	do {								\
+		void (*__hook)(const void *, const void *) = READ_ONCE(rcu_publish_hook); \
+		if (unlikely(__hook))					\
+			__hook((where), (p));				\
+	} while (0)
+#else
+#define rcu_publish_seam(where, p)	do { } while (0)
+#endif
+
+/*
  * Publish: a release store (plain mov on x86-64, stlr on AArch64).
  * [rcu_assign_pointer_release] pairs [rcu_dereference_dep]: the stores
  * that initialised *v are visible before the store that makes v
@@ -114,6 +132,7 @@ static inline bool rcu_read_lock_held(void) { return true; }
 	do {								\
 		__typeof__(p) __new = (v);				\
 		trace_record(TR_PUBLISH, 0, (uintptr_t)__new);		\
+		rcu_publish_seam(&(p), __new);				\
 		smp_store_release(&(p), __new);				\
 	} while (0)
 #define RCU_INIT_POINTER(p, v)		WRITE_ONCE((p), (v))

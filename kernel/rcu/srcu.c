@@ -280,10 +280,16 @@ static bool srcu_advance(struct srcu_struct *ssp)
 	}
 }
 
+void (*srcu_retire_hook)(struct srcu_struct *ssp);
+
 /* Takes ssp off the list if it has nothing left; we never touch it again then. */
 static void srcu_retire(struct srcu_struct *ssp)
 {
+	void (*hook)(struct srcu_struct *) = CONFIG_RCU_CHECKING ? READ_ONCE(srcu_retire_hook) : NULL;
 	unsigned long flags;
+
+	if (hook)
+		hook(ssp);	/* (a test holds us here, still inside the domain) */
 
 	spin_lock_irqsave(&gp_list_lock, flags);
 	spin_lock(&ssp->lock);

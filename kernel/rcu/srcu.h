@@ -92,6 +92,12 @@ bool srcu_read_lock_held(const struct srcu_struct *ssp);
 void srcu_check_task_exit(struct task_struct *t);
 /* Is t srcu_gp, which runs every domain's grace periods and callbacks? */
 bool srcu_gp_thread_is(const struct task_struct *t);
+/*
+ * Test seam (checking build; NULL: nothing): srcu_gp calls it with a
+ * domain it is done with and has not let go of yet (srcu_retire()), where
+ * cleanup_srcu_struct() must wait (tests/srcu_window.c).
+ */
+extern void (*srcu_retire_hook)(struct srcu_struct *ssp);
 
 /*
  * Adds one to a counter of this CPU.  Only this CPU writes it (others

@@ -41,6 +41,20 @@ void rcu_wait_end(unsigned long wait)
 }
 
 /*
+ * Test seam (tests/arith_wrap.c): skips n wait numbers, which no wait
+ * takes, so that a test can put cookies where it wants them.  Safe at any
+ * time: a cookie taken before the skip is completed by the next wait that
+ * ends, numbered above it and begun after it, as without the skip; one
+ * taken after waits for a wait numbered above the skip.  Only waits
+ * further apart than 2^63 would compare the wrong way round: a caller
+ * that goes further ends a wait in between (synchronize_rcu()).
+ */
+void rcu_poll_skip_waits(unsigned long n)
+{
+	atomic_long_add((long)n, &rcu_state.waits_started);
+}
+
+/*
  * A tour's bookkeeping, for the polled API (its wait number), for reports
  * (tours_started/completed) and for make trace (sync_begin/sync_end).
  */

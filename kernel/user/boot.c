@@ -9,6 +9,7 @@
 #include "object/cap.h"
 #include "object/program.h"
 #include "user/console_server.h"
+#include "user/membarrier.h"
 #include "demo.h"
 
 /* How long make run waits for the root task before the demos go on. */
@@ -19,6 +20,7 @@ void user_init(void)
 	boot_modules_init();
 	program_objects_init();
 	reaper_init();
+	membarrier_inject_announce();
 }
 
 /* What user_spawn_root_with() runs after the boot capabilities are in. */

@@ -37,19 +37,26 @@ void exit_to_user_mode(void)
 {
 	struct user_thread *ut = current->user;
 
+	if (current->rcu_read_lock_nesting)
+		panic("BUG: returning to user mode inside rcu_read_lock() (nesting %d)",
+		      current->rcu_read_lock_nesting);
 	for (;;) {
 		if (user_task_dying(ut->task) || READ_ONCE(ut->killed)) {
 			local_irq_enable();
 			user_thread_exit(0);
 		}
+		/*
+		 * The quiescent state may end a grace period and wake this
+		 * CPU's rcuc or a waiter, and a wake-up on one's own CPU sends
+		 * no IPI: look at need_resched() after it, as the idle loop does.
+		 */
+		rcu_user_return();
 		if (!need_resched())
 			break;
 		local_irq_enable();
 		schedule();
 		local_irq_disable();
 	}
-	if (current->rcu_read_lock_nesting)
-		panic("BUG: returning to user mode inside rcu_read_lock() (nesting %d)",
-		      current->rcu_read_lock_nesting);
-	rcu_user_return();
+	sched_note_user_return();	/* checking build: nothing left waiting for a tick */
+	switch_mm_check_user_return();	/* checking build: [switch_mm_mb] since the last load */
 }

@@ -20,6 +20,7 @@
  */
 #include "user/mm.h"
 #include "user/user.h"
+#include "object/holds.h"
 #include "object/quota.h"
 #include <errno.h>
 
@@ -403,6 +404,7 @@ void mm_put(struct mm_struct *mm)
 	if (cpumask_weight(&mm->cpus))
 		panic("BUG: freeing an address space still loaded on CPU%d",
 		      cpumask_first(&mm->cpus));
+	holds_check_free(HOLD_MM, mm);	/* (kernel/object/holds.h) */
 	mutex_lock(&mm->lock);
 	list_for_each_entry_safe(r, n, &mm->regions, node) {
 		uncharge_pages(mm, unmap_pages(mm, r->start, r->end,

@@ -54,6 +54,8 @@ struct mm_struct {
 	unsigned long tlb_shootdowns;	/* unmaps that had to ask other CPUs */
 	unsigned long tlb_ipis;		/* CPUs asked, in all */
 	struct cpumask tlb_ipi_cpus;	/* every CPU ever asked (tests) */
+	/* SYS_membarrier's registration (membarrier.c): set once, never cleared. */
+	bool membarrier_registered;
 };
 
 /*
@@ -117,6 +119,16 @@ void kthread_unuse_mm(struct mm_struct *mm);
 void switch_mm(struct mm_struct *next);
 /* The address space loaded on this CPU (NULL: the kernel's). */
 struct mm_struct *current_mm_loaded(void);
+/*
+ * The address space loaded on cpu now, as another CPU sees it: a pointer
+ * to compare, never to follow (membarrier.c says why that is enough).
+ */
+struct mm_struct *mm_loaded_on(int cpu);
+/*
+ * Checking build, on every way back to user mode: panics if this CPU
+ * loaded an address space and skipped [switch_mm_mb] since.
+ */
+void switch_mm_check_user_return(void);
 
 /* tlb.c: after clearing PTEs of [start, end), before freeing their frames. */
 void tlb_shootdown(struct mm_struct *mm, uintptr_t start, uintptr_t end);

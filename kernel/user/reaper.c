@@ -4,10 +4,13 @@
  * task_struct can go only once it is off its CPU for good: the kernel
  * thread `reaper` waits for that (kt->exited, completed by the switch
  * away from the dead thread: finish_task_switch()), then frees them and
- * drops the references the thread held (to its task, to itself).  It also
- * drops task references for callers that may not sleep (reaper_put_task()).
+ * drops the reference the thread held on itself (its user thread's own
+ * reference on its task goes with the user thread: user_thread_put()).
+ * It also drops task references for callers that may not sleep
+ * (reaper_put_task()).
  */
 #include "user/thread.h"
+#include "object/object.h"
 
 static LIST_HEAD(dead);
 static LIST_HEAD(task_puts);		/* tasks whose reference it drops (reaper_put_task()) */
@@ -16,11 +19,15 @@ static struct task_struct *reaper;
 static struct completion reaper_work;
 static atomic_long_t pending;		/* added and not yet freed (reaper_flush()) */
 
+void reaper_expect(void)
+{
+	atomic_long_inc(&pending);
+}
+
 void reaper_add(struct user_thread *ut)
 {
 	unsigned long flags;
 
-	atomic_long_inc(&pending);
 	spin_lock_irqsave(&dead_lock, flags);
 	list_add_tail(&ut->reap_node, &dead);
 	spin_unlock_irqrestore(&dead_lock, flags);
@@ -74,6 +81,28 @@ static struct user_thread *next_dead(void)
 	return n ? list_entry(n, struct user_thread, reap_node) : NULL;
 }
 
+/*
+ * Frees ut's kernel half once it is off its CPU.  ut->kt is cleared under
+ * its task's lock first: whoever reads it there (ps, a kill) finds NULL,
+ * never a task_struct being freed.
+ */
+static void reap(struct user_thread *ut)
+{
+	struct user_task *t = ut->task;
+	struct task_struct *kt;
+	unsigned long flags;
+
+	spin_lock_irqsave(&t->lock, flags);
+	kt = ut->kt;
+	ut->kt = NULL;
+	spin_unlock_irqrestore(&t->lock, flags);
+	kthread_reap(kt);	/* waits until it is off its CPU */
+	user_thread_reaped(ut);	/* (its quota gets the kernel half back) */
+	if (cap_injected(CAP_INJECT_NO_REF))
+		user_task_put(t);	/* the injection: ut->task without its reference from now */
+	user_thread_put(ut);
+}
+
 static int reaper_fn(void *arg)
 {
 	(void)arg;
@@ -83,12 +112,7 @@ static int reaper_fn(void *arg)
 
 		wait_for_completion_idle(&reaper_work);	/* no work is no hang */
 		while ((ut = next_dead())) {
-			t = ut->task;
-			kthread_reap(ut->kt);	/* waits until it is off its CPU */
-			ut->kt = NULL;
-			user_thread_reaped(ut);	/* (its quota gets the kernel half back) */
-			user_task_put(t);
-			user_thread_put(ut);
+			reap(ut);
 			atomic_long_dec(&pending);
 		}
 		while ((t = next_put())) {

@@ -126,7 +126,8 @@ long sys_ipc_recv(const struct syscall_args *a)
 	ret = endpoint_of(arg_int(a->arg[0]), SYS_CAP_READ, &me, &ref);
 	if (ret)
 		return ret;
-	ret = ipc_recv(me, to_endpoint(ref.obj), flags & SYS_RECV_NONBLOCK, &m);
+	ret = ipc_recv(me, to_endpoint(ref.obj), flags & SYS_RECV_NONBLOCK,
+		       ref.rights & SYS_CAP_GRANT, &m);
 	kobject_put(ref.obj);
 	if (ret >= 0)
 		msg_to_regs(&m);
@@ -163,7 +164,7 @@ long sys_ipc_reply_recv(const struct syscall_args *a)
 		ret = endpoint_of(arg_int(a->arg[0]), SYS_CAP_READ, &me, &ref);
 	if (ret)
 		return ret;
-	ret = ipc_reply_recv(me, &reply, to_endpoint(ref.obj), &m);
+	ret = ipc_reply_recv(me, &reply, to_endpoint(ref.obj), ref.rights & SYS_CAP_GRANT, &m);
 	kobject_put(ref.obj);
 	if (ret >= 0)
 		msg_to_regs(&m);

@@ -44,6 +44,7 @@ static const struct syscall syscall_table[NR_SYSCALLS] = {
 	[SYS_task_wait]		= { "task_wait",	sys_task_wait,		2 },
 	[SYS_abort]		= { "abort",		sys_abort,		0 },
 	[SYS_nr_cpus]		= { "nr_cpus",		sys_nr_cpus,		0 },
+	[SYS_membarrier]	= { "membarrier",	sys_membarrier,		3 },
 	/* Capabilities and IPC (sys_cap.c, sys_ipc.c; lib/ipc.h): */
 	[SYS_cap_create]	= { "cap_create",	sys_cap_create,		3 },
 	[SYS_cap_copy]		= { "cap_copy",		sys_cap_copy,		2 },

@@ -39,6 +39,8 @@ long sys_clock(const struct syscall_args *a);
 long sys_set_cpu(const struct syscall_args *a);
 long sys_cpu(const struct syscall_args *a);
 long sys_nr_cpus(const struct syscall_args *a);
+/* membarrier.c */
+long sys_membarrier(const struct syscall_args *a);
 /* sys_mem.c */
 long sys_map(const struct syscall_args *a);
 long sys_unmap(const struct syscall_args *a);

@@ -12,6 +12,7 @@
 #include "user/thread.h"
 #include "object/cspace.h"
 #include "object/task.h"
+#include "object/holds.h"
 #include <errno.h>
 
 /* What a task's own structures cost its quota: the task, its address space and capability space. */
@@ -78,7 +79,8 @@ static void free_task(struct user_task *t)
 
 	if (t->mm)
 		panic("BUG: freeing user task %d (%s) with its address space", t->id, t->name);
-	/* Dead threads nobody waited for: the list's references. */
+	holds_check_free(HOLD_TASK, t);
+	/* (a task that never ran: its ended threads left the list at its end) */
 	list_for_each_entry_safe(ut, n, &t->threads, node) {
 		list_del(&ut->node);
 		user_thread_put(ut);
@@ -261,6 +263,28 @@ static void orphan_children(struct user_task *parent)
 	} while (ngone == ARRAY_SIZE(gone));
 }
 
+/*
+ * Its threads have all exited, and none of them can wait for another any
+ * more: the list's references go now.  (Each user thread holds its task
+ * until it is freed -- a thread object may keep it long after -- so the
+ * list's references, kept until the task is freed, would keep each other
+ * alive for ever.)
+ */
+static void drop_thread_list(struct user_task *t)
+{
+	struct user_thread *ut, *n;
+	unsigned long flags;
+	LIST_HEAD(gone);
+
+	spin_lock_irqsave(&t->lock, flags);
+	list_splice_init(&t->threads, &gone);
+	spin_unlock_irqrestore(&t->lock, flags);
+	list_for_each_entry_safe(ut, n, &gone, node) {
+		list_del(&ut->node);
+		user_thread_put(ut);
+	}
+}
+
 void user_task_end(struct user_task *t)
 {
 	struct mm_struct *mm = t->mm;
@@ -279,6 +303,7 @@ void user_task_end(struct user_task *t)
 		t->exit = (struct sys_exit_status){ .status = 0, .killed = t->kill_reason };
 	spin_unlock_irqrestore(&t->lock, flags);
 	mm_put(mm);
+	drop_thread_list(t);
 	user_console_flush(t);
 	orphan_children(t);
 	spin_lock_irqsave(&tasks_lock, flags);

@@ -6,6 +6,7 @@
 #include "user/uaccess.h"
 #include "object/quota.h"
 #include "object/thread.h"
+#include "object/holds.h"
 #include <errno.h>
 
 /*
@@ -41,11 +42,26 @@ static void free_user_thread(struct user_thread *ut)
 	kfree(ut);
 }
 
+/*
+ * The last put drops the thread's reference on its task: a user thread
+ * names its task for as long as it lives, whoever keeps it (its thread
+ * object, held by a capability or a reply capability, may outlive the
+ * task's end by far).  Its task ended before (every thread of it exited,
+ * or ut would not be unreferenced), so that put never sleeps: it may come
+ * from an RCU callback (thread_release()).
+ */
 void user_thread_put(struct user_thread *ut)
 {
+	struct user_task *t = ut->task;
+
 	/* [thread_put_dec] pairs [thread_put_dec]: as [mm_put_dec] (kernel/user/mm.c). */
-	if (atomic_dec_and_test(&ut->refs))
-		free_user_thread(ut);
+	if (!atomic_dec_and_test(&ut->refs))
+		return;
+	holds_check_free(HOLD_USER_THREAD, ut);
+	holds_unlink(ut, "task", t);
+	free_user_thread(ut);
+	if (!cap_injected(CAP_INJECT_NO_REF))	/* (the injection: the reaper dropped it) */
+		user_task_put(t);
 }
 
 void user_thread_reaped(struct user_thread *ut)
@@ -80,6 +96,7 @@ static int user_thread_start(void *data)
 		user_thread_exit(0);	/* killed before it ran */
 	local_irq_disable();
 	load_user_context(ut);
+	switch_mm_check_user_return();
 	/* (no exit_to_user_mode() here: nothing can be pending yet but a kill, seen above) */
 	arch_enter_user(ut->entry, ut->sp, ut->arg, ut->tls);
 }
@@ -142,7 +159,8 @@ int user_thread_create(struct user_task *t, uintptr_t entry, uintptr_t arg, uint
 	kt->user = ut;
 	kt->mm = t->mm;
 	init_completion(&ut->done);
-	user_task_get(t);		/* the thread's */
+	user_task_get(t);		/* ut->task's, until ut is freed */
+	holds_link(HOLD_USER_THREAD, ut, "task", HOLD_TASK, t);
 	spin_lock_irqsave(&t->lock, flags);
 	first = !t->id;
 	if (first)
@@ -189,6 +207,14 @@ void user_thread_exit(int status)
 	 * count drops, the task's last thread may free it, and no CPU may
 	 * have it loaded then (mm_put()).
 	 */
+	/*
+	 * [membarrier_exit_mb] pairs [membarrier_end_mb]:
+	 * what this thread did in user mode is visible before we say this CPU
+	 * runs no address space (loaded_mm): a membarrier() that reads that
+	 * and sends us no IPI must find it done ([schedule_mb] is this on
+	 * every other way off the address space; Linux's exit_mm() has one).
+	 */
+	smp_mb();
 	local_irq_save(flags);
 	current->mm = NULL;
 	switch_mm(NULL);
@@ -200,6 +226,7 @@ void user_thread_exit(int status)
 	if (last && !t->kill_reason && !t->exiting)
 		t->exit.status = status;	/* its last thread's, as it left */
 	spin_unlock_irqrestore(&t->lock, flags);
+	reaper_expect();	/* (before anyone sees us gone: user_settle()) */
 	complete_all(&ut->done);
 	if (last)
 		user_task_end(t);

@@ -56,7 +56,14 @@ void user_thread_reaped(struct user_thread *ut);
 
 /* The reaper (reaper.c): frees a dead thread's kernel half once it is off its CPU. */
 void reaper_init(void);
-void reaper_add(struct user_thread *ut);
+/*
+ * An exiting thread announces itself (reaper_expect()) before anyone can
+ * see it gone -- its waiters woken, its task ended -- and is added once
+ * it is done with its task: reaper_busy() covers the time between, so a
+ * settle after the task's end never misses its last kernel half.
+ */
+void reaper_expect(void);
+void reaper_add(struct user_thread *ut);	/* after reaper_expect() */
 /* user_task_put(t), by the reaper: for a caller that may not sleep (an RCU callback). */
 void reaper_put_task(struct user_task *t);
 void reaper_flush(void);	/* waits until what it was given is freed */

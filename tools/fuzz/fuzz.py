@@ -17,7 +17,9 @@ The pseudo-target syscalls is the system-call fuzzer (user/sysfuzz/): not
 a host build but the kernel itself, booted on each architecture with the
 fuzzer as a program in user mode (make test TESTS=user_syscall_fuzz*),
 for --calls calls (SYSFUZZ_CALLS, default a million) from --seed (random
-when 0; the run prints it).  run runs it after the host targets.
+when 0; the run prints it; several, comma-separated, run one after the
+other: CI runs a fixed set, SYSFUZZ_CI_SEEDS).  run runs it after the
+host targets.
 
 Each target compiles the kernel's own source file (TARGETS below) with a
 small host shim (tools/fuzz/shim/) and a harness, tools/fuzz/fuzz_NAME.c,
@@ -118,6 +120,8 @@ def build(names, quiet=False):
         cmd = [cc] + SANITIZE + CFLAGS + [
             "-I" + os.path.join(FUZZ, "shim"), "-I" + os.path.join(ROOT, "kernel"),
             "-I" + os.path.join(ROOT, "lib"), "-I" + os.path.join(ROOT, arch),
+            # (after the shim's asm/: the arch's own headers the shim does not replace)
+            "-I" + os.path.join(ROOT, arch, "include"),
             "-o", out] + files + ldflags
         if not quiet:
             print(f"  FUZZCC  {rel(out)}")
@@ -211,42 +215,56 @@ SYSFUZZ_LINE_RE = re.compile(r"^# .*?(sysfuzz: .*)$")
 SUMMARY_RE = re.compile(r"^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?")
 
 
+# The seeds CI runs (.ci/run, --seed ci), each a boot per architecture:
+# fixed, so that a failure replays (each thread's calls, peers included,
+# are the seed's; only their interleaving is the scheduler's).
+SYSFUZZ_CI_SEEDS = "0x1e15,0xc0ffee"
+
+
 def run_syscalls(args):
-    """The system-call fuzzer on each architecture; 0 when it found nothing."""
-    status = 0
+    """The system-call fuzzer on each architecture, each seed; 0 when it found nothing."""
+    seeds = SYSFUZZ_CI_SEEDS if args.seed == "ci" else args.seed
     for arch in args.arches.split():
-        calls, seed = args.calls, args.seed
-        cmd = ["make", "--no-print-directory", "test", f"ARCH={arch}", "SMP=4", "ISOLATED=0",
-               f"TIMEOUT={300 + calls // 500}", "TESTS=user_syscall_fuzz*",
-               f"CMDLINE=sysfuzz.calls={calls} sysfuzz.seed={seed} sysfuzz.threads=3"]
-        print(f"fuzz: syscalls ({arch}): {calls} calls, seed {seed or 'random'} ...", flush=True)
-        t0 = time.monotonic()
-        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                           errors="replace", cwd=ROOT)
-        lines = r.stdout.splitlines()
-        said = [m.group(1) for m in map(SYSFUZZ_LINE_RE.match, lines) if m]
-        summary = next((m for m in map(SUMMARY_RE.match, reversed(lines)) if m), None)
-        for s in said:
-            if not s.startswith("sysfuzz: per call"):
-                print(f"fuzz: syscalls ({arch}): {s}")
-        if summary and summary.group(3) and summary.group(1) == "0":
-            print(f"fuzz: syscalls ({arch}): skipped: no user programs on this architecture")
-            continue
-        if r.returncode == 0 and summary and summary.group(2) == "0":
-            print(f"fuzz: syscalls ({arch}): no finding ({time.monotonic() - t0:.0f} s: the "
-                  "kernel lived, every promise kept, nothing leaked)")
-            continue
-        log = os.path.join(BUILD, "logs", f"syscalls-{arch}.log")
-        os.makedirs(os.path.dirname(log), exist_ok=True)
-        with open(log, "w") as f:
-            f.write(r.stdout)
-        print(f"fuzz: syscalls ({arch}): FINDING: the run failed; console in {rel(log)}")
-        print("fuzz: replay it with the seed above: make test ARCH=" + arch +
-              " TESTS='user_syscall_fuzz*' CMDLINE='sysfuzz.seed=SEED sysfuzz.calls=N'")
-        for line in lines[-25:]:
-            print("    | " + line)
-        status = 1
-    return status
+        for seed in seeds.split(","):
+            if run_syscalls_once(args, arch, seed.strip()):
+                return 1
+    return 0
+
+
+def run_syscalls_once(args, arch, seed):
+    """One boot: the fuzzer on arch from seed; 0 when it found nothing."""
+    calls = args.calls
+    cmd = ["make", "--no-print-directory", "test", f"ARCH={arch}", "SMP=4", "ISOLATED=0",
+           f"TIMEOUT={300 + calls // 500}", "TESTS=user_syscall_fuzz*",
+           f"CMDLINE=sysfuzz.calls={calls} sysfuzz.seed={seed} sysfuzz.threads=3"]
+    print(f"fuzz: syscalls ({arch}): {calls} calls, seed {seed if seed != '0' else 'random'} ...",
+          flush=True)
+    t0 = time.monotonic()
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                       errors="replace", cwd=ROOT)
+    lines = r.stdout.splitlines()
+    said = [m.group(1) for m in map(SYSFUZZ_LINE_RE.match, lines) if m]
+    summary = next((m for m in map(SUMMARY_RE.match, reversed(lines)) if m), None)
+    for s in said:
+        if not s.startswith("sysfuzz: per call"):
+            print(f"fuzz: syscalls ({arch}): {s}")
+    if summary and summary.group(3) and summary.group(1) == "0":
+        print(f"fuzz: syscalls ({arch}): skipped: no user programs on this architecture")
+        return 0
+    if r.returncode == 0 and summary and summary.group(2) == "0":
+        print(f"fuzz: syscalls ({arch}): no finding ({time.monotonic() - t0:.0f} s: the "
+              "kernel lived, every promise kept, nothing leaked)")
+        return 0
+    log = os.path.join(BUILD, "logs", f"syscalls-{arch}.log")
+    os.makedirs(os.path.dirname(log), exist_ok=True)
+    with open(log, "w") as f:
+        f.write(r.stdout)
+    print(f"fuzz: syscalls ({arch}): FINDING: the run failed; console in {rel(log)}")
+    print("fuzz: replay it with the seed above: make test ARCH=" + arch +
+          " TESTS='user_syscall_fuzz*' CMDLINE='sysfuzz.seed=SEED sysfuzz.calls=N'")
+    for line in lines[-25:]:
+        print("    | " + line)
+    return 1
 
 
 def cmd_run(args):
@@ -362,7 +380,8 @@ def main():
                    default=int(os.environ.get("SYSFUZZ_CALLS", "1000000") or 1000000),
                    help="syscalls: system calls per architecture")
     r.add_argument("--seed", default=os.environ.get("SYSFUZZ_SEED", "0") or "0",
-                   help="syscalls: the seed (0: drawn by the fuzzer, printed)")
+                   help="syscalls: the seed (0: drawn by the fuzzer, printed); several, "
+                   "comma-separated, one boot each; 'ci': the fixed set CI runs")
     r.add_argument("--arches", default="x86_64 aarch64", help="syscalls: the architectures")
     r.add_argument("--host-only", action="store_true",
                    help="without targets: the host targets, not syscalls (CI runs it per architecture)")

@@ -44,6 +44,8 @@ IDENTITY = ["-c", "user.name=Quiescent handout", "-c", "user.email=handout@local
             "-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false"]
 MIN_FINGERPRINT = 20		# shorter lines say too little to be the reference's
 CODE_DIRS = ("kernel", "arch", "lib", "boot", "tests", "user")
+# Where barriers are tagged (tools/barriers.py scans these): the code, the user runtime too.
+TAGGED_DIRS = CODE_DIRS
 CODE_EXT = (".c", ".h", ".S")
 TABLE_BEGIN = "<!-- barrier table:"
 TABLE_END = "<!-- end of barrier table -->"
@@ -105,8 +107,8 @@ def reference_bodies(lab):
     return out
 
 
-def code_files(root):
-    for top in CODE_DIRS:
+def code_files(root, dirs=CODE_DIRS):
+    for top in dirs:
         for d, _, files in os.walk(os.path.join(root, top)):
             for f in files:
                 if f.endswith(CODE_EXT):
@@ -306,7 +308,7 @@ def reword_phrases(out, name):
 def tagged_ids(out):
     """Every barrier id tagged in the handout's code."""
     ids = set()
-    for p in code_files(out):
+    for p in code_files(out, TAGGED_DIRS):
         with open(p) as f:
             ids.update(re.findall(r"\[([a-z][a-z0-9_]*)\]\s+pairs\b", f.read()))
     return ids
@@ -348,7 +350,12 @@ def prune_models(out, name, lab_functions):
         rel = f"tools/model/armv8/{f}"
         carries[rel] = set(re.findall(r"\[([a-z][a-z0-9_]*)\]", read(out, rel)))
     gone = set(redact.PML.get(name, []))
-    dropped = {i for i, (fn, _) in rows.items() if fn in lab_functions}
+    # The lab's functions' rows: a function of that name in another file
+    # (programs' rcu_assign_pointer() beside the kernel's) is not the lab's.
+    names = {fname for _, fname in lab_functions}
+    lab_files = [read(out, path) for path in {path for path, _ in lab_functions}]
+    dropped = {i for i, (fn, _) in rows.items()
+               if fn in names and any(f"[{i}]" in text for text in lab_files)}
     while True:
         dropped |= {i for i, (_, model) in rows.items() if model in gone}
         more = {m for m, ids in carries.items() if m not in gone and ids & dropped}
@@ -398,6 +405,25 @@ def prune_model_doc(out, name, gone):
             para = None
         kept.append(line)
     write(out, MODEL_DOC, "\n".join(kept))
+    unname_models(out, gone)
+
+
+def unname_models(out, gone):
+    """The other docs name models by path too (docs/rcu.md's barrier
+    table, docs/urcu.md, ...): a left-out one is named by its file name
+    alone there, said to be left out, so that no path points nowhere."""
+    docs = ["README.md"] + [os.path.join("docs", f)
+                            for f in sorted(os.listdir(os.path.join(out, "docs")))
+                            if f.endswith(".md")]
+    for doc in docs:
+        if not os.path.exists(os.path.join(out, doc)):
+            continue
+        text = orig = read(out, doc)
+        for model in sorted(gone):
+            text = text.replace(f"`{model}`", f"`{os.path.basename(model)}` (left out here)")
+            text = text.replace(model, f"{os.path.basename(model)} (left out here)")
+        if text != orig:
+            write(out, doc, text)
 
 
 def barriers_missing(out):
@@ -489,7 +515,7 @@ def build_tree(lab, name, out):
     redact_lab_handouts(out, name, sorted(os.path.basename(p)[:-3] for p in head_files()
                                           if p.startswith(labs.DEFS + "/") and p.endswith(".py")))
     reword_phrases(out, name)
-    functions = {f for _, f, _ in lab["FUNCTIONS"]}
+    functions = {(p, f) for p, f, _ in lab["FUNCTIONS"]}
     rows = prune_barrier_table(out)
     models = prune_models(out, name, functions)
     prune_model_doc(out, name, models)

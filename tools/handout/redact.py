@@ -143,7 +143,7 @@ PASSAGES = {
     "publish": [
         ("docs/rcu.md", "## Publish and subscribe", "## `synchronize_rcu()`: the article's two lines"),
         ("docs/walkthrough.md", "### `gp` and `struct foo`", "- `make run DEMO=publish`"),
-        ("docs/walkthrough.md", "`kernel/rcu/rculist.h` is Linux's API, written for this kernel.",
+        ("docs/walkthrough.md", "`lib/rculist.h` is Linux's API, written for this kernel and its programs.",
          "- `make run DEMO=list_publish`"),
         ("docs/walkthrough.md", "Note how `list_del_rcu()` leaves", "Quick Quizzes 2 and 3"),
     ],

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Every barrier is checked by a model or explained, and the links hold.
 
-Two tables hold every barrier tag of kernel/, arch/ and lib/ (the tags
-are tools/barriers.py's: /* [id] pairs [partner]: why */):
+Two tables hold every barrier tag of kernel/, arch/, lib/, user/lib/ and
+user/include/ (the tags are tools/barriers.py's: /* [id] pairs [partner]:
+why */):
 
   tools/model/barriers.tsv   the barriers the ARMv8 models check: the id,
                              the C function that holds it, its partner(s),

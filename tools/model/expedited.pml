@@ -13,7 +13,9 @@
  *         Interrupts: the IPI, a device interrupt whose handler reads.
  *   CPU2  idle; a device interrupt whose handler reads; the IPI.  It goes
  *         down once, and perhaps comes back (remove_cpu(2), add_cpu(2),
- *         holding cpu_hotplug_lock for writing).
+ *         holding cpu_hotplug_lock for writing); coming back, its idle
+ *         task may read with interrupts on before its idle loop, as the
+ *         boot CPU's does in kmain()'s set-up (cpu_starting_hook).
  *
  * Modelled as written: the caller's cpus_read_lock() (the writer waits for
  * the readers and the other way round), exp_mask and exp_remaining,
@@ -21,8 +23,8 @@
  * caller's own report, on_each_cpu_mask() (its targets are the CPUs of the
  * mask still online; it waits until each took the call, and takes back
  * the call of a CPU that went offline, abandon_offline_targets()),
- * rcu_exp_handler() (reports if it interrupted the idle task, else sets
- * exp_noted), rcu_exp_note_qs() from rcu_note_context_switch() and from
+ * rcu_exp_handler() (reports if the interrupt came from the idle loop's
+ * extended quiescent state, rcu_irq_from_idle(); else sets exp_noted), rcu_exp_note_qs() from rcu_note_context_switch() and from
  * rcu_idle_enter(), rcu_exp_report()'s test-and-clear and count, the idle
  * loop (rcu_idle_enter(), halt, rcu_idle_exit()), rcu_irq_enter()/exit()
  * leaving and re-entering idle around a handler, __schedule()'s window
@@ -49,6 +51,7 @@
  * @variant inject_no_wait -DINJECT_NO_WAIT: reject safety "rcu.inject=no_wait: synchronize_rcu_expedited() returns at once"
  * @variant ipi_reports_busy -DIPI_REPORTS_BUSY: reject safety "rcu.inject=exp_ipi_reports_busy: the IPI handler reports a CPU that runs a task, which may be inside rcu_read_lock()"
  * @variant idle_forgets_note -DIDLE_FORGETS_NOTE: reject safety "rcu_idle_enter() does not call rcu_exp_note_qs(): an IPI taken just before the switch to the idle task leaves a note nobody reads, and the grace period waits for ever"
+ * @variant idle_task_reports -DIDLE_TASK_REPORTS: reject safety "rcu_exp_handler() reports whenever the idle task is current (the code before issue 44): the idle task of a CPU that has not reached its idle loop reads, and is reported"
  * @variant no_hotplug_lock -DNO_HOTPLUG_LOCK: reject safety "no cpus_read_lock(): a CPU of the mask goes offline before the IPI, on_each_cpu_mask() leaves it out, and it never reports"
  */
 
@@ -63,6 +66,7 @@ mtype = { caller, reader_1, swapper_1, swapper_2, irq_0, irq_1, irq_2, hotplug }
 /* readers: a bit each in holding and pre */
 #define RD_TASK		1
 #define RD_IRQ(c)	(2 << (c))	/* 2, 4, 8 */
+#define RD_ARRIVAL	16		/* CPU2's idle task, before its idle loop */
 
 byte cur[NCPU];			/* rq->curr */
 bit idle[NCPU];			/* rcu_data[cpu].idle */
@@ -131,6 +135,23 @@ inline rcu_idle_enter(ic)
 	rcu_exp_note_qs(ic)
 #endif
 }
+
+/* rcu_exp_handler() on CPU hc: from the idle state (or under a variant's rule) it reports. */
+#ifdef IPI_REPORTS_BUSY
+#define EXP_QUIET(hc)	1
+#elif defined(IDLE_TASK_REPORTS)
+#define EXP_QUIET(hc)	(cur[hc] == IDLE(hc))
+#else
+#define EXP_QUIET(hc)	(in_irq[hc] && irq_from_idle[hc])	/* rcu_irq_from_idle() */
+#endif
+#define RCU_EXP_HANDLER(hc)								\
+	if										\
+	:: EXP_QUIET(hc) ->								\
+		printf("@@ CPU%d %e rcu_exp_handler(): reports its CPU\n", hc, who);	\
+		rcu_exp_report(hc, hc)							\
+	:: else -> exp_noted = exp_noted | (1 << hc);					\
+		printf("@@ CPU%d %e rcu_exp_handler(): not from idle: exp_noted\n", hc, who)	\
+	fi
 
 #define READ_SECTION(guard, rd, c)							\
 	atomic { guard -> got = published;						\
@@ -240,8 +261,8 @@ going_down:
 	/* sched_cpu_dying(): nothing queued here; cpu_die(), interrupts off */
 	if
 	:: atomic { call_req[c] -> call_req[c] = 0;
-		printf("@@ CPU%d %e cpu_die(): smp_handle_call_ipi(): rcu_exp_handler() on the idle task\n", c, who);
-		rcu_exp_report(c, c) }
+		printf("@@ CPU%d %e cpu_die(): smp_handle_call_ipi()\n", c, who);
+		RCU_EXP_HANDLER(c) }
 	:: atomic { !call_req[c] -> skip }
 	fi;
 	atomic { idle[c] = 1; online[c] = 0;
@@ -253,6 +274,13 @@ end_stopped:
 		printf("@@ CPU%d %e ap_main(): init_idle()\n", c, who) };
 	atomic { idle[c] = 0; online[c] = 1;
 		printf("@@ CPU%d %e rcu_cpu_starting(): idle = 0, set the online bit\n", c, who) };
+	/* cpu_starting_hook: a reader, interrupts on, before the idle loop */
+	if
+	:: atomic { irq_on[c] = 1; printf("@@ CPU%d %e cpu_starting_hook(): interrupts on\n", c, who) };
+		READ_SECTION(RUNS(IDLE(c), c), RD_ARRIVAL, c);
+		atomic { RUNS(IDLE(c), c) -> irq_on[c] = 0 }
+	:: skip
+	fi;
 	goto end_idle
 }
 
@@ -286,20 +314,7 @@ end_irq:
 		if
 		:: reader -> READ_SECTION(in_irq[c], RD_IRQ(c), c)
 		:: else ->
-			atomic {
-#ifdef IPI_REPORTS_BUSY
-				printf("@@ CPU%d %e rcu_exp_handler(): (bug) reports whatever runs\n", c, who);
-				rcu_exp_report(c, c)
-#else
-				if
-				:: cur[c] == IDLE(c) ->
-					printf("@@ CPU%d %e rcu_exp_handler(): interrupted the idle task\n", c, who);
-					rcu_exp_report(c, c)
-				:: else -> exp_noted = exp_noted | (1 << c);
-					printf("@@ CPU%d %e rcu_exp_handler(): a task runs: exp_noted\n", c, who)
-				fi
-#endif
-			}
+			atomic { RCU_EXP_HANDLER(c) }
 		fi;
 		atomic {
 			if

@@ -160,18 +160,24 @@ class Models(unittest.TestCase):
         with tempfile.TemporaryDirectory() as out:
             arm = os.path.join(out, "tools", "model", "armv8")
             os.makedirs(arm)
+            os.makedirs(os.path.join(out, "lib"))
             models = {"a.wmm": "mb [lab_mb]\nmb [given_mb]\n", "b.wmm": "mb [given_mb]\n",
-                      "c.wmm": "mb [other_mb]\n"}
+                      "c.wmm": "mb [other_mb]\nmb [twin_mb]\n"}
             for f, text in models.items():
                 with open(os.path.join(arm, f), "w") as fh:
                     fh.write(text)
+            # The lab's function's barrier is tagged in the lab's file; twin_mb's
+            # function has the lab function's name, in another file: not the lab's.
+            with open(os.path.join(out, "lib", "lab.h"), "w") as fh:
+                fh.write("/* [lab_mb] pairs [given_mb]: ... */\n")
             rows = ["# comment", "id\tfunction\tpartner\tmodel\tvariant",
                     "lab_mb\tlab_fn\tgiven_mb\ttools/model/armv8/a.wmm\tno_lab_mb",
                     "given_mb\tgiven_fn\tlab_mb\ttools/model/armv8/a.wmm\tno_given_mb",
-                    "other_mb\tother_fn\tother_mb\ttools/model/armv8/c.wmm\tno_other_mb"]
+                    "other_mb\tother_fn\tother_mb\ttools/model/armv8/c.wmm\tno_other_mb",
+                    "twin_mb\tlab_fn\ttwin_mb\ttools/model/armv8/c.wmm\tno_twin_mb"]
             with open(os.path.join(out, "tools", "model", "barriers.tsv"), "w") as fh:
                 fh.write("\n".join(rows))
-            gone = handout.prune_models(out, "no_such_lab", {"lab_fn"})
+            gone = handout.prune_models(out, "no_such_lab", {("lib/lab.h", "lab_fn")})
             self.assertEqual(gone, ["tools/model/armv8/a.wmm", "tools/model/armv8/b.wmm"])
             self.assertEqual(sorted(os.listdir(arm)), ["c.wmm"])
             with open(os.path.join(out, "tools", "model", "barriers.tsv")) as fh:

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include "syscall.h"
 #include "user_layout.h"
+#include "tls.h"		/* user/arch/ARCH: arch_thread_pointer() */
 
 /* The raw call: any number, any arguments (the fuzzer uses it). */
 long q_syscall(long nr, long a0, long a1, long a2, long a3, long a4, long a5);
@@ -48,6 +49,37 @@ int q_thread_join(int tid, struct sys_exit_status *st);
 void q_thread_exit(int status) __attribute__((noreturn));
 /* The calling thread's thread pointer (its runtime block: SYS_set_tls). */
 void *q_thread_pointer(void);
+
+/*
+ * What every thread's runtime block starts with, for inline code that
+ * must find its thread's state without a call (user/lib/runtime.h has the
+ * rest of the block): the user-space RCU library's readers (urcu.h,
+ * urcu-qsbr.h), one per flavor, NULL until the thread registers.
+ */
+struct urcu_reader;
+#define Q_URCU_FLAVORS	2
+struct q_thread_head {
+	struct q_thread_head *self;	/* first: x86-64 finds the block in one %fs load */
+	struct urcu_reader *urcu[Q_URCU_FLAVORS];
+};
+
+static inline struct q_thread_head *q_thread_head(void)
+{
+	return (struct q_thread_head *)arch_thread_pointer();
+}
+
+/*
+ * A fatal error, in the kernel's words: prints "panic: ..." and ends the
+ * task as abort() does.  For the lib/ headers programs share with the
+ * kernel (lib/rculist.h), whose failures panic() there too.
+ */
+void panic(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+
+/* SYS_membarrier (lib/syscall.h): its result, or a negative error. */
+static inline long q_membarrier(int cmd, unsigned int flags)
+{
+	return q_syscall(SYS_membarrier, cmd, flags, 0, 0, 0, 0);
+}
 
 /*
  * Another program: a boot module, its name first, then its arguments,

@@ -1,11 +1,35 @@
 /* IPC for programs (qcap.h): endpoints, the server loop, notifications. */
 #include "qcap.h"
+#include "runtime.h"
+
+/*
+ * A thread that reads with QSBR (urcu-qsbr.h) is offline while it blocks
+ * here, or a server waiting for requests would hold up every grace period
+ * of its task: the hooks (runtime.h) are QSBR's once a thread registered.
+ */
+bool (*urcu_block_begin_hook)(const char *call);
+void (*urcu_block_end_hook)(void);
+
+static bool block_begin(const char *call)
+{
+	return urcu_block_begin_hook && urcu_block_begin_hook(call);
+}
+
+static long ipc_blocking(const char *call, long nr, long slot, struct q_msg *m)
+{
+	bool offline = block_begin(call);
+	long r = q_ipc(nr, slot, m);
+
+	if (offline)
+		urcu_block_end_hook();
+	return r;
+}
 
 long q_send(int ep, const struct q_msg *m)
 {
 	struct q_msg tmp = *m;	/* (a send receives nothing: the registers come back as they went) */
 
-	return q_ipc(SYS_ipc_send, ep, &tmp);
+	return ipc_blocking("q_send()", SYS_ipc_send, ep, &tmp);
 }
 
 long q_send_nonblock(int ep, const struct q_msg *m)
@@ -18,13 +42,13 @@ long q_send_nonblock(int ep, const struct q_msg *m)
 
 long q_call(int ep, struct q_msg *m)
 {
-	return q_ipc(SYS_ipc_call, ep, m);
+	return ipc_blocking("q_call()", SYS_ipc_call, ep, m);
 }
 
 long q_recv(int ep, struct q_msg *m)
 {
 	m->info = 0;		/* argument 1 of a receive: its flags */
-	return q_ipc(SYS_ipc_recv, ep, m);
+	return ipc_blocking("q_recv()", SYS_ipc_recv, ep, m);
 }
 
 long q_recv_nonblock(int ep, struct q_msg *m)
@@ -42,7 +66,7 @@ long q_reply(const struct q_msg *m)
 
 long q_reply_recv(int ep, struct q_msg *m)
 {
-	return q_ipc(SYS_ipc_reply_recv, ep, m);
+	return ipc_blocking("q_reply_recv()", SYS_ipc_reply_recv, ep, m);
 }
 
 int q_recv_slot(int slot)
@@ -73,7 +97,12 @@ int q_signal(int ntf, unsigned long bits)
 
 long q_wait(int ntf)
 {
-	return q_syscall(SYS_ntf_wait, ntf, 0, 0, 0, 0, 0);
+	bool offline = block_begin("q_wait()");
+	long r = q_syscall(SYS_ntf_wait, ntf, 0, 0, 0, 0, 0);
+
+	if (offline)
+		urcu_block_end_hook();
+	return r;
 }
 
 long q_poll(int ntf)

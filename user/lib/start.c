@@ -16,7 +16,7 @@ void __user_start(int argc, char **argv) __attribute__((noreturn));
 
 void __user_start(int argc, char **argv)
 {
-	first_thread.self = &first_thread;
+	first_thread.head.self = &first_thread.head;
 	first_thread.reent = _GLOBAL_REENT;
 	first_thread.tid = q_thread_id();
 	q_syscall(SYS_set_tls, (long)&first_thread, 0, 0, 0, 0, 0);

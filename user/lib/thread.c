@@ -49,9 +49,20 @@ static struct user_tls *list_take(int tid)
 	return t;
 }
 
+void (*urcu_thread_exit_hook)(void);
+
 void q_thread_exit(int status)
 {
-	fflush(stdout);		/* this thread's own stdout buffer */
+	if (urcu_thread_exit_hook)
+		urcu_thread_exit_hook();	/* (not registered with user-space RCU: runtime.h) */
+	/*
+	 * This thread's own stdout buffer -- if it ever used stdio: a first
+	 * fflush() would set stdio up for it under newlib's global locks,
+	 * and a thread killed there (a kill lands anywhere) would leave them
+	 * held for every other thread of the task (lock.c).
+	 */
+	if (current_tls()->reent->__sdidinit)
+		fflush(stdout);
 	q_syscall(SYS_thread_exit, status, 0, 0, 0, 0, 0);
 	for (;;)
 		;
@@ -71,7 +82,7 @@ int q_thread_create(int (*fn)(void *), void *arg, int cpu)
 
 	if (!t)
 		return -SYS_ENOMEM;
-	t->self = t;
+	t->head.self = &t->head;
 	t->reent = &t->own_reent;
 	_REENT_INIT_PTR(t->reent);
 	t->fn = fn;

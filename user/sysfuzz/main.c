@@ -36,9 +36,16 @@
  * and keys of any length; every fuzzing thread may copy, move, delete or
  * revoke those capabilities like any other, and send them to the others.
  *
+ * Peers (peers.c): now and then a fuzzing thread starts, instead of a
+ * call, a thread or a task of its own that calls, receives, replies and
+ * sends on the shared slots with capabilities in the messages, and kills
+ * it at a random moment -- or the peer task exits in the middle of its
+ * threads' IPC.  A killed peer must be gone soon, wherever it waited.
+ *
  * Its files: draw.c, the pools of values; shape.c, each call's
  * arguments and the calls never made; promises.c, the answers checked;
- * run.c, the fuzzing threads; supervise.c, stuck threads and the end.
+ * run.c, the fuzzing threads; peers.c, the peers; supervise.c, stuck
+ * threads and the end.
  *
  * The seed (printed first) replays the run: each thread's sequence of
  * calls is a function of it (their interleaving is the scheduler's).  It
@@ -64,16 +71,19 @@ struct fuzzer fuzzers[MAX_WORKERS + 1];
 
 /*
  * The kernel started us with its boot capabilities: our own program
- * moves to PROGRAM, among the slots fuzzed and given to the fuzzing
- * tasks; every other program and our quota's capability go, so nothing
- * the fuzzer draws can start another program.
+ * moves to PEER_PROGRAM (what peer tasks start from, out of the fuzzed
+ * slots' way), and a copy to PROGRAM, among the slots fuzzed and given to
+ * the fuzzing tasks; every other program and our quota's capability go,
+ * so nothing the fuzzer draws can start another program.
  */
 static void keep_only_our_program(void)
 {
 	int self = q_program(SELF);
 
-	if (self >= 0 && q_cap_move(self, PROGRAM) != PROGRAM)
-		printf("sysfuzz: could not keep our program in slot %d\n", PROGRAM);
+	if (self < 0 || q_cap_move(self, PEER_PROGRAM) != PEER_PROGRAM ||
+	    q_cap_copy(PEER_PROGRAM, PROGRAM) != PROGRAM)
+		printf("sysfuzz: could not keep our program in slots %d and %d\n", PEER_PROGRAM,
+		       PROGRAM);
 	q_drop_boot_caps();
 }
 
@@ -163,6 +173,8 @@ static void report(void)
 	printf("\nsysfuzz: %lu calls (%lu succeeded, %lu refused for the quota), %lu broken "
 	       "promises, %lu threads stuck in a wait killed; seed %#llx\n", calls, ok, refused,
 	       broken, restarts, (unsigned long long)seed);
+	printf("sysfuzz: %lu peer threads and %lu peer tasks killed or ended in the middle of "
+	       "their IPC\n", peer_threads, peer_tasks);
 	printf("sysfuzz: per call:");
 	for (int nr = 0; nr <= NR_SYSCALLS; nr++) {
 		unsigned long n = 0;
@@ -190,6 +202,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "exit"))
 		return 0;	/* the child SYS_cap_spawn starts */
+	if (argc > 2 && !strcmp(argv[1], "peer"))
+		return peer_task_main(argv[2]);		/* a peer task (peers.c) */
 	parse_args(argc, argv);
 	printf("sysfuzz: seed %#llx, %lu calls, %d threads beside the first, %d more task%s "
 	       "(replay: user/sysfuzz seed=%#llx calls=%lu threads=%d tasks=%d)\n",

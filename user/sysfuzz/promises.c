@@ -62,6 +62,24 @@ static bool kept_cap_call(long nr, const long *a, long r)
 	return true;
 }
 
+/* SYS_membarrier: Linux's commands, flags 0, -EPERM only before the task registered. */
+static bool kept_membarrier(const long *a, long r)
+{
+	int cmd = (int)a[0];
+
+	if ((unsigned int)a[1])
+		return r == -SYS_EINVAL;
+	switch (cmd) {
+	case SYS_MEMBARRIER_CMD_QUERY:
+		return r == SYS_MEMBARRIER_CMDS;
+	case SYS_MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED:
+		return r == 0;
+	case SYS_MEMBARRIER_CMD_PRIVATE_EXPEDITED:
+		return r == 0 || r == -SYS_EPERM;
+	}
+	return r == -SYS_EINVAL;
+}
+
 /* What the ABI promises, where it promises something; false if the kernel broke it. */
 bool kept(long nr, const long *a, long r)
 {
@@ -79,5 +97,7 @@ bool kept(long nr, const long *a, long r)
 		return r == -SYS_EINVAL;
 	if (nr == SYS_map && (a[2] & SYS_PROT_WRITE) && (a[2] & SYS_PROT_EXEC))
 		return r == -SYS_EINVAL;
+	if (nr == SYS_membarrier)
+		return kept_membarrier(a, r);
 	return kept_cap_call(nr, a, r);
 }

@@ -14,7 +14,8 @@
 static bool dear(long nr)
 {
 	return nr == SYS_map || nr == SYS_unmap || nr == SYS_thread_create ||
-	       nr == SYS_cap_spawn || nr == SYS_set_cpu || nr == SYS_yield || nr == SYS_sleep;
+	       nr == SYS_cap_spawn || nr == SYS_set_cpu || nr == SYS_yield || nr == SYS_sleep ||
+	       nr == SYS_membarrier;
 }
 
 static long draw_number(struct fuzzer *f)
@@ -32,15 +33,23 @@ static void one_call(struct fuzzer *f)
 	void *own_tls = q_thread_pointer();
 	long nr, a[6], r;
 
+	if (f->id < MAX_WORKERS && below(f, PEER_ONE_IN) == 0) {
+		peer(f);		/* (a fuzzing thread's: a worker must end soon) */
+		f->calls++;
+		return;
+	}
 	nr = draw_number(f);
 	shape(f, nr, a);
 	if (deadly(f, nr, a))
 		return;
 	uint64_t t0 = q_clock_ns();
 
-	if (nr == SYS_thread_create && a[0] == (long)worker)
+	if (nr == SYS_thread_create && a[0] == (long)worker) {
+		/* (malloc's lock held a while: a kill now would leave it held for good) */
+		f->busy = 1;
 		r = q_thread_create(worker, (void *)a[1], (int)a[3]);	/* its own newlib state */
-	else
+		f->busy = 0;
+	} else
 		r = q_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	if (nr == SYS_set_tls && !SYS_IS_ERROR(r))
 		q_syscall(SYS_set_tls, (long)own_tls, 0, 0, 0, 0, 0);	/* newlib needs ours */
@@ -57,8 +66,10 @@ static void one_call(struct fuzzer *f)
 		f->ok++;
 	if (!kept(nr, a, r)) {
 		f->promises_broken++;
+		f->busy = 1;	/* (stdio's lock) */
 		printf("sysfuzz: BROKEN PROMISE: call %ld (%#lx, %#lx, %#lx, %#lx) returned %ld\n",
 		       nr, a[0], a[1], a[2], a[3], r);
+		f->busy = 0;
 	}
 }
 

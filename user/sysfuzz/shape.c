@@ -11,6 +11,10 @@ static struct sys_cap_info cap_info[MAX_WORKERS + 1];
 static char info_page[64];
 static char child_args[] = CHILD_ARGS;
 static struct sys_spawn spawn_reqs[MAX_WORKERS + 1];
+static const long membarrier_cmds[] = {
+	SYS_MEMBARRIER_CMD_QUERY, SYS_MEMBARRIER_CMD_PRIVATE_EXPEDITED,
+	SYS_MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED,
+};
 
 /* The drivers' calls: mostly at the granted slots, with our own text and any length. */
 static void shape_driver_call(struct fuzzer *f, long nr, long *a)
@@ -161,6 +165,11 @@ void shape(struct fuzzer *f, long nr, long *a)
 		break;
 	case SYS_set_tls:
 		a[0] = below(f, 2) ? bad_pointer(f) : number(f);
+		break;
+	case SYS_membarrier:
+		/* Mostly its three commands (and 0 flags), else anything. */
+		a[0] = below(f, 4) ? membarrier_cmds[below(f, 3)] : number(f);
+		a[1] = below(f, 4) ? 0 : number(f);
 		break;
 	default:
 		if (nr >= SYS_cap_create && nr < NR_SYSCALLS)

@@ -12,13 +12,13 @@ unsigned long restarts;			/* fuzzing threads stuck in a wait, killed, replaced *
  * A capability to our thread tid, to kill it through.  The fuzzing may
  * have filled every slot or spent our quota: then the fuzzed slots go,
  * one at a time, until there is room (joining a stuck thread without
- * killing it would wait for ever).
+ * killing it would wait for ever).  -SYS_ESRCH: it has exited.
  */
-static int thread_cap_to_kill(int tid)
+int thread_cap_to_kill(int tid)
 {
 	int t = q_thread_cap(SYS_CAP_ANY_SLOT, tid);
 
-	for (int s = CAP_SLOTS - 1; t < 0 && s > PROGRAM; s--) {
+	for (int s = CAP_SLOTS - 1; t < 0 && t != -SYS_ESRCH && s > PROGRAM; s--) {
 		q_cap_delete(s);
 		t = q_thread_cap(SYS_CAP_ANY_SLOT, tid);
 	}
@@ -117,10 +117,10 @@ void supervise(int *tids)
 		for (int i = 0; i <= nr_workers; i++) {
 			unsigned long calls = __atomic_load_n(&fuzzers[i].calls, __ATOMIC_RELAXED);
 
-			if (calls >= share)
-				continue;
+			if (calls >= share || tids[i] < 0)
+				continue;	/* (< 0: no thread took its place, said in restart()) */
 			all = false;
-			if (calls != last[i]) {
+			if (calls != last[i] || fuzzers[i].busy) {
 				last[i] = calls;
 				still[i] = 0;
 			} else if (++still[i] == STALL_POLLS) {

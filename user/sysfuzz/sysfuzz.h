@@ -22,6 +22,10 @@
 #define SHARED_SLOTS	8			/* what a fuzzing child task gets a copy of */
 #define MAX_TASKS	3
 #define DRIVER_SLOTS	8			/* 8: interrupt, 9: device, 10: console (tests/user_sysfuzz.c) */
+#define PEER_TASK_SLOTS	40			/* + a fuzzing thread's number: its peer task's capability */
+#define PEER_PROGRAM	100			/* our program, out of the fuzzed slots' way (PROGRAM: a copy) */
+#define PEER_PROBE_SLOTS 50			/* + a fuzzing thread's number: is its peer thread gone? */
+#define PEER_ONE_IN	256			/* one draw in this many starts a peer instead of a call */
 
 struct fuzzer {
 	uint64_t rng;
@@ -30,6 +34,7 @@ struct fuzzer {
 	unsigned long per_call[NR_SYSCALLS + 1];	/* the last: unknown numbers */
 	uint64_t ns[NR_SYSCALLS + 1];			/* time spent in each */
 	int id;
+	volatile int busy;	/* with a peer, or in the runtime (a lock of newlib's held): not stuck (supervise.c) */
 };
 
 /* main.c: the run's settings, and what the fuzzed calls may point at or watch */
@@ -67,8 +72,14 @@ int fuzz_thread(void *arg);
 int worker(void *arg);
 int server(void *arg);
 
+/* peers.c: threads and tasks in the middle of IPC, killed or ending */
+extern unsigned long peer_threads, peer_tasks;
+void peer(struct fuzzer *f);
+int peer_task_main(const char *seed_word);
+
 /* supervise.c: stuck threads replaced, and the end */
 extern unsigned long restarts;
+int thread_cap_to_kill(int tid);
 void supervise(int *tids);
 void stop_everything(const int *tids, int n, int server_tid);
 

@@ -25,7 +25,13 @@
 #define NAMESERVER	"user/nameserver"
 #define BANK_NS_TASK	200	/* our slots for the task capabilities */
 #define BANK_TASK	201
-#define BANK_QUOTA_KB	128	/* the bank's share of ours */
+/*
+ * The bank's share of ours: everything it is made of is charged to it
+ * (docs/microkernel.md, "Quotas"): its program, its first stack (128 KiB
+ * alone), kernel stacks, page tables and capability table, then the
+ * accounts its clients open.
+ */
+#define BANK_QUOTA_KB	512
 #define BANK_FIND_MS	20000	/* how long the bank may take to register (a loaded host) */
 
 /* The lessons: what a failed check prints under what went wrong. */

@@ -13,13 +13,32 @@
  *                        rest of the share of our quota they were given
  *                        until the kernel refuses (-ENOMEM), while their
  *                        own client calls the servers from another task
- *                        (a reply's capability then finds no room)
- *   captorture child N   a child: N server capabilities in slots 0..N-1
+ *                        (a reply's capability then finds no room) --
+ *                        and hand the holder (below) a capability to
+ *                        their thread; every other child is killed in the
+ *                        middle of its calls, every other one collected
+ *                        (its task freed while the holder still names
+ *                        its thread);
+ *                        and what lifetimes need (docs/microkernel.md,
+ *                        "Who holds whom"): a victimizer starting victims
+ *                        whose calls, carrying a capability, the holder
+ *                        keeps until the victim is gone -- the victimizer
+ *                        kills each at a random moment, the kernel side
+ *                        kills some while the holder holds them claimed
+ *                        -- and replies then, moving a capability, which
+ *                        must be refused and stay; a binder binding and
+ *                        mapping the interrupt and device capabilities
+ *                        the kernel side keeps granting (and deleting)
+ *   captorture child N   a child: N server capabilities in slots 0..N-1,
+ *                        the holder's endpoint in slot N
  *
  * A call either gets the right answer from the server its capability
  * names (the badge says which) or one of the errors a vanished or
  * wrong capability gives (-EBADF, -ENOTSUP, -EACCES); anything else is a
- * failure.  Exit status: 0, or the number of failures (at most 100).
+ * failure.  So is a killed victim still waiting LOST_WAIT_S seconds after
+ * the end (its kill's wake-up lost: the holder waits for it to go, and it
+ * for the holder's reply).  Exit status: 0, or the number of failures (at
+ * most 100).
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -39,7 +58,15 @@
 #define LABEL_STOP	2
 #define LABEL_ECHO_CAP	3		/* the reply carries a copy of the server's endpoint */
 #define BADGE_SHIFT	24		/* badge = (server + 1) << 24 | sequence */
-#define CHILD_MAX	8		/* the most capabilities a spawn passes */
+#define CHILD_MAX	7		/* the most server capabilities a spawn passes (+ the holder's) */
+#define HOLD_EP		70		/* the holder's endpoint */
+#define HOLD_SEND	71		/* a copy that can only call it (for the children) */
+#define DRV_NTF		72		/* what the binder binds the line to */
+#define VICTIM_T	330		/* the victim of the moment's capability to itself (away from ANY's reach) */
+#define HELD_THREADS	40		/* the holder keeps children's thread capabilities here */
+#define NR_HELD		8
+#define TICK_NS		1000000UL	/* a sleep this short lasts a tick */
+#define LOST_WAIT_S	10		/* the most a killed victim may take to go, once the run ends */
 #define CHILD_QUOTA	161		/* the share of the child of the moment */
 /*
  * A child's share: it starts in about 380 KiB (its program, its 128 KiB
@@ -48,12 +75,14 @@
  */
 #define CHILD_SHARE_KB	448
 #define CHILD_SPEND_MOST 64		/* memory objects: more, and the share did not hold */
+#define ORPHANS		4		/* children left uncollected at once, for our end to orphan */
 
 static int nr_cpus, nr_servers;
-static bool is_server[3 * 64 + 1];
-static volatile int stop;
+static bool is_server[3 * 64 + 5];
+static volatile int stop, victimizer_done;
 static unsigned long calls_ok, calls_missed, failures, mutations, revokes, children;
 static unsigned long shares_spent, shares_refused;
+static unsigned long victims, held_calls, binds, grants, kills_of_children;
 
 #define FAIL(...)							\
 	do {								\
@@ -143,6 +172,174 @@ static void call_once(int slot, unsigned long *rnd)
 	}
 }
 
+/* The holder's and the victims' CPUs: a lingering one, and another (tests/captorture.h). */
+static int holder_cpu(void)
+{
+	return 0;
+}
+
+static int victim_cpu(void)
+{
+	return nr_cpus > 1 ? 1 : 0;
+}
+
+/*
+ * A victim: calls the holder with a capability to its own thread, and is
+ * killed -- by the victimizer at a random moment, or by the kernel side
+ * while the holder holds its call claimed.  Its call is never answered
+ * while it lives.
+ */
+static int victim(void *arg)
+{
+	struct q_msg m = q_msg(CT_LABEL_HOLD, 0, 0, 0, 0);
+
+	(void)arg;
+	q_recv_slot(SYS_CAP_ANY_SLOT);
+	q_msg_move_cap(&m, q_thread_cap(VICTIM_T, q_thread_id()));
+	q_call(HOLD_EP, &m);
+	return 1;			/* (answered, or refused: not killed) */
+}
+
+/*
+ * The holder: a victim's call is kept until the victim is gone (a wait
+ * through the thread capability it sent) -- killed by the kernel side
+ * while we claimed it (its message says so), or else by us -- then
+ * answered with a capability moved: refused (-ESRCH), it must stay ours.  A child's
+ * thread capability is kept in a ring, and the one it replaces killed
+ * through it (the child, or its task, may be long gone and freed).
+ */
+static void hold(const struct q_msg *m)
+{
+	struct q_msg reply = q_msg(1, 0, 0, 0, 0);
+	int t = q_msg_cap(m), mine = q_notification_create(SYS_CAP_ANY_SLOT);
+	struct sys_exit_status st;
+	struct sys_cap_info info;
+	long r;
+
+	if (m->w[3] != CT_KILLED_CLAIMED)
+		q_kill(t);		/* (the kernel side did not kill it while we claimed it) */
+	if (t < 0 || q_wait_for(t, &st))
+		FAIL("holder: a victim's call without its thread (cap %d)\n", t);
+	q_msg_move_cap(&reply, mine);
+	r = q_reply(&reply);
+	if (r != -SYS_ESRCH)
+		FAIL("holder: reply to a victim gone returned %ld\n", r);
+	if (mine >= 0 && (q_cap_inspect(mine, &info) || info.type != SYS_OBJ_NOTIFICATION))
+		FAIL("holder: the capability of a refused reply left slot %d\n", mine);
+	q_cap_delete(mine);
+	q_cap_delete(t);
+	count(&held_calls);
+}
+
+static int holder(void *arg)
+{
+	unsigned int next_held = 0;
+	struct q_msg m;
+	long r;
+
+	(void)arg;
+	q_recv_slot(SYS_CAP_ANY_SLOT);
+	for (;;) {			/* (past the end too: the last victim needs us; then killed) */
+		/* Only once a caller waits: we come second, and claim it. */
+		while ((r = q_recv_nonblock(HOLD_EP, &m)) == -SYS_EAGAIN)
+			q_sleep_ns(TICK_NS);
+		if (r < 0)
+			break;
+		if (q_msg_label(&m) == CT_LABEL_HOLD) {
+			hold(&m);
+			continue;
+		}
+		if (q_msg_label(&m) == CT_LABEL_GIVE_THREAD && q_msg_cap(&m) >= 0) {
+			int slot = HELD_THREADS + next_held++ % NR_HELD;
+
+			q_kill(slot);		/* (the child's thread, or -SYS_ESRCH: gone) */
+			q_cap_delete(slot);
+			q_cap_move(q_msg_cap(&m), slot);
+		}
+		m = q_msg(1, 0, 0, 0, 0);
+		q_reply(&m);
+	}
+	return 0;
+}
+
+static unsigned long spin_for(unsigned long *rnd)
+{
+	unsigned long n = next_rand(rnd) % 64;
+
+	for (unsigned long i = 0; i < n && !stop; i++)
+		q_yield();
+	return n;
+}
+
+static int victimizer(void *arg)
+{
+	unsigned long rnd = 0x853c49e6748fea9bUL;
+	struct sys_exit_status st;
+	int v, t;
+
+	(void)arg;
+	while (!stop) {
+		v = q_thread_create(victim, NULL, victim_cpu());
+		if (v == -SYS_ENOMEM) {
+			/* (our quota full of frees still waiting for their grace period) */
+			q_sleep_ns(TICK_NS);
+			continue;
+		}
+		if (v < 0) {
+			FAIL("victimizer: no victim (%d)\n", v);
+			break;
+		}
+		/*
+		 * Every other one killed at a random moment (queued, claimed,
+		 * or waiting for the reply); the others are left to the kernel
+		 * side, which kills them while the holder claims them, and to
+		 * the holder (one CPU: nothing lingers, the holder kills).  Only
+		 * those show a lost wake-up: nobody else wakes them.
+		 */
+		if (next_rand(&rnd) % 2) {
+			spin_for(&rnd);
+			t = q_thread_cap(SYS_CAP_ANY_SLOT, v);
+			q_kill(t);
+			q_cap_delete(t);
+		}
+		if (q_thread_join(v, &st) || !st.killed)
+			FAIL("victim %d: ended with status %d, not killed\n", v, st.status);
+		q_cap_delete(VICTIM_T);	/* (if it was killed before its call took it) */
+		count(&victims);
+		q_sleep_ns(TICK_NS);	/* (the mutators share our CPU) */
+	}
+	__atomic_store_n(&victimizer_done, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/*
+ * The binder: the kernel side keeps granting an interrupt capability in
+ * CT_IRQ_SLOT and a device capability in CT_DEV_SLOT; the binder binds
+ * and maps them, on a lingering CPU, where the kernel side now and then
+ * deletes the object's last capability between the call's lookup and the
+ * object's lock -- and so also while it is bound and mapped.
+ */
+static int binder(void *arg)
+{
+	long r;
+
+	(void)arg;
+	while (!stop) {
+		r = q_irq_bind(CT_IRQ_SLOT, DRV_NTF, 1);
+		if (r == 0)
+			count(&binds);
+		else if (r != -SYS_EBADF && r != -SYS_EBUSY)
+			FAIL("bind: error %ld\n", r);
+		r = q_dev_map(CT_DEV_SLOT, 0);
+		if (r >= 0)
+			count(&grants);
+		else if (r != -SYS_EBADF && r != -SYS_ENOSPC && r != -SYS_ENOMEM)
+			FAIL("device map: error %ld\n", r);
+		q_sleep_ns(TICK_NS);	/* the lingering CPU serves the others too */
+	}
+	return 0;
+}
+
 static int client(void *arg)
 {
 	unsigned long rnd = 0x9e3779b97f4a7c15UL * ((long)arg + 1);
@@ -158,8 +355,9 @@ static int client(void *arg)
 /* Errors a mutation may meet when others change the same slots. */
 static bool expected(long r)
 {
+	/* (-ENOMEM: our quota full, much of it frees still waiting for their grace period) */
 	return r >= 0 || r == -SYS_EBADF || r == -SYS_EEXIST || r == -SYS_EBUSY ||
-	       r == -SYS_ENOSPC;
+	       r == -SYS_ENOSPC || r == -SYS_ENOMEM;
 }
 
 static void mutate(unsigned long *rnd)
@@ -216,8 +414,11 @@ static int child_client(void *arg)
 {
 	unsigned long rnd = 0x2545f4914f6cdd1dUL;
 	int n = (long)arg;
+	struct q_msg m = q_msg(CT_LABEL_GIVE_THREAD, 0, 0, 0, 0);
 
 	q_recv_slot(SYS_CAP_ANY_SLOT);
+	q_msg_give_cap(&m, q_thread_cap(SYS_CAP_ANY_SLOT, q_thread_id()));
+	q_call(n, &m);			/* slot n: the holder's (a copy that can only call it) */
 	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED))
 		call_once(next_rand(&rnd) % n, &rnd);
 	return 0;
@@ -261,21 +462,36 @@ static int child_main(int n)
 	return failures > 100 ? 100 : failures;
 }
 
+/* A child left uncollected (its id); the oldest of ORPHANS is collected when another comes. */
+static void leave_for_the_end(int id)
+{
+	static int left[ORPHANS], next;
+	struct sys_exit_status st;
+
+	if (left[next % ORPHANS] > 0)
+		q_task_wait(left[next % ORPHANS], &st);
+	left[next++ % ORPHANS] = id;
+}
+
 static int grower(void *arg)
 {
-	int caps[CHILD_MAX], n = nr_servers < CHILD_MAX ? nr_servers : CHILD_MAX, task;
+	int caps[CHILD_MAX + 1], n = nr_servers < CHILD_MAX ? nr_servers : CHILD_MAX, task;
 	char cmd[24];
 	struct sys_spawn req = {
 		.program = q_program("tests/user/helpers/captorture"), .quota = CHILD_QUOTA,
 		.task_slot = CHILD_TASK, .ncaps = n, .caps = caps, .args = cmd,
 	};
 	struct sys_quota_info info;
+	unsigned long rnd = 0x6a09e667f3bcc908UL;
 	struct sys_exit_status st;
+	bool kill;
 	int r;
 
 	(void)arg;
 	for (int c = 0; c < n; c++)
 		caps[c] = CHILD_CAPS + c;
+	caps[n] = HOLD_SEND;
+	req.ncaps = n + 1;
 	snprintf(cmd, sizeof(cmd), "child %d", n);
 	req.args_len = strlen(cmd);
 	while (!stop) {
@@ -291,17 +507,32 @@ static int grower(void *arg)
 			break;
 		}
 		task = CHILD_TASK;
-		if (q_wait_for(task, &st) || st.killed || st.status)
+		kill = children % 2;	/* every other one, in the middle of its calls */
+		if (kill) {
+			spin_for(&rnd);
+			q_kill(task);
+			count(&kills_of_children);
+		}
+		if (q_wait_for(task, &st) || (kill ? st.killed != SYS_KILLED_BY_TASK && st.status :
+					     st.killed || st.status))
 			FAIL("child: killed %d, status %d\n", st.killed, st.status);
 		if (q_quota_info(CHILD_QUOTA, &info) == 0 && info.refused)
 			count(&shares_spent);
 		q_cap_delete(CHILD_QUOTA);
 		q_cap_delete(task);
-		count(&children);
 		/*
-		 * (not collected with q_task_wait(): this task's end orphans
-		 * them all at once, more than one batch of orphan_children())
+		 * Every other one collected at once: its task is freed while
+		 * the holder may still name its thread.  The rest are left for
+		 * this task's end to orphan, ORPHANS at the most: an ended
+		 * child nobody collected keeps its share of our quota, so the
+		 * oldest is collected when another comes (tests/user/orphans.c
+		 * orphans many at once).
 		 */
+		if (children % 4 < 2)
+			q_task_wait(r, &st);
+		else
+			leave_for_the_end(r);
+		count(&children);
 	}
 	return 0;
 }
@@ -319,6 +550,10 @@ static int start_all(int *tids)
 		     q_cap_mint(ORIG_BASE + c, CHILD_CAPS + c, SYS_CAP_WRITE, badge) < 0))
 			return -1;
 	}
+	if (q_endpoint_create(HOLD_EP) < 0 ||
+	    q_cap_mint(HOLD_EP, HOLD_SEND, SYS_CAP_WRITE | SYS_CAP_GRANT, 0) < 0 ||
+	    q_notification_create(DRV_NTF) < 0)
+		return -1;
 	for (int c = 0; c < nr_cpus; c++) {
 		is_server[n] = true;
 		tids[n++] = q_thread_create(server, (void *)(long)c, c);
@@ -327,18 +562,54 @@ static int start_all(int *tids)
 			tids[n++] = q_thread_create(mutator, (void *)(long)c, c);
 	}
 	tids[n++] = q_thread_create(grower, NULL, mutator_home());
+	tids[n++] = q_thread_create(victimizer, NULL, mutator_home());
+	tids[n++] = q_thread_create(binder, NULL, holder_cpu());
 	for (int i = 0; i < n; i++)
 		if (tids[i] < 0)
 			return -1;
 	return n;
 }
 
+/* The holder goes (it waits for a call, or for a victim), and its endpoint: calls to it fail. */
+static void stop_holder(int *holder_tid)
+{
+	struct sys_exit_status st;
+	int t;
+
+	if (*holder_tid < 0)
+		return;
+	t = q_thread_cap(SYS_CAP_ANY_SLOT, *holder_tid);
+	q_kill(t);
+	q_cap_delete(t);
+	q_thread_join(*holder_tid, &st);
+	q_cap_delete(HOLD_EP);
+	*holder_tid = -1;
+}
+
+/*
+ * The end of the victims: the victimizer joins its last one, which must
+ * go within LOST_WAIT_S; if it does not, its kill's wake-up was lost (the
+ * holder waits for it to go, it for the holder's reply): said, and the
+ * holder stopped so that everything ends.
+ */
+static void end_victims(int *holder_tid)
+{
+	for (int i = 0; i < LOST_WAIT_S * 100 && !__atomic_load_n(&victimizer_done,
+								   __ATOMIC_ACQUIRE); i++)
+		q_sleep_ns(10000000);
+	if (__atomic_load_n(&victimizer_done, __ATOMIC_ACQUIRE))
+		return;
+	FAIL("a victim killed during its call still waits %d s after the end: its kill's "
+	     "wake-up was lost\n", LOST_WAIT_S);
+	stop_holder(holder_tid);
+}
+
 int main(int argc, char **argv)
 {
-	static int tids[3 * MAX_CPUS + 1];
+	static int tids[3 * MAX_CPUS + 5];
 	struct sys_exit_status st;
 	struct q_msg m;
-	int n;
+	int n, holder_tid;
 
 	if (argc == 3 && !strcmp(argv[1], "child"))
 		return child_main(atoi(argv[2]));
@@ -346,16 +617,19 @@ int main(int argc, char **argv)
 		return 100;
 	nr_cpus = nr_servers = q_nr_cpus() < MAX_CPUS ? q_nr_cpus() : MAX_CPUS;
 	n = start_all(tids);
-	if (n < 0) {
+	holder_tid = q_thread_create(holder, NULL, holder_cpu());
+	if (n < 0 || holder_tid < 0) {
 		printf("captorture: could not start its threads\n");
 		return 100;
 	}
 	q_sleep_ns(atol(argv[1]) * 1000000UL);
 	stop = 1;
-	/* Servers last: clients, mutators and the grower first. */
+	end_victims(&holder_tid);
+	/* Servers last: clients, mutators, the grower and the others first. */
 	for (int i = 0; i < n; i++)
 		if (!is_server[i])
 			q_thread_join(tids[i], &st);
+	stop_holder(&holder_tid);
 	for (int c = 0, i = 0; c < nr_servers; c++, i++) {
 		while (!is_server[i])
 			i++;
@@ -370,5 +644,8 @@ int main(int argc, char **argv)
 	       calls_ok, calls_missed, mutations, revokes, children, failures);
 	printf("captorture: %lu children spent their shares to -ENOMEM, %lu shares refused to "
 	       "the grower\n", shares_spent, shares_refused);
+	printf("captorture: %lu victims killed (%lu of their calls held until they went), "
+	       "%lu children killed in their calls; %lu binds, %lu device grants\n", victims,
+	       held_calls, kills_of_children, binds, grants);
 	return failures > 100 ? 100 : failures;
 }

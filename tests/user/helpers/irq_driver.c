@@ -10,6 +10,15 @@
  *                              until TEXT came in; exits with 64 + the CPU
  *                              it woke on (7: other characters came)
  *   irq_driver hold CPU        binds, then waits for ever (to be killed)
+ *   irq_driver late CPU TEXT LEVEL
+ *                              as serve, but takes its first interrupt and
+ *                              neither reads the UART nor acknowledges
+ *                              until the test signals GO_BIT on the same
+ *                              notification: another interrupt before that
+ *                              exits 11.  Then it acknowledges, and on a
+ *                              level line (LEVEL 1: the UART still asserts
+ *                              it) waits for the interrupt once more (12:
+ *                              something else came) before it serves
  *   irq_driver poke CPU        gets the registers, then touches a device it
  *                              was not given (x86-64: the PIC's port 0x21;
  *                              AArch64: the GIC distributor's address): killed
@@ -27,6 +36,7 @@
  * A bind that fails exits with its error (16: -SYS_EBUSY, someone holds
  * the line).
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +47,7 @@
 #define DEV		1
 #define DEV2		2		/* a second device (tests/irq_driver.c) */
 #define IRQ_BIT		1
+#define GO_BIT		2		/* late: the test's go-ahead */
 
 /* What it touches without being given it: the PIC's port, the GIC; and the UART itself. */
 #if defined(__x86_64__)
@@ -135,14 +146,15 @@ static int take(const char *want, size_t n, size_t *got)
  * saw (COM1's line is edge-triggered), and no new edge comes until the
  * UART is read.
  */
-static int serve(int ntf, const char *want)
+static int serve(int ntf, const char *want, bool woken)
 {
 	size_t got = 0, n = strlen(want);
 	int ret = 0;
 
 	while (!ret && got < n) {
-		if (q_wait(ntf) != IRQ_BIT)
+		if (!woken && q_wait(ntf) != IRQ_BIT)
 			return 5;
+		woken = false;
 		ret = take(want, n, &got);
 		if (q_irq_ack(IRQ) < 0)
 			return 6;
@@ -150,6 +162,27 @@ static int serve(int ntf, const char *want)
 			ret = take(want, n, &got);
 	}
 	return ret;
+}
+
+/* late: the line stays masked from the interrupt until our acknowledgement. */
+static int late(int ntf, bool level, const char *want)
+{
+	long bits;
+
+	if (q_wait(ntf) != IRQ_BIT)
+		return 5;
+	bits = q_wait(ntf);		/* the test's go-ahead; the UART is not read */
+	if (bits & IRQ_BIT) {
+		printf("irq_driver: a second interrupt before the acknowledgement\n");
+		return 11;
+	}
+	if (bits != GO_BIT)
+		return 5;
+	if (q_irq_ack(IRQ) < 0)
+		return 6;
+	if (level && q_wait(ntf) != IRQ_BIT)
+		return 12;
+	return serve(ntf, want, true);
 }
 
 int main(int argc, char **argv)
@@ -207,6 +240,9 @@ int main(int argc, char **argv)
 		for (;;)
 			q_wait(ntf);
 	}
-	ret = serve(ntf, argc > 3 ? argv[3] : "");
+	if (!strcmp(argv[1], "late"))
+		ret = argc > 4 ? late(ntf, atoi(argv[4]), argv[3]) : 2;
+	else
+		ret = serve(ntf, argc > 3 ? argv[3] : "", false);
 	return ret ? ret : 64 + q_cpu();
 }

@@ -20,9 +20,7 @@ FUNCTIONS = [
 	this_cpu_write(nr_lookups, this_cpu_read(nr_lookups) + 1);
 	mutex_lock(&cap_mutex);
 	c = cap_lookup_rcu(cs, slot);
-	if (c && unlikely(CONFIG_RCU_CHECKING && cap_lookup_hook))
-		cap_lookup_hook(cs, slot);
-	if (!c || !read_node(c, &copy, &uaf))
+	if (!c || !read_node(cs, slot, c, &copy, &uaf))
 		goto out;
 	if (copy.type != type)
 		err = -ENOTSUP;
@@ -45,13 +43,13 @@ out:
 	while (n < need)
 		n *= 2;
 	n = min(n, (unsigned int)SYS_CAP_MAX_SLOTS);
-	new = table_alloc(cs->quota, n);
+	new = table_alloc(cs->quota, n, true);	/* (-ENOMEM: the caller reclaims, unlocked: cap.c) */
 	if (!new)
 		return -ENOMEM;
 	for (unsigned int i = 0; i < old->nslots; i++)
 		RCU_INIT_POINTER(new->slot[i], rcu_dereference_protected(old->slot[i], cap_mutex_held()));
 	cs->table = new;		/* lookups hold cap_mutex: none is in the old table */
-	quota_uncharge(cs->quota, table_bytes(old->nslots));
+	quota_uncharge(cs->quota, QUOTA_OBJECTS, table_bytes(old->nslots));
 	kfree(old);
 	cs->grows++;
 	atomic_long_inc(&nr_grows);
@@ -76,6 +74,7 @@ out:
 		memory_cap_unmap(c);	/* waits for the TLB shootdown */
 	kobject_cap_removed(c->obj, c->rights);
 	atomic_long_inc(&nr_deleted);
+	quota_free_queued(c->quota);	/* (node_free_rcu() counts it done) */
 	object_free_now(&c->rcu, node_free_rcu);	/* lookups hold cap_mutex: nobody holds c */
 """),
 ]

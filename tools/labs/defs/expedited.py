@@ -55,7 +55,8 @@ FUNCTIONS = [
 # Graded parts, each at the smallest CPU count that shows it: a reader
 # on every other CPU needs three (two CPUs to ask at once); the rest two.
 PARTS = [
-    {"id": "held", "name": "held readers on every CPU; idle CPUs; the polled API",
+    {"id": "held",
+     "name": "held readers on every CPU; idle CPUs; an idle task that reads; the polled API",
      "points": 40, "smp": [3], "tests": "synchronize_rcu_expedited_*", "timeout": 60},
     {"id": "examples", "name": "the article's examples", "points": 15, "smp": [2],
      "tests": "rcu_example*_expedited", "timeout": 60},

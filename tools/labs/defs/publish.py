@@ -9,23 +9,23 @@ FUNCTIONS = [
     ("kernel/rcu/rcupdate.h", "rcu_dereference", r"""\
 	({ panic("lab stub: rcu_dereference"); (p); })
 """),
-    ("kernel/rcu/rculist.h", "__list_add_rcu", """
+    ("lib/rculist.h", "__list_add_rcu", """
 	(void)new; (void)prev; (void)next;
 	panic("lab stub: __list_add_rcu");
 """),
-    ("kernel/rcu/rculist.h", "list_del_rcu", """
+    ("lib/rculist.h", "list_del_rcu", """
 	(void)entry;
 	panic("lab stub: list_del_rcu");
 """),
-    ("kernel/rcu/rculist.h", "list_replace_rcu", """
+    ("lib/rculist.h", "list_replace_rcu", """
 	(void)old; (void)new;
 	panic("lab stub: list_replace_rcu");
 """),
-    ("kernel/rcu/rculist.h", "hlist_add_head_rcu", """
+    ("lib/rculist.h", "hlist_add_head_rcu", """
 	(void)n; (void)h;
 	panic("lab stub: hlist_add_head_rcu");
 """),
-    ("kernel/rcu/rculist.h", "hlist_del_rcu", """
+    ("lib/rculist.h", "hlist_del_rcu", """
 	(void)n;
 	panic("lab stub: hlist_del_rcu");
 """),

@@ -19,6 +19,12 @@ struct arch_mm {
 	 * the CPU switches to this address space (cpu_tables.c x86_io_load()).
 	 */
 	u32 io_ports[IO_RANGES];
+	/*
+	 * How many grants each range stands for (mm->lock): two devices with
+	 * the same ports, or one mapped twice, share a range, and it goes
+	 * with the last of their revokes, not the first.
+	 */
+	unsigned int io_grants[IO_RANGES];
 };
 
 #endif
