@@ -68,6 +68,7 @@ void might_sleep_check(const char *what)
 {
 	struct cpu *c = this_cpu();
 
+	rcu_note_task_qs(current);
 	if (unlikely(c->irq_depth))
 		panic("BUG: %s() called from an interrupt handler", what);
 	if (unlikely(current->rcu_callback))
@@ -191,6 +192,13 @@ static struct task_struct *pick_next(struct rq *rq)
 	return next;
 }
 
+/* A direct switch to next (IPC's), counted and traced; rq->lock held. */
+static void note_direct_switch(struct rq *rq, struct task_struct *next)
+{
+	rq->nr_direct_switches++;
+	trace_record(TR_DIRECT, next->pid, 0);
+}
+
 /*
  * The thread schedule_to() hands the CPU to, rq->lock held; NULL: none,
  * or it cannot take it -- a kill woke it meanwhile (it is queued, or
@@ -215,9 +223,29 @@ static struct task_struct *take_handoff(struct rq *rq)
 		return NULL;
 	}
 	next->state = TASK_RUNNING;
-	rq->nr_direct_switches++;
-	trace_record(TR_DIRECT, next->pid, 0);
+	note_direct_switch(rq, next);
 	return next;
+}
+
+/*
+ * Switches from prev to next, rq->lock held, interrupts off: what every
+ * switch does once it knows next.  Returns when prev runs again (perhaps
+ * on another CPU), with the lock released (finish_task_switch()).
+ */
+static void context_switch(struct rq *rq, struct task_struct *prev, struct task_struct *next)
+{
+	trace_record(TR_SWITCH, prev->pid, next->pid);
+	rq->prev = prev;
+	rq->curr = next;
+	rq->nr_switches++;
+	rq->last_switch_ns = ktime_get_ns();	/* (the stall reports' "since") */
+	next->switches++;
+	this_cpu()->curr_task = next;
+	this_cpu()->task_name = next->comm;
+	user_context_switch(next);	/* its address space, its kernel stack for entries */
+	arch_switch_to(&prev->sp, next->sp);
+	/* prev runs again here, perhaps on another CPU. */
+	finish_task_switch();
 }
 
 void __schedule(void)
@@ -237,7 +265,7 @@ void __schedule(void)
 	rq = this_rq();
 	spin_lock(&rq->lock);
 	/*
-	 * [schedule_mb] pairs [schedule_mb], [cpu_offline_mb],
+	 * [schedule_mb] pairs [schedule_mb], [cpu_offline_mb], [fast_switch_mb],
 	 * [membarrier_end_mb]: a full barrier, as Linux has after taking the
 	 * run-queue lock
 	 * (smp_mb__after_spinlock()).  Every
@@ -277,18 +305,7 @@ void __schedule(void)
 		local_irq_restore(flags);
 		return;
 	}
-	trace_record(TR_SWITCH, prev->pid, next->pid);
-	rq->prev = prev;
-	rq->curr = next;
-	rq->nr_switches++;
-	rq->last_switch_ns = ktime_get_ns();
-	next->switches++;
-	this_cpu()->curr_task = next;
-	this_cpu()->task_name = next->comm;
-	user_context_switch(next);	/* its address space, its kernel stack for entries */
-	arch_switch_to(&prev->sp, next->sp);
-	/* prev runs again here, perhaps on another CPU. */
-	finish_task_switch();
+	context_switch(rq, prev, next);
 	local_irq_restore(flags);
 }
 
@@ -312,6 +329,65 @@ void schedule_to(struct task_struct *next)
 	might_sleep_check("schedule_to");
 	this_rq()->handoff = next;	/* (only this CPU's running task sets or takes it) */
 	__schedule();
+}
+
+/*
+ * IPC's fast path (kernel/user/fastpath.c): schedule_to(next) for a
+ * caller that comes straight from its system call's entry, interrupts
+ * still off, holding nothing, and has marked itself TASK_BLOCKED: it
+ * made next -- blocked on this CPU -- ready, and waits for its answer.
+ * The same switch, everything it keeps kept (the quiescent state and
+ * [schedule_mb] in one barrier, the direct switch counted and traced,
+ * rq->curr and the switch's time, next's address space and kernel stack
+ * for entries, run_on()'s hop), and what the fast path cannot meet left
+ * out: might_sleep_check() (nothing is held, by construction), the run
+ * queue (next is the one), the interrupt flag (it stays off until the
+ * return to user mode).  When the switch owes more than that it changes
+ * nothing and returns false, and the caller takes the general way
+ * (ipc_wait(), which calls schedule_to()):
+ *   - a grace period, or an expedited one, waits for this CPU's quiescent
+ *     state: the report takes rcu_state.lock and may wake tasks, which
+ *     it must not do under the run-queue lock;
+ *   - this CPU is going down (rq->dying): its tasks move elsewhere;
+ *   - next is no longer blocked (a kill woke it and queued it), or the
+ *     caller is killed: its wait must end with -EINTR.
+ * A caller woken meanwhile (a partner on another CPU completed it) does
+ * not block: it goes to the back of the run queue, as in __schedule().
+ * True once the caller runs again, interrupts still off.
+ */
+bool schedule_to_fast(struct task_struct *next)
+{
+	struct task_struct *prev = current;
+	struct rq *rq = this_rq();
+
+	spin_lock(&rq->lock);
+	/*
+	 * [fast_switch_mb] pairs [schedule_mb], [cpu_offline_mb],
+	 * [membarrier_end_mb]: as [schedule_mb], what ran here before (an RCU reader's loads
+	 * included) is ordered before whatever next does, here or -- through
+	 * the run-queue locks -- on a CPU a task moves to; a tour's run_on()
+	 * argument holds across this switch too.  It also stands where
+	 * [cs_qs_mb] stands in rcu_note_context_switch(), before the look at
+	 * whether a grace period waits for this CPU; when one does, this
+	 * switch reports nothing and the general way reports, after its own
+	 * [cs_qs_mb].
+	 */
+	smp_mb();
+	if (unlikely(rcu_qs_wanted() || rq->dying || next->state != TASK_BLOCKED ||
+		     fatal_signal_pending(prev))) {
+		spin_unlock(&rq->lock);
+		return false;
+	}
+	if (prev->state == TASK_RUNNING) {	/* woken already: it does not block */
+		list_add_tail(&prev->run_node, &rq->queue);
+		rq->nr_queued++;
+	}
+	rcu_note_task_qs(prev);
+	next->state = TASK_RUNNING;
+	next->run_on_hop = false;
+	note_direct_switch(rq, next);
+	context_switch(rq, prev, next);
+	return true;
 }
 
 void schedule(void)

@@ -54,6 +54,14 @@ struct task_struct {
 	int srcu_nesting;		/* checking build: entries in srcu_held */
 	struct srcu_held srcu_held[SRCU_MAX_NESTING];
 	u64 switches;			/* times it was switched in */
+	/*
+	 * Checking build: the points where it passed, or may have passed, a
+	 * quiescent state -- might_sleep_check() (every sleep, mutex_lock()
+	 * and cond_resched() included), its switches, its returns to user
+	 * mode.  An object a system call looked up without a reference is
+	 * valid until this moves (object/cspace.h, cap_ref_obj()).
+	 */
+	unsigned long rcu_qs_count;
 	int cpus_read_depth;		/* cpus_read_lock() held, nested this deep */
 	int mutexes_held;		/* mutexes it holds now (quota_reclaim() checks) */
 
@@ -85,6 +93,8 @@ void cpu_idle_loop(void) __noreturn;
 void schedule(void);
 /* IPC's direct switch to next, blocked on this CPU (kernel/sched.c says when it may). */
 void schedule_to(struct task_struct *next);
+/* The same from IPC's fast path, interrupts off: false if it must take the general way. */
+bool schedule_to_fast(struct task_struct *next);
 void cond_resched(void);
 /* Should the running task yield at its next chance (a task was queued here, a slice ended)? */
 bool need_resched(void);
@@ -121,6 +131,13 @@ bool stack_guard_hit(uintptr_t addr);
 
 /* Checks for callers that may switch: not in a reader, no lock, not in an interrupt. */
 void might_sleep_check(const char *what);
+
+/* Checking build: t passed, or may have passed, a quiescent state (task_struct.rcu_qs_count). */
+static inline void rcu_note_task_qs(struct task_struct *t)
+{
+	if (CONFIG_RCU_CHECKING)
+		t->rcu_qs_count++;
+}
 
 /* For reports and tools: the run queue of a CPU. */
 int sched_nr_running(int cpu);

@@ -29,7 +29,7 @@ static struct round {
 	u32 obj_gen;
 	struct cap_table *table;
 	unsigned int nslots;
-	int lookup_ret;
+	int lookup_ret, hold_ret;
 	bool node_live, obj_live, table_live;
 } r;
 
@@ -86,6 +86,30 @@ static int lookup_reader(void *arg)
 	if (!r.lookup_ret) {
 		r.obj_live = !kcache_gen_free(READ_ONCE(ref.obj->head.gen));
 		kobject_put(ref.obj);
+	}
+	smp_store_release(&r.phase, LEFT);
+	return 0;
+}
+
+/*
+ * A system call's reference-free lookup (cap_lookup_noref()), held -- no
+ * quiescent state -- and then the late reference a sleep would take.
+ */
+static int noref_reader(void *arg)
+{
+	struct cap_ref ref;
+
+	(void)arg;
+	r.lookup_ret = cap_lookup_noref(r.cs, r.slot, KOBJ_ENDPOINT, SYS_CAP_WRITE, &ref);
+	if (!r.lookup_ret) {
+		r.obj = cap_ref_obj(&ref);
+		r.obj_gen = ref.gen;
+	}
+	hold();
+	if (!r.lookup_ret) {
+		r.obj_live = kobject_is(r.obj, r.obj_gen);
+		r.hold_ret = cap_ref_hold(&ref);
+		cap_ref_put(&ref);
 	}
 	smp_store_release(&r.phase, LEFT);
 	return 0;
@@ -214,6 +238,30 @@ KTEST(cap_window_reader_held_across_table_growth)
 		KEXPECT(r.node_live);
 	} else {
 		KEXPECT(!"the reader held the table");
+	}
+	teardown();
+}
+
+/*
+ * A system call's lookup, which took no reference, held (no quiescent
+ * state on its CPU) across the delete of the object's last capability:
+ * the object is not freed while it holds it, even though its count fell
+ * to zero, and the late reference a sleep would take is refused (-EBADF:
+ * as if the lookup came after the delete), not taken on a dying object.
+ */
+KTEST(cap_window_noref_lookup_held_across_last_delete)
+{
+	if (num_online_cpus() < 2)
+		KTEST_SKIP("needs a second CPU for the reader");
+	if (CONFIG_PREEMPT)
+		KTEST_SKIP("the preemptible build's lookups keep their reference");
+	KASSERT(setup());
+	if (run_round(1, noref_reader, delete_both, obj_freed)) {
+		KEXPECT_EQ(r.lookup_ret, 0);
+		KEXPECT(r.obj_live);
+		KEXPECT_EQ(r.hold_ret, -EBADF);
+	} else {
+		KEXPECT(!"the reader held the capability");
 	}
 	teardown();
 }

@@ -262,8 +262,32 @@ static bool read_node(struct cspace *cs, long slot, struct cap *c, struct cap *c
 	return true;
 }
 
-/* Takes a reference on the object the node named, if it is still that object. */
-static int get_object(struct cap *copy, struct cap_ref *out, struct uaf_note *n)
+/*
+ * A reference on obj if it is still the object of generation gen: the
+ * increment-unless-zero, then the generation checked again (only a free
+ * that did not wait for a grace period gets past the first and fails the
+ * second: what we took from it is given back).  false, and *found: the
+ * generation we saw when it moved.
+ */
+static bool tryget_gen(struct kobject *obj, u32 gen, u32 *found)
+{
+	*found = gen;
+	if (!kobject_tryget(obj))
+		return false;
+	if (kobject_is(obj, gen))
+		return true;
+	atomic_dec(&obj->refs);
+	*found = READ_ONCE(obj->head.gen);
+	return false;
+}
+
+/*
+ * The object the node named, if it is still that object; a reference on
+ * it if `ref`.  Without one, the object is the caller's until its task's
+ * next quiescent state (struct cap_ref), even if its count already fell
+ * to zero: it is freed a grace period after that, and no sooner.
+ */
+static int get_object(struct cap *copy, struct cap_ref *out, bool ref, struct uaf_note *n)
 {
 	struct kobject *obj = copy->obj;
 	u32 found = READ_ONCE(obj->head.gen);
@@ -278,19 +302,28 @@ static int get_object(struct cap *copy, struct cap_ref *out, struct uaf_note *n)
 	 * deleted): then the count is zero and stays so, and the lookup
 	 * fails as if it came after the delete.
 	 */
-	if (!kobject_tryget(obj))
-		return -EBADF;
-	if (!kobject_is(obj, copy->obj_gen)) {
-		/* (only a free that did not wait gets here: give back what we took from it) */
-		atomic_dec(&obj->refs);
-		note_uaf(n, "capability names", obj, copy->obj_gen, READ_ONCE(obj->head.gen),
-			 copy->type);
+	if (ref && !tryget_gen(obj, copy->obj_gen, &found)) {
+		if (found != copy->obj_gen)
+			note_uaf(n, "capability names", obj, copy->obj_gen, found, copy->type);
 		return -EBADF;
 	}
 	out->obj = obj;
 	out->rights = copy->rights;
 	out->badge = copy->badge;
+	out->gen = copy->obj_gen;
+	out->type = copy->type;
+	out->held = ref;
 	return 0;
+}
+
+/* Checking build: where the reference-free out's validity starts (cap_ref_check()). */
+static void note_noref(struct cap_ref *out, const char *call)
+{
+	if (!CONFIG_RCU_CHECKING || out->held)
+		return;
+	out->qs = current->rcu_qs_count;
+	out->id = out->obj->id;
+	out->call = call;
 }
 
 /*
@@ -298,10 +331,12 @@ static int get_object(struct cap *copy, struct cap_ref *out, struct uaf_note *n)
  * synchronisation.  The checking build proves "no lock": every spinlock
  * taken by task code bumps this CPU's task_locks_taken (mutexes and
  * rwlocks take one inside), interrupts cannot move us to another CPU,
- * and the count must be the same after the lookup as before it.
+ * and the count must be the same after the lookup as before it.  The
+ * preemptible build always takes the reference: a preemption would end
+ * the implicit critical section a reference-free object lives in.
  */
-int cap_lookup(struct cspace *cs, long slot, unsigned int type, unsigned int rights,
-	       struct cap_ref *out)
+int __cap_lookup(struct cspace *cs, long slot, unsigned int type, unsigned int rights,
+		 struct cap_ref *out, bool ref, const char *call)
 {
 	unsigned long locks = locks_taken_now();
 	struct uaf_note uaf = { NULL };
@@ -318,7 +353,7 @@ int cap_lookup(struct cspace *cs, long slot, unsigned int type, unsigned int rig
 	else if ((copy.rights & rights) != rights)
 		err = -EACCES;
 	else
-		err = get_object(&copy, out, &uaf);
+		err = get_object(&copy, out, ref || CONFIG_PREEMPT, &uaf);
 out:
 	rcu_read_unlock();
 	check_no_lock_taken(locks, slot);
@@ -326,7 +361,37 @@ out:
 		object_uaf_caught(uaf.what, uaf.p, uaf.want, uaf.found, uaf.type);
 	if (err)
 		this_cpu_write(nr_lookup_errors, this_cpu_read(nr_lookup_errors) + 1);
+	else
+		note_noref(out, call);
 	return err;
+}
+
+void cap_ref_check(const struct cap_ref *r, const char *what)
+{
+	if (r->qs == current->rcu_qs_count)
+		return;
+	panic("BUG: %s's reference-free %s %lu %s after its task passed %lu quiescent "
+	      "state%s: it may have been freed (take a reference with cap_ref_hold() "
+	      "before sleeping)", r->call ? r->call : "?", kobject_type_name(r->type),
+	      r->id, what, current->rcu_qs_count - r->qs,
+	      current->rcu_qs_count - r->qs == 1 ? "" : "s");
+}
+
+int cap_ref_hold(struct cap_ref *r)
+{
+	u32 found;
+
+	if (r->held)
+		return 0;
+	if (CONFIG_RCU_CHECKING)
+		cap_ref_check(r, "held late");
+	if (!tryget_gen(r->obj, r->gen, &found)) {
+		if (found != r->gen)
+			object_uaf_caught("late reference on", r->obj, r->gen, found, r->type);
+		return -EBADF;
+	}
+	r->held = true;
+	return 0;
 }
 
 void cspace_get_stats(struct cspace_stats *s)

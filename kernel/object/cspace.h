@@ -36,13 +36,29 @@ struct cspace {
 };
 
 /*
- * What a lookup hands back: the object, with a reference the caller drops
- * with kobject_put(), and the capability's rights and badge as they were.
+ * What a lookup hands back: the object, and the capability's rights and
+ * badge as they were.  Either with a reference on the object (held: the
+ * caller drops it with cap_ref_put(), or kobject_put()), or without one
+ * -- a system call's lookup (cap_lookup_noref()) -- and then the object
+ * is valid until the caller's task passes its next quiescent state: it
+ * sleeps (a mutex, cap_mutex, mm->lock, a quota's reclaim, any wait),
+ * calls cond_resched() or returns to user mode.  The kernel is not
+ * preemptible, so nothing else ends the implicit read-side critical
+ * section the whole call runs in, and an object is freed only a grace
+ * period after its last reference went (docs/microkernel.md, "The
+ * reference is the price of sleeping").
  */
 struct cap_ref {
 	struct kobject *obj;
 	unsigned int rights;
 	unsigned long badge;
+	u32 gen;			/* obj's generation at the lookup */
+	unsigned int type;		/* obj's type */
+	bool held;			/* we hold a reference on obj */
+	/* Checking build: for cap_ref_obj()'s check. */
+	unsigned long qs;		/* current->rcu_qs_count at the lookup */
+	unsigned long id;		/* obj->id, for the report */
+	const char *call;		/* who looked it up */
 };
 
 struct cspace *cspace_create(struct quota *q, struct user_task *task);
@@ -53,12 +69,62 @@ void cspace_free(struct cspace *cs);
 
 /*
  * THE LOOKUP: the capability in slot of cs, of object type `type`, with
- * every right in `rights`; takes a reference on its object.  0, or
- * -EBADF (out of range, empty, or deleted as we looked), -ENOTSUP (another
- * type), -EACCES (a right missing).  Takes no lock, sleeps never.
+ * every right in `rights`.  0, or -EBADF (out of range, empty, or deleted
+ * as we looked), -ENOTSUP (another type), -EACCES (a right missing).
+ * Takes no lock, sleeps never.  `ref`: take a reference on the object
+ * (increment-unless-zero, inside the read-side critical section);
+ * otherwise none, except in the preemptible build (PREEMPT=1), where a
+ * task may be preempted anywhere and so always holds one.  `call` names
+ * the caller in the checking build's report.
  */
-int cap_lookup(struct cspace *cs, long slot, unsigned int type, unsigned int rights,
-	       struct cap_ref *out);
+int __cap_lookup(struct cspace *cs, long slot, unsigned int type, unsigned int rights,
+		 struct cap_ref *out, bool ref, const char *call);
+
+/* The lookup with a reference: out->obj is the caller's to put (cap_ref_put(), kobject_put()). */
+static inline int cap_lookup(struct cspace *cs, long slot, unsigned int type,
+			     unsigned int rights, struct cap_ref *out)
+{
+	return __cap_lookup(cs, slot, type, rights, out, true, NULL);
+}
+
+/*
+ * A system call's lookup: no reference (valid until this task's next
+ * quiescent state: struct cap_ref).  Reach the object with cap_ref_obj();
+ * take a reference with cap_ref_hold() before anything that sleeps while
+ * the object is still needed after it; end with cap_ref_put().
+ */
+#define cap_lookup_noref(cs, slot, type, rights, out)				\
+	__cap_lookup(cs, slot, type, rights, out, false, __func__)
+
+/* Checking build: panics if r holds no reference and its task passed a quiescent state. */
+void cap_ref_check(const struct cap_ref *r, const char *what);
+
+/* The object r names; the checking build proves a reference-free r still valid. */
+static inline struct kobject *cap_ref_obj(const struct cap_ref *r)
+{
+	if (CONFIG_RCU_CHECKING && !r->held)
+		cap_ref_check(r, "used");
+	return r->obj;
+}
+
+/*
+ * A late reference, before a sleep that r's object must outlive: 0 (r
+ * holds one now, or did), or -EBADF when the object's last reference
+ * already went (its last capability was deleted since the lookup, which
+ * then fails as if it came after the delete).  Increment-unless-zero and
+ * the generation checked again, never a plain increment: a reference-free
+ * lookup may return an object whose count fell to zero.  Must come before
+ * the task's next quiescent state (the checking build checks).
+ */
+int cap_ref_hold(struct cap_ref *r);
+
+/* The end of r: drops its reference if it holds one (nothing to do for a reference-free r). */
+static inline void cap_ref_put(struct cap_ref *r)
+{
+	if (r->held)
+		kobject_put(r->obj);
+	r->held = false;
+}
 
 /*
  * The same, for a caller already inside rcu_read_lock() that wants the

@@ -131,6 +131,25 @@ static unsigned long cap_send_commit(struct cap_send *cs, unsigned long info,
 	return out | SYS_MSG_CAP(slot);
 }
 
+/* The endpoint epr names (the checking build proves a reference-free epr still valid). */
+static struct endpoint *ep_of(const struct cap_ref *epr)
+{
+	return to_endpoint(cap_ref_obj(epr));
+}
+
+/*
+ * Before a sleep on cap_mutex that the endpoint must outlive: a late
+ * reference on it, if the lookup took none.  -EBADF: its last reference
+ * went meanwhile (its last capability was deleted): the call fails as if
+ * its lookup came after the delete.
+ */
+static int hold_ep(struct cap_ref *epr)
+{
+	if (CONFIG_RCU_CHECKING && cap_injected(CAP_INJECT_NOREF_SLEEP))
+		return 0;	/* sleeps with the reference-free pointer, on purpose */
+	return cap_ref_hold(epr);
+}
+
 /* The first thread of q, looked at (ep->lock held), not taken. */
 static struct thread_obj *first_of(struct list_head *q)
 {
@@ -269,17 +288,23 @@ static int deliver(struct thread_obj *me, struct thread_obj *r, unsigned long ba
 	return ret;
 }
 
-static int send_common(struct thread_obj *me, struct endpoint *ep, unsigned long badge,
+static int send_common(struct thread_obj *me, struct cap_ref *epr, unsigned long badge,
 		       struct ipc_msg *msg, bool call, bool nonblock)
 {
 	struct cap_send cs = { 0 };
+	struct endpoint *ep;
 	struct thread_obj *r;
 	unsigned long flags;
 	int ret;
 
-	if (carries_cap(msg->info))
+	if (carries_cap(msg->info)) {
+		ret = hold_ep(epr);	/* cap_mutex may sleep: a reference */
+		if (ret)
+			return ret;
 		cap_send_lock(&cs);	/* before anything is claimed: it may sleep */
+	}
 	for (;;) {
+		ep = ep_of(epr);
 		spin_lock_irqsave(&ep->lock, flags);
 		r = ep->recv_caps ? first_of(&ep->receivers) : NULL;
 		if (!r)
@@ -301,7 +326,7 @@ static int send_common(struct thread_obj *me, struct endpoint *ep, unsigned long
 	me->msg = *msg;
 	me->send_badge = badge;
 	me->is_call = call;
-	enqueue(me, ep, &ep->senders, IPC_SEND_BLOCKED);
+	enqueue(me, ep, &ep->senders, IPC_SEND_BLOCKED);	/* (the queue's reference on ep) */
 	spin_unlock_irqrestore(&ep->lock, flags);
 	cap_send_end(&cs);		/* (a receiver makes it ready itself) */
 	ret = ipc_wait(me, NULL);	/* a receiver takes us (and, for a call, replies) */
@@ -310,7 +335,7 @@ static int send_common(struct thread_obj *me, struct endpoint *ep, unsigned long
 	return ret;
 }
 
-int ipc_send(struct thread_obj *me, struct endpoint *ep, unsigned long badge,
+int ipc_send(struct thread_obj *me, struct cap_ref *ep, unsigned long badge,
 	     const struct ipc_msg *msg, bool nonblock)
 {
 	struct ipc_msg m = *msg;
@@ -318,7 +343,7 @@ int ipc_send(struct thread_obj *me, struct endpoint *ep, unsigned long badge,
 	return send_common(me, ep, badge, &m, false, nonblock);
 }
 
-int ipc_call(struct thread_obj *me, struct endpoint *ep, unsigned long badge,
+int ipc_call(struct thread_obj *me, struct cap_ref *ep, unsigned long badge,
 	     struct ipc_msg *msg)
 {
 	ipc_count(calls);
@@ -355,15 +380,17 @@ static long take(struct thread_obj *me, struct thread_obj *s, unsigned long info
 	return badge;
 }
 
-static long recv_common(struct thread_obj *me, struct endpoint *ep, bool nonblock, bool grant,
+static long recv_common(struct thread_obj *me, struct cap_ref *epr, bool nonblock, bool grant,
 			struct ipc_msg *out, struct task_struct *handoff)
 {
 	struct cap_send cs = { 0 };
+	struct endpoint *ep;
 	struct thread_obj *s;
 	unsigned long flags;
 	long ret;
 
 	for (;;) {
+		ep = ep_of(epr);
 		spin_lock_irqsave(&ep->lock, flags);
 		s = first_of(&ep->senders);
 		if (!s)
@@ -384,6 +411,9 @@ static long recv_common(struct thread_obj *me, struct endpoint *ep, bool nonbloc
 				wake_up_process(handoff);
 				handoff = NULL;
 			}
+			ret = hold_ep(epr);	/* cap_mutex may sleep: a reference */
+			if (ret)
+				return ret;
 			cap_send_lock(&cs);
 			continue;
 		}
@@ -398,7 +428,7 @@ static long recv_common(struct thread_obj *me, struct endpoint *ep, bool nonbloc
 		return ep->send_caps ? -EAGAIN : -EPIPE;	/* (-EPIPE: nobody can ever send) */
 	}
 	me->recv_grant = grant;
-	enqueue(me, ep, &ep->receivers, IPC_RECV_BLOCKED);
+	enqueue(me, ep, &ep->receivers, IPC_RECV_BLOCKED);	/* (the queue's reference on ep) */
 	spin_unlock_irqrestore(&ep->lock, flags);
 	cap_send_end(&cs);
 	if (handoff)
@@ -411,7 +441,7 @@ static long recv_common(struct thread_obj *me, struct endpoint *ep, bool nonbloc
 	return ret;
 }
 
-long ipc_recv(struct thread_obj *me, struct endpoint *ep, bool nonblock, bool grant,
+long ipc_recv(struct thread_obj *me, struct cap_ref *ep, bool nonblock, bool grant,
 	      struct ipc_msg *out)
 {
 	return recv_common(me, ep, nonblock, grant, out, NULL);
@@ -485,15 +515,22 @@ int ipc_reply(struct thread_obj *me, const struct ipc_msg *msg)
 	return reply_common(me, msg, NULL);
 }
 
-long ipc_reply_recv(struct thread_obj *me, const struct ipc_msg *reply, struct endpoint *ep,
+long ipc_reply_recv(struct thread_obj *me, const struct ipc_msg *reply, struct cap_ref *ep,
 		    bool grant, struct ipc_msg *out)
 {
 	struct task_struct *handoff = NULL;
+	long ret;
 
 	/* (others set it only while we wait in a receive: not now) */
-	if (READ_ONCE(me->reply_to) &&
-	    reply_common(me, reply, &handoff) == -EACCES)
-		return -EACCES;		/* a caller gone meanwhile is no error: the server goes on */
+	if (READ_ONCE(me->reply_to)) {
+		if (carries_cap(reply->info)) {
+			ret = hold_ep(ep);	/* the reply's cap_mutex may sleep: a reference */
+			if (ret)
+				return ret;
+		}
+		if (reply_common(me, reply, &handoff) == -EACCES)
+			return -EACCES;	/* a caller gone meanwhile is no error: the server goes on */
+	}
 	return recv_common(me, ep, false, grant, out, handoff);
 }
 

@@ -2,30 +2,35 @@
  * The IPC paths (kernel/object/ipc.c): send, call, receive, reply and
  * reply-and-receive on an endpoint, as the system calls use them.
  *
- * me is the calling thread's object; ep an endpoint the caller holds a
- * reference to for the whole call: the capability lookup took it inside
- * its RCU read-side critical section and ended the section before the
- * call, because these may sleep (docs/microkernel.md, "Where the read
- * side ends").  A message the call receives is written to *out (the
- * system call writes it back to the registers); its badge is the return
- * value of a receive.
+ * me is the calling thread's object; ep the endpoint as the system
+ * call's lookup found it, usually without a reference
+ * (cap_lookup_noref()): valid until the task's next quiescent state.
+ * These take what each sleep needs (docs/microkernel.md, "The reference
+ * is the price of sleeping"): a thread that blocks on the endpoint is
+ * queued with the queue's reference on it (ipc_enqueue_locked()), one
+ * that sleeps on cap_mutex first takes a late one (cap_ref_hold()), and
+ * one that only waits for its reply needs none: it is done with the
+ * endpoint.  A message the call receives is written to *out (the system
+ * call writes it back to the registers); its badge is the return value
+ * of a receive.
  */
 #ifndef KERNEL_OBJECT_IPC_H
 #define KERNEL_OBJECT_IPC_H
 
+#include "object/cspace.h"
 #include "object/endpoint.h"
 
-int ipc_send(struct thread_obj *me, struct endpoint *ep, unsigned long badge,
+int ipc_send(struct thread_obj *me, struct cap_ref *ep, unsigned long badge,
 	     const struct ipc_msg *msg, bool nonblock);
 /* Sends msg and waits for the reply, which replaces it in *msg. */
-int ipc_call(struct thread_obj *me, struct endpoint *ep, unsigned long badge,
+int ipc_call(struct thread_obj *me, struct cap_ref *ep, unsigned long badge,
 	     struct ipc_msg *msg);
 /*
  * The sender's badge (>= 0) and its message in *out, or -errno.  grant:
  * the endpoint capability received through has the grant right (a reply
  * to what it receives may carry a capability).
  */
-long ipc_recv(struct thread_obj *me, struct endpoint *ep, bool nonblock, bool grant,
+long ipc_recv(struct thread_obj *me, struct cap_ref *ep, bool nonblock, bool grant,
 	      struct ipc_msg *out);
 /*
  * Answers the call me received last (its one-shot reply capability): 0,
@@ -36,7 +41,7 @@ long ipc_recv(struct thread_obj *me, struct endpoint *ep, bool nonblock, bool gr
  */
 int ipc_reply(struct thread_obj *me, const struct ipc_msg *msg);
 /* Replies if me holds a reply capability (a caller gone is no error; -EACCES is), then receives. */
-long ipc_reply_recv(struct thread_obj *me, const struct ipc_msg *reply, struct endpoint *ep,
+long ipc_reply_recv(struct thread_obj *me, const struct ipc_msg *reply, struct cap_ref *ep,
 		    bool grant, struct ipc_msg *out);
 /* Drops me's reply capability unanswered: its caller wakes with -EPIPE. */
 void ipc_drop_reply(struct thread_obj *me);

@@ -156,7 +156,16 @@ void ipc_enqueue_locked(struct thread_obj *th, struct kobject *obj, spinlock_t *
 			struct list_head *q, enum ipc_state st)
 {
 	kobject_get(&th->base);		/* the queue's */
-	kobject_get(obj);		/* th->waits_on's */
+	/*
+	 * th->waits_on's: a late reference, since the system call looked obj
+	 * up without one (cap_lookup_noref()), so increment-unless-zero.  It
+	 * cannot fail: the caller saw, under `lock`, a capability that can
+	 * still reach us (an endpoint's recv_caps or send_caps, a
+	 * notification's signal_caps), and each capability holds a reference.
+	 */
+	if (!kobject_tryget(obj))
+		panic("BUG: %s %lu: queued on with no reference left", kobject_type_name(obj->head.type),
+		      obj->id);
 	spin_lock(&th->lock);
 	th->wait_seq++;
 	th->state = st;
@@ -177,7 +186,7 @@ void ipc_dequeue_locked(struct thread_obj *th)
 	th->queue_lock = NULL;
 	holds_unlink(th, "waits_on", obj);
 	holds_unlink(obj, "queue", th);
-	kobject_put(obj);	/* (not the last: the thread's system call holds it too) */
+	kobject_put(obj);	/* (perhaps the last: the thread's system call holds none) */
 }
 
 /*

@@ -210,6 +210,7 @@ static bool note_qs(void)
  */
 void rcu_note_context_switch(void)
 {
+	rcu_note_task_qs(current);
 	/*
 	 * [cs_qs_mb] pairs [gp_end_release]: the loads of the readers this
 	 * CPU ran before the switch are complete before our report, and so
@@ -220,6 +221,24 @@ void rcu_note_context_switch(void)
 	smp_mb();
 	note_qs();
 	rcu_exp_note_qs();
+}
+
+/*
+ * Does a grace period, or an expedited one, wait for this CPU's
+ * quiescent state now?  For schedule_to_fast(), after its barrier: it
+ * reports nothing itself (a report may wake tasks, and it holds the
+ * run-queue lock), so when one is wanted it leaves the switch to the
+ * general way, which reports.  No barrier between the two loads: an
+ * older mask than gp_seq's can only hide our bit, which delays the
+ * report to this CPU's next quiescent state, or show it, which sends
+ * the switch the general way for nothing -- never a report missed.
+ */
+bool rcu_qs_wanted(void)
+{
+	if ((READ_ONCE(rcu_state.gp_seq) & 1) &&
+	    cpumask_test_cpu(smp_processor_id(), &rcu_state.qs_mask))
+		return true;
+	return rcu_exp_noted();
 }
 
 /*
@@ -240,6 +259,7 @@ void rcu_user_return(void)
 {
 	struct rcu_data *rdp = &rcu_data[smp_processor_id()];
 
+	rcu_note_task_qs(current);
 	if (!(READ_ONCE(rcu_state.gp_seq) & 1) && !rcu_exp_noted())
 		return;
 	/*
@@ -426,7 +446,7 @@ void rcu_report_dead(int cpu)
 
 	/*
 	 * [cpu_offline_mb] pairs [tour_end_mb], [schedule_mb], [gp_end_release],
-	 * [migrate_mb]: every reader this CPU ran (in a task before its last
+	 * [migrate_mb], [fast_switch_mb]: every reader this CPU ran (in a task before its last
 	 * switch, in an interrupt handler before it turned interrupts off for
 	 * good, in the dying hook or a cross-CPU call since) is complete
 	 * before our offline bit, our report and the hand-over of a tour's

@@ -239,6 +239,8 @@ void cond_synchronize_rcu(unsigned long cookie);
 
 /* Hooks for the scheduler, idle loop and interrupt entry. */
 void rcu_note_context_switch(void);
+/* Does a grace period wait for this CPU's quiescent state (IPC's fast switch asks)? */
+bool rcu_qs_wanted(void);
 void rcu_idle_enter(void);
 void rcu_idle_exit(void);
 void rcu_irq_enter(void);

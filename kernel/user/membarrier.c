@@ -163,7 +163,7 @@ void membarrier_private_expedited(struct mm_struct *mm)
 	on_each_cpu_mask(&targets, membarrier_ipi, NULL, true);
 	/*
 	 * [membarrier_end_mb] pairs [membarrier_ipi_mb], [schedule_mb],
-	 * [membarrier_exit_mb]: every handler acknowledged (their barriers
+	 * [fast_switch_mb], [membarrier_exit_mb]: every handler acknowledged (their barriers
 	 * done), and the CPUs we skipped stored their new loaded_mm after
 	 * their last access in our address space: all of it is visible
 	 * before the caller's next access.

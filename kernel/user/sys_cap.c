@@ -150,6 +150,11 @@ static int spawn_quota(int slot, struct quota **out)
 		quota_get(*out);
 		return 0;
 	}
+	/*
+	 * Holds a reference (a cold call, kept as it was): the quota it
+	 * returns is stored in the child, with quota_get() -- a plain
+	 * increment, right only on a quota whose object we hold.
+	 */
 	err = cap_lookup(current_cspace(), slot, KOBJ_QUOTA, SYS_CAP_WRITE, &ref);
 	if (err)
 		return err;
@@ -189,11 +194,12 @@ long sys_cap_spawn(const struct syscall_args *a)
 		return -EFAULT;
 	sc.n = req.ncaps;
 	sc.task_slot = req.task_slot;
-	err = cap_lookup(sc.from, req.program, KOBJ_PROGRAM, SYS_CAP_EXEC, &prog);
+	/* Reference-free: read before anything sleeps (boot modules stay for ever: m stays valid). */
+	err = cap_lookup_noref(sc.from, req.program, KOBJ_PROGRAM, SYS_CAP_EXEC, &prog);
 	if (err)
 		return err;
-	m = program_module(prog.obj);
-	kobject_put(prog.obj);		/* (boot modules stay for ever: m stays valid) */
+	m = program_module(cap_ref_obj(&prog));
+	cap_ref_put(&prog);
 	err = spawn_cmdline(cmdline, m, &req);
 	if (!err)
 		err = spawn_quota(req.quota, &how.quota);
@@ -220,13 +226,14 @@ long sys_program_name(const struct syscall_args *a)
 	const struct boot_module *m;
 	struct cap_ref ref;
 	size_t len;
-	int err = cap_lookup(current_cspace(), arg_int(a->arg[0]), KOBJ_PROGRAM, SYS_CAP_READ,
-			     &ref);
+	/* Reference-free: read before copy_to_user() can sleep (boot modules stay for ever). */
+	int err = cap_lookup_noref(current_cspace(), arg_int(a->arg[0]), KOBJ_PROGRAM,
+				   SYS_CAP_READ, &ref);
 
 	if (err)
 		return err;
-	m = program_module(ref.obj);	/* (boot modules stay for ever) */
-	kobject_put(ref.obj);
+	m = program_module(cap_ref_obj(&ref));
+	cap_ref_put(&ref);
 	len = strlen(m->name);
 	if (a->arg[2] < len + 1)
 		return -E2BIG;
@@ -244,15 +251,21 @@ long sys_quota_info(const struct syscall_args *a)
 
 	if (put_user(info, a->arg[1]))
 		return -EFAULT;
-	err = cap_lookup(current_cspace(), arg_int(a->arg[0]), KOBJ_QUOTA, SYS_CAP_READ, &ref);
+	/* Reference-free: the report reads counters, and put_user() (which may sleep) comes after. */
+	err = cap_lookup_noref(current_cspace(), arg_int(a->arg[0]), KOBJ_QUOTA, SYS_CAP_READ,
+			       &ref);
 	if (err)
 		return err;
-	quota_report(quota_of(ref.obj), &info);
-	kobject_put(ref.obj);
+	quota_report(quota_of(cap_ref_obj(&ref)), &info);
+	cap_ref_put(&ref);
 	return put_user(info, a->arg[1]) ? -EFAULT : 0;
 }
 
-/* A task or thread capability with `rights`: its object, with a reference. */
+/*
+ * A task or thread capability with `rights`: its object, with a reference
+ * (kill and wait keep it: a wait sleeps on the object, and a kill reaches
+ * the task or thread behind it through paths that may sleep).
+ */
 static int task_or_thread(int slot, unsigned int rights, struct cap_ref *ref)
 {
 	int err = cap_lookup(current_cspace(), slot, KOBJ_TASK, rights, ref);

@@ -49,6 +49,7 @@ static long console_pieces(const struct syscall_args *a,
 
 	if (!access_ok(ubuf, len))
 		return -EFAULT;
+	/* Holds a reference: copy_from_user() and user_cond_resched() may sleep between pieces. */
 	err = cap_lookup(current_user_task()->cspace, arg_int(a->arg[0]), KOBJ_CONSOLE,
 			 SYS_CAP_WRITE, &cons);
 	if (err)

@@ -4,14 +4,19 @@
  * on notifications.  The message travels in the argument registers 1-5,
  * and a received one is written back into them.
  *
- * Where the RCU read side ends: cap_lookup() looks the slot up inside
- * rcu_read_lock() and, since every call here may block, takes a
- * reference on the object (kobject_tryget()) and ends the critical
- * section before returning.  Sleeping inside it would be the checking
- * build's BUG ("Illegal context switch in RCU read-side critical
- * section"): a blocked reader would hold up every grace period.  The
- * reference is what keeps the endpoint while the thread waits on it,
- * and it is dropped when the call returns.
+ * Where the RCU read side ends: every call here looks its object up
+ * without a reference (cap_lookup_noref(): no write to a line other CPUs
+ * share).  The kernel is not preemptible, so the object stays valid
+ * until this task's next quiescent state -- a sleep, cond_resched(), the
+ * return to user mode -- and a call takes a reference only where it
+ * sleeps and still needs the object after (docs/microkernel.md, "The
+ * reference is the price of sleeping"): a thread blocked on an endpoint
+ * or a notification is queued with the queue's own reference on it
+ * (ipc_enqueue_locked()); a message or reply that carries a capability
+ * takes cap_mutex, which may sleep, and takes a late reference before it
+ * (ipc.c, hold_ep()); a call waiting for its reply no longer needs its
+ * endpoint.  The checking build proves each use of a reference-free
+ * object comes before the task's next quiescent state (cap_ref_obj()).
  */
 #include "user/syscalls.h"
 #include "object/cap.h"
@@ -65,15 +70,19 @@ static void msg_to_regs(const struct ipc_msg *m)
 	arch_syscall_set_arg(tf, 5, m->w[3]);
 }
 
-/* The caller's thread object and the endpoint in slot, with the rights: 0, or -errno. */
-static int endpoint_of(int slot, unsigned int rights, struct thread_obj **me, struct cap_ref *ref)
+/*
+ * The caller's thread object and the endpoint in slot, with the rights,
+ * reference-free (the system call `call`'s): 0, or -errno.
+ */
+static int endpoint_of(int slot, unsigned int rights, struct thread_obj **me, struct cap_ref *ref,
+		       const char *call)
 {
 	int err = 0;
 
 	*me = current_thread_obj(&err);
 	if (!*me)
 		return err;
-	return cap_lookup(current_cspace(), slot, KOBJ_ENDPOINT, rights, ref);
+	return __cap_lookup(current_cspace(), slot, KOBJ_ENDPOINT, rights, ref, false, call);
 }
 
 long sys_ipc_send(const struct syscall_args *a)
@@ -85,11 +94,12 @@ long sys_ipc_send(const struct syscall_args *a)
 	int err = decode_msg(a, INFO_SEND_FLAGS, &m, &rights);
 
 	if (!err)
-		err = endpoint_of(arg_int(a->arg[0]), rights, &me, &ref);
+		err = endpoint_of(arg_int(a->arg[0]), rights, &me, &ref, __func__);
 	if (err)
 		return err;
-	err = ipc_send(me, to_endpoint(ref.obj), ref.badge, &m, m.info & SYS_MSG_NONBLOCK);
-	kobject_put(ref.obj);
+	/* Reference-free; held late if the message carries a capability (ipc.c). */
+	err = ipc_send(me, &ref, ref.badge, &m, m.info & SYS_MSG_NONBLOCK);
+	cap_ref_put(&ref);
 	return err;
 }
 
@@ -102,11 +112,12 @@ long sys_ipc_call(const struct syscall_args *a)
 	int err = decode_msg(a, INFO_SEND_FLAGS & ~SYS_MSG_NONBLOCK, &m, &rights);
 
 	if (!err)
-		err = endpoint_of(arg_int(a->arg[0]), rights, &me, &ref);
+		err = endpoint_of(arg_int(a->arg[0]), rights, &me, &ref, __func__);
 	if (err)
 		return err;
-	err = ipc_call(me, to_endpoint(ref.obj), ref.badge, &m);
-	kobject_put(ref.obj);
+	/* Reference-free; held late if the message carries a capability (ipc.c). */
+	err = ipc_call(me, &ref, ref.badge, &m);
+	cap_ref_put(&ref);
 	if (!err)
 		msg_to_regs(&m);
 	return err;
@@ -123,12 +134,12 @@ long sys_ipc_recv(const struct syscall_args *a)
 
 	if (flags & ~SYS_RECV_NONBLOCK)
 		return -EINVAL;
-	ret = endpoint_of(arg_int(a->arg[0]), SYS_CAP_READ, &me, &ref);
+	ret = endpoint_of(arg_int(a->arg[0]), SYS_CAP_READ, &me, &ref, __func__);
 	if (ret)
 		return ret;
-	ret = ipc_recv(me, to_endpoint(ref.obj), flags & SYS_RECV_NONBLOCK,
-		       ref.rights & SYS_CAP_GRANT, &m);
-	kobject_put(ref.obj);
+	/* Reference-free; held late if a sender's message carries a capability (ipc.c). */
+	ret = ipc_recv(me, &ref, flags & SYS_RECV_NONBLOCK, ref.rights & SYS_CAP_GRANT, &m);
+	cap_ref_put(&ref);
 	if (ret >= 0)
 		msg_to_regs(&m);
 	return ret;
@@ -161,11 +172,12 @@ long sys_ipc_reply_recv(const struct syscall_args *a)
 			      &rights);
 
 	if (!ret)
-		ret = endpoint_of(arg_int(a->arg[0]), SYS_CAP_READ, &me, &ref);
+		ret = endpoint_of(arg_int(a->arg[0]), SYS_CAP_READ, &me, &ref, __func__);
 	if (ret)
 		return ret;
-	ret = ipc_reply_recv(me, &reply, to_endpoint(ref.obj), ref.rights & SYS_CAP_GRANT, &m);
-	kobject_put(ref.obj);
+	/* Reference-free; held late if the reply or a message carries a capability (ipc.c). */
+	ret = ipc_reply_recv(me, &reply, &ref, ref.rights & SYS_CAP_GRANT, &m);
+	cap_ref_put(&ref);
 	if (ret >= 0)
 		msg_to_regs(&m);
 	return ret;
@@ -196,15 +208,16 @@ long sys_ntf_signal(const struct syscall_args *a)
 
 	if (bits > SYS_BADGE_MAX)
 		return -EINVAL;
-	err = cap_lookup(current_cspace(), arg_int(a->arg[0]), KOBJ_NOTIFICATION, SYS_CAP_WRITE,
-			 &ref);
+	/* Reference-free: a signal never sleeps. */
+	err = cap_lookup_noref(current_cspace(), arg_int(a->arg[0]), KOBJ_NOTIFICATION,
+			       SYS_CAP_WRITE, &ref);
 	if (err)
 		return err;
 	if (bits | ref.badge)
-		err = notification_signal(ref.obj, bits | ref.badge);
+		err = notification_signal(cap_ref_obj(&ref), bits | ref.badge);
 	else
 		err = -EINVAL;		/* nothing to signal */
-	kobject_put(ref.obj);
+	cap_ref_put(&ref);
 	return err;
 }
 
@@ -218,24 +231,30 @@ long sys_ntf_wait(const struct syscall_args *a)
 	me = current_thread_obj(&err);
 	if (!me)
 		return err;
-	ret = cap_lookup(current_cspace(), arg_int(a->arg[0]), KOBJ_NOTIFICATION, SYS_CAP_READ,
-			 &ref);
+	/*
+	 * Reference-free: a thread that blocks is queued with the queue's
+	 * reference on the notification, and reads only its own thread
+	 * object once woken.
+	 */
+	ret = cap_lookup_noref(current_cspace(), arg_int(a->arg[0]), KOBJ_NOTIFICATION,
+			       SYS_CAP_READ, &ref);
 	if (ret)
 		return ret;
-	ret = notification_wait(me, ref.obj);
-	kobject_put(ref.obj);
+	ret = notification_wait(me, cap_ref_obj(&ref));
+	cap_ref_put(&ref);
 	return ret;
 }
 
 long sys_ntf_poll(const struct syscall_args *a)
 {
 	struct cap_ref ref;
-	long ret = cap_lookup(current_cspace(), arg_int(a->arg[0]), KOBJ_NOTIFICATION,
-			      SYS_CAP_READ, &ref);
+	/* Reference-free: a poll never sleeps. */
+	long ret = cap_lookup_noref(current_cspace(), arg_int(a->arg[0]), KOBJ_NOTIFICATION,
+				    SYS_CAP_READ, &ref);
 
 	if (ret)
 		return ret;
-	ret = notification_poll(ref.obj);
-	kobject_put(ref.obj);
+	ret = notification_poll(cap_ref_obj(&ref));
+	cap_ref_put(&ref);
 	return ret;
 }

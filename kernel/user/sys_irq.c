@@ -20,6 +20,7 @@ long sys_irq_bind(const struct syscall_args *a)
 
 	if (!bits || bits > SYS_BADGE_MAX)
 		return -EINVAL;
+	/* Both hold references: the binding takes the interrupt's mutex and stores ntf. */
 	err = cap_lookup(cs, arg_int(a->arg[0]), KOBJ_INTERRUPT, SYS_CAP_WRITE, &irq);
 	if (err)
 		return err;
@@ -35,6 +36,7 @@ long sys_irq_bind(const struct syscall_args *a)
 long sys_irq_ack(const struct syscall_args *a)
 {
 	struct cap_ref irq;
+	/* Holds a reference: the acknowledgement takes the interrupt's mutex, which may sleep. */
 	long err = cap_lookup(current_user_task()->cspace, arg_int(a->arg[0]), KOBJ_INTERRUPT,
 			      SYS_CAP_WRITE, &irq);
 
@@ -50,6 +52,7 @@ long sys_dev_map(const struct syscall_args *a)
 {
 	struct user_task *t = current_user_task();
 	struct cap_ref dev;
+	/* Holds a reference: the mapping takes mm->lock and the device's lock, and may sleep. */
 	long ret = cap_lookup(t->cspace, arg_int(a->arg[0]), KOBJ_DEVICE, SYS_CAP_WRITE, &dev);
 
 	if (ret)

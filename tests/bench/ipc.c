@@ -13,9 +13,10 @@
  *              timed by the program (timed=loop)
  *   lookup     capability lookups per CPU per second with every CPU
  *              looking up at once in one space: the system call's lookup
- *              (cap_lookup(): RCU, and a reference on the object), the
- *              same lookup with no reference, and that lookup under a
- *              reader-writer lock and a spinlock instead of RCU
+ *              (cap_lookup_noref(): RCU, no reference), the same with a
+ *              reference taken and dropped (cap_lookup()), the bare read
+ *              of the slot under RCU, and that read under a reader-writer
+ *              lock and a spinlock instead of RCU
  *   revoke     how long cap_revoke() takes against the number of
  *              capabilities derived from the one revoked
  */
@@ -69,8 +70,10 @@ static void cap_call(void)
 
 /* --------------------------------------------------------------- lookup */
 
-enum lookup_method { LM_RCU_REF, LM_RCU, LM_RWLOCK, LM_SPINLOCK, LM_NR };
-static const char *const lookup_names[LM_NR] = { "rcu_ref", "rcu", "rwlock", "spinlock" };
+enum lookup_method { LM_SYSCALL, LM_RCU_REF, LM_RCU, LM_RWLOCK, LM_SPINLOCK, LM_NR };
+static const char *const lookup_names[LM_NR] = {
+	"syscall", "rcu_ref", "rcu", "rwlock", "spinlock"
+};
 
 static struct test_space space;
 static struct bench_rwlock space_rw;
@@ -101,6 +104,11 @@ static __always_inline bool lookup_once(enum lookup_method m, long slot)
 	bool ok;
 
 	switch (m) {
+	case LM_SYSCALL:
+		if (cap_lookup_noref(space.cs, slot, KOBJ_ENDPOINT, SYS_CAP_WRITE, &ref))
+			return false;
+		cap_ref_put(&ref);
+		return true;
 	case LM_RCU_REF:
 		if (cap_lookup(space.cs, slot, KOBJ_ENDPOINT, SYS_CAP_WRITE, &ref))
 			return false;

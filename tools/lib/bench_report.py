@@ -386,7 +386,8 @@ def ipc_markdown(ip, us, cpus, decimals=None):
     L += ["", "Capability lookups per CPU per second, every CPU looking up at once in one "
           "space.", ""]
     L.extend(table_head(["lookup"] + [cpus_title(n) for n in cpus]))
-    for m, title in (("rcu_ref", "RCU, with a reference (the system call's)"),
+    for m, title in (("syscall", "the system call's (RCU, reference-free)"),
+                     ("rcu_ref", "RCU, with a reference"),
                      ("rcu", "RCU, no reference"), ("rwlock", "reader-writer lock"),
                      ("spinlock", "spinlock")):
         L.append(table_row([title] + [fmt_cell(find_row(ip, op="lookup", method=m,

@@ -1,8 +1,8 @@
 /*
  * make bench (tests/bench/ipc.c) and make profile: capcall N makes N
  * system calls whose work is a capability lookup: SYS_ntf_poll on a
- * notification nobody signals (cap_lookup(): RCU, and a reference taken
- * and dropped on the object; then the empty poll), timed inside too
+ * notification nobody signals (cap_lookup_noref(): RCU, no reference;
+ * then the empty poll), timed inside too
  * (timed.h).  Exit status 0 when every poll found no bits.
  */
 #include <stdlib.h>

@@ -10,7 +10,7 @@ FUNCTIONS = [
     ("kernel/object/cspace.c", "cap_lookup_rcu", """
 	return cspace_get(cs, slot);	/* (the caller holds cap_mutex) */
 """),
-    ("kernel/object/cspace.c", "cap_lookup", """
+    ("kernel/object/cspace.c", "__cap_lookup", """
 	struct uaf_note uaf = { NULL };
 	struct cap *c, copy;
 	int err = -EBADF;
@@ -27,13 +27,15 @@ FUNCTIONS = [
 	else if ((copy.rights & rights) != rights)
 		err = -EACCES;
 	else
-		err = get_object(&copy, out, &uaf);
+		err = get_object(&copy, out, ref || CONFIG_PREEMPT, &uaf);
 out:
 	mutex_unlock(&cap_mutex);
 	if (unlikely(uaf.what))
 		object_uaf_caught(uaf.what, uaf.p, uaf.want, uaf.found, uaf.type);
 	if (err)
 		this_cpu_write(nr_lookup_errors, this_cpu_read(nr_lookup_errors) + 1);
+	else
+		note_noref(out, call);
 	return err;
 """),
     ("kernel/object/cspace.c", "grow", """
