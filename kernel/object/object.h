@@ -157,7 +157,9 @@ void object_init(void);
 	X(CAP_INJECT_BIND_UNCHECKED, "bind_unchecked",			\
 	  "SYS_irq_bind and SYS_dev_map do not look again, under the object's lock, whether its last capability went") \
 	X(CAP_INJECT_LOST_WAKEUP, "lost_wakeup",				\
-	  "a caller killed while a receiver claims it is moved to REPLY_WAIT without a wake-up")
+	  "a caller killed while a receiver claims it is moved to REPLY_WAIT without a wake-up") \
+	X(CAP_INJECT_FAST_CAP, "fast_cap",					\
+	  "IPC's fast path takes calls that carry a capability, and moves only the registers")
 
 #define __CAP_INJECTION_ENUM(id, name, what)	id,
 enum cap_injection {

@@ -100,6 +100,13 @@ struct thread_obj *current_thread_obj(int *err)
 	return th;
 }
 
+struct thread_obj *current_thread_obj_peek(void)
+{
+	struct thread_obj *th = READ_ONCE(current->user->obj);	/* ([thread_obj_dep]) */
+
+	return th == THREAD_OBJ_EXITED ? NULL : th;
+}
+
 struct kobject *thread_obj_of_tid(struct user_task *t, long tid, int *err)
 {
 	struct user_thread *ut, *found = NULL;
@@ -266,6 +273,40 @@ int ipc_wait(struct thread_obj *th, struct task_struct *handoff)
 	if (handoff)
 		wake_up_process(handoff);	/* we did not block: it goes the ordinary way */
 	return ret;
+}
+
+bool ipc_waits_here(struct thread_obj *th)
+{
+	struct task_struct *kt = th->ut->kt;	/* (it waits: kt is there) */
+
+	return READ_ONCE(kt->cpu) == smp_processor_id() &&
+	       READ_ONCE(kt->state) == TASK_BLOCKED && !fatal_signal_pending(kt);
+}
+
+bool ipc_block_fast(struct thread_obj *th)
+{
+	bool block;
+
+	spin_lock(&th->lock);
+	block = th->state != IPC_DONE;
+	if (block)
+		current->state = TASK_BLOCKED;	/* (a completion takes th->lock: it sees us blocked) */
+	spin_unlock(&th->lock);
+	return block;
+}
+
+bool ipc_wait_done(struct thread_obj *th, int *ret)
+{
+	bool done;
+
+	spin_lock(&th->lock);
+	done = th->state == IPC_DONE;
+	if (done) {
+		th->state = IPC_IDLE;
+		*ret = th->result;
+	}
+	spin_unlock(&th->lock);
+	return done;
 }
 
 void ipc_reply_wait_locked(struct thread_obj *th)
