@@ -17,10 +17,12 @@
  *   - nothing is pending when it switches: no grace period waiting for
  *     this CPU's quiescent state, no kill, the CPU not going down
  *     (schedule_to_fast() declines, and the general switch reports).
- * Everything else is the general way: before the fast path changed
- * anything, sys_ipc_call() and sys_ipc_reply_recv() from the start;
- * after (the message delivered, the partner not switched to after all),
- * the general wait, ipc_wait(), with interrupts on.
+ * Everything else is the general way, with interrupts on: before the
+ * capability is looked up, sys_ipc_call() and sys_ipc_reply_recv() from
+ * the start; after, with the same reference, ipc_call() (no receiver
+ * waiting here), the general receive (after the reply), or the general
+ * wait, ipc_wait() (the message delivered, the switch refused).  A lookup
+ * that fails is the call's result, as it would be the general way's.
  *
  * The capability is looked up by cap_lookup(), as sys_ipc.c does, and so
  * takes and drops a reference on the endpoint, held until the call
@@ -107,6 +109,22 @@ static int fast_wait(struct thread_obj *me, struct task_struct *next,
 	return ret;
 }
 
+/*
+ * The endpoint in the call's slot, with the rights, as sys_ipc.c looks it
+ * up (for a plain message the general way's only possible error): 0, or
+ * the error, which is then the call's result -- no second lookup for the
+ * general way to count.
+ */
+static int fast_lookup(struct trap_frame *tf, unsigned int rights, struct cap_ref *ref)
+{
+	int err = cap_lookup(current_user_task()->cspace, arg_int(arch_syscall_arg(tf, 0)),
+			     KOBJ_ENDPOINT, rights, ref);
+
+	if (err)
+		arch_syscall_set_result(tf, err);
+	return err;
+}
+
 static bool fast_call(struct trap_frame *tf, struct thread_obj *me)
 {
 	struct task_struct *next;
@@ -114,18 +132,23 @@ static bool fast_call(struct trap_frame *tf, struct thread_obj *me)
 	struct ipc_msg m;
 	int ret;
 
-	if ((!plain_msg(tf, &m) && !cap_injected(CAP_INJECT_FAST_CAP)) ||
-	    cap_lookup(current_user_task()->cspace, arg_int(arch_syscall_arg(tf, 0)),
-		       KOBJ_ENDPOINT, SYS_CAP_WRITE, &ref))
+	if (!plain_msg(tf, &m) && !cap_injected(CAP_INJECT_FAST_CAP))
 		return false;
-	if (!ipc_call_fast(me, to_endpoint(ref.obj), ref.badge, &m, &next)) {
-		kobject_put(ref.obj);
-		return false;
+	if (fast_lookup(tf, SYS_CAP_WRITE, &ref))
+		return true;
+	if (ipc_call_fast(me, to_endpoint(ref.obj), ref.badge, &m, &next)) {
+		ret = fast_wait(me, next, &this_cpu_ptr(&ipc_stats)->fast_calls);
+		if (!ret)
+			m = me->msg;
+	} else {
+		/* No receiver waits here: the general call, with the same reference. */
+		local_irq_enable();
+		ret = ipc_call(me, to_endpoint(ref.obj), ref.badge, &m);
+		local_irq_disable();
 	}
-	ret = fast_wait(me, next, &this_cpu_ptr(&ipc_stats)->fast_calls);
 	kobject_put(ref.obj);
 	if (!ret)
-		msg_to_frame(tf, &me->msg);
+		msg_to_frame(tf, &m);
 	arch_syscall_set_result(tf, ret);
 	return true;
 }
@@ -138,10 +161,10 @@ static bool fast_reply_recv(struct trap_frame *tf, struct thread_obj *me)
 	bool queued;
 	long ret;
 
-	if (!plain_msg(tf, &reply) || !READ_ONCE(me->reply_to) ||
-	    cap_lookup(current_user_task()->cspace, arg_int(arch_syscall_arg(tf, 0)),
-		       KOBJ_ENDPOINT, SYS_CAP_READ, &ref))
-		return false;
+	if (!plain_msg(tf, &reply) || !READ_ONCE(me->reply_to))
+		return false;	/* (no reply owed: a receive, the general way) */
+	if (fast_lookup(tf, SYS_CAP_READ, &ref))
+		return true;
 	next = ipc_reply_recv_fast(me, &reply, to_endpoint(ref.obj), ref.rights & SYS_CAP_GRANT,
 				   &queued);
 	if (queued) {
