@@ -372,7 +372,7 @@ bool schedule_to_fast(struct task_struct *next)
 	 * whether a grace period waits for this CPU; when one does, this
 	 * switch reports nothing and the general way reports, after its own
 	 * [cs_qs_mb].  And it stands where [ipc_sleep_mb] stands in
-	 * ipc_wait(): prev marked itself blocked (ipc_block_fast()) before
+	 * ipc_wait(): prev marked itself blocked (ipc_mark_blocked()) before
 	 * we read its kill, which the killer stores before its wake-up reads
 	 * prev's state -- a kill is seen here or prev is woken
 	 * (tools/model/armv8/fast_kill.wmm).

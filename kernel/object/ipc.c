@@ -536,6 +536,7 @@ bool ipc_call_fast(struct thread_obj *me, struct endpoint *ep, unsigned long bad
 	spin_unlock(&ep->lock);
 	ipc_count(calls);
 	*next = NULL;
+	ipc_mark_blocked();	/* before r can see our call */
 	deliver_msg(me, r, badge, msg, msg->info, true, next);
 	return true;
 }
@@ -552,6 +553,7 @@ struct task_struct *ipc_reply_recv_fast(struct thread_obj *me, const struct ipc_
 	spin_lock(&ep->lock);
 	if (list_empty(&ep->senders) && ep->send_caps) {
 		me->recv_grant = grant;
+		ipc_mark_blocked();	/* before a sender can find us */
 		enqueue(me, ep, &ep->receivers, IPC_RECV_BLOCKED);
 		*queued = true;
 	}

@@ -283,16 +283,9 @@ bool ipc_waits_here(struct thread_obj *th)
 	       READ_ONCE(kt->state) == TASK_BLOCKED && !fatal_signal_pending(kt);
 }
 
-bool ipc_block_fast(struct thread_obj *th)
+void ipc_mark_blocked(void)
 {
-	bool block;
-
-	spin_lock(&th->lock);
-	block = th->state != IPC_DONE;
-	if (block)
-		current->state = TASK_BLOCKED;	/* (a completion takes th->lock: it sees us blocked) */
-	spin_unlock(&th->lock);
-	return block;
+	current->state = TASK_BLOCKED;
 }
 
 bool ipc_wait_done(struct thread_obj *th, int *ret)

@@ -116,13 +116,18 @@ int ipc_wait(struct thread_obj *th, struct task_struct *handoff);
  */
 void ipc_complete_locked(struct thread_obj *th, int result, struct task_struct **handoff);
 /*
- * The fast path's wait (kernel/user/fastpath.c), interrupts off: marks the
- * caller TASK_BLOCKED unless th is DONE already (false), under th->lock as
- * ipc_wait() does; schedule_to_fast() then reads the kill after its
- * barrier.  ipc_wait_done(): once it runs again, true and *ret if th is
- * DONE (th is then IDLE); false: the general ipc_wait() finishes.
+ * The fast path's wait (kernel/user/fastpath.c), interrupts off.
+ * ipc_mark_blocked(): the caller is TASK_BLOCKED from before any partner
+ * can see its wait (as ipc_wait() marks it under th->lock, which every
+ * completion takes): a completion that comes before the switch then
+ * wakes it -- it is the running task, so it only becomes TASK_RUNNING,
+ * and schedule_to_fast() queues it -- and is never lost.  The switch
+ * reads the kill after its barrier ([fast_switch_mb]).  The caller that
+ * does not switch after all marks itself TASK_RUNNING again before the
+ * general wait.  ipc_wait_done(): once it runs again, true and *ret if th
+ * is DONE (th is then IDLE); false: the general ipc_wait() finishes.
  */
-bool ipc_block_fast(struct thread_obj *th);
+void ipc_mark_blocked(void);
 /* Does th, which waits (its queue's or its own lock held), wait blocked on this CPU, not killed? */
 bool ipc_waits_here(struct thread_obj *th);
 bool ipc_wait_done(struct thread_obj *th, int *ret);

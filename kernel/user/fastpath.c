@@ -72,10 +72,11 @@ static void msg_to_frame(struct trap_frame *tf, const struct ipc_msg *m)
 }
 
 /*
- * me waits for its partner's answer, having made next -- blocked on this
- * CPU -- ready (next NULL: it was woken the ordinary way).  The fast
- * switch when it can; else the general wait, interrupts on, which
- * switches to next or wakes it.  Interrupts off on entry and on return.
+ * me waits for its partner's answer, marked blocked, having made next --
+ * blocked on this CPU -- ready (next NULL: it was woken the ordinary
+ * way).  The fast switch when it can; else the general wait, interrupts
+ * on, which switches to next or wakes it.  Interrupts off on entry and
+ * on return.
  */
 static int fast_wait(struct thread_obj *me, struct task_struct *next,
 		     unsigned long *fast_count)
@@ -84,25 +85,22 @@ static int fast_wait(struct thread_obj *me, struct task_struct *next,
 
 	if (next) {
 		ipc_count(handoffs);
-		if (ipc_block_fast(me)) {
-			if (CONFIG_RCU_CHECKING && ipc_fastpath_hook)
-				ipc_fastpath_hook();
-			if (schedule_to_fast(next)) {
-				(*fast_count)++;	/* (interrupts off: this CPU's) */
-				if (ipc_wait_done(me, &ret))
-					return ret;
-				next = NULL;	/* woken by a kill: the general wait ends it */
-			} else {
-				/*
-				 * Declined, nothing changed: we run on as the
-				 * general wait expects (a waker may have set it
-				 * already; it looks at th->state again).
-				 */
-				current->state = TASK_RUNNING;
-				ipc_count(fast_declined);
-			}
+		if (CONFIG_RCU_CHECKING && ipc_fastpath_hook)
+			ipc_fastpath_hook();
+		if (schedule_to_fast(next)) {
+			(*fast_count)++;	/* (interrupts off: this CPU's) */
+			if (ipc_wait_done(me, &ret))
+				return ret;
+			next = NULL;	/* woken by a kill: the general wait ends it */
+		} else {
+			ipc_count(fast_declined);
 		}
 	}
+	/*
+	 * The general wait, which marks us blocked itself: we run on until
+	 * then (a waker may have set it already; it looks at th->state again).
+	 */
+	current->state = TASK_RUNNING;
 	local_irq_enable();
 	ret = ipc_wait(me, next);
 	local_irq_disable();
