@@ -290,16 +290,17 @@ void ipc_mark_blocked(void)
 
 bool ipc_wait_done(struct thread_obj *th, int *ret)
 {
-	bool done;
-
-	spin_lock(&th->lock);
-	done = th->state == IPC_DONE;
-	if (done) {
-		th->state = IPC_IDLE;
-		*ret = th->result;
-	}
-	spin_unlock(&th->lock);
-	return done;
+	/*
+	 * [ipc_done_acquire] pairs [ipc_done_release]: the result and the
+	 * message we read after DONE are the completer's.  No lock: only
+	 * th's own thread leaves DONE, and the others only compare the state
+	 * (under th->lock) with states that DONE and IDLE both are not.
+	 */
+	if (smp_load_acquire(&th->state) != IPC_DONE)
+		return false;
+	*ret = th->result;
+	WRITE_ONCE(th->state, IPC_IDLE);
+	return true;
 }
 
 void ipc_reply_wait_locked(struct thread_obj *th)
@@ -330,8 +331,13 @@ void ipc_complete_locked(struct thread_obj *th, int result, struct task_struct *
 	struct task_struct *kt = th->ut->kt;	/* (it waits: not exited, so kt is there) */
 
 	th->result = result;
-	th->state = IPC_DONE;
 	th->queue_lock = NULL;
+	/*
+	 * [ipc_done_release] pairs [ipc_done_acquire]: the result and the
+	 * message (our caller set it) are visible before DONE, for the fast
+	 * path, which reads DONE without th->lock (ipc_wait_done()).
+	 */
+	smp_store_release(&th->state, IPC_DONE);
 	/*
 	 * On this CPU, blocked: it cannot run before we switch (the kernel
 	 * is not preemptible), so the caller may switch to it directly.

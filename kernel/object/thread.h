@@ -124,8 +124,9 @@ void ipc_complete_locked(struct thread_obj *th, int result, struct task_struct *
  * and schedule_to_fast() queues it -- and is never lost.  The switch
  * reads the kill after its barrier ([fast_switch_mb]).  The caller that
  * does not switch after all marks itself TASK_RUNNING again before the
- * general wait.  ipc_wait_done(): once it runs again, true and *ret if th
- * is DONE (th is then IDLE); false: the general ipc_wait() finishes.
+ * general wait.  ipc_wait_done(), without th->lock: once it runs again,
+ * true and *ret if th is DONE (th is then IDLE); false: the general
+ * ipc_wait() finishes.
  */
 void ipc_mark_blocked(void);
 /* Does th, which waits (its queue's or its own lock held), wait blocked on this CPU, not killed? */
