@@ -9,6 +9,7 @@
 #include "ktest.h"
 #include "object/ipc.h"
 #include "user/task.h"
+#include "user/thread.h"
 #include "user/module.h"
 #include "user/fastpath.h"
 
@@ -42,11 +43,11 @@ static void diff_counts(const struct fast_counts *b, const struct fast_counts *a
 
 /*
  * Runs the helper (MODE, client on cpu, server on server_cpu) and waits:
- * true if every reply was right; *d: the fast path's counts on cpu,
+ * true if every reply was right (run_status(): if it exited with want); *d: the fast path's counts on cpu,
  * *syscalls: the system calls its task made.
  */
-static bool run(const char *mode, int cpu, int server_cpu, int rounds, struct fast_counts *d,
-		unsigned long *syscalls)
+static bool run_status(const char *mode, int cpu, int server_cpu, int rounds,
+		       struct fast_counts *d, unsigned long *syscalls, int want)
 {
 	struct fast_counts before, after;
 	struct sys_exit_status st;
@@ -75,7 +76,13 @@ static bool run(const char *mode, int cpu, int server_cpu, int rounds, struct fa
 	ktest_info("%s: %lu fast calls, %lu fast replies, %lu declined, %llu direct switches, "
 		   "exit %d (killed %d)", cmd, d->calls, d->replies, d->declined,
 		   (unsigned long long)d->direct, st.status, st.killed);
-	return !st.killed && !st.status;
+	return !st.killed && st.status == want;
+}
+
+static bool run(const char *mode, int cpu, int server_cpu, int rounds, struct fast_counts *d,
+		unsigned long *syscalls)
+{
+	return run_status(mode, cpu, server_cpu, rounds, d, syscalls, 0);
 }
 
 static int test_cpu(void)
@@ -181,10 +188,11 @@ KTEST(ipc_fastpath_off_is_the_general_way)
  */
 static atomic_t gp_hook_calls;
 
-static void start_gp_here(void)
+static void start_gp_here(struct task_struct *next)
 {
 	u64 deadline = ktime_get_ns() + ktest_budget_ns(10, 1);
 
+	(void)next;
 	ipc_fastpath_hook = NULL;
 	atomic_inc(&gp_hook_calls);
 	start_poll_synchronize_rcu();
@@ -215,4 +223,45 @@ KTEST(ipc_fastpath_declines_while_a_grace_period_waits)
 	KEXPECT_EQ(d.declined, 1);
 	/* The others still fast: the general switch reported. */
 	KEXPECT(d.calls + d.replies >= 2 * (ROUNDS / 4) - 5);
+}
+
+/*
+ * The hook, once, in a call (the caller waits for its reply, so next is
+ * the server): the server thread is killed -- woken, it is no longer
+ * blocked -- as a kill from another thread could come.
+ */
+static atomic_t kill_hook_calls;
+
+static void kill_server(struct task_struct *next)
+{
+	struct thread_obj *me = current_thread_obj_peek();
+
+	if (!me || READ_ONCE(me->state) != IPC_REPLY_WAIT)
+		return;		/* a reply-and-receive: next is the client */
+	ipc_fastpath_hook = NULL;
+	atomic_inc(&kill_hook_calls);
+	user_thread_kill(next->user);
+}
+
+/*
+ * A partner killed before the switch: the fast switch declines (next is
+ * no longer blocked), the general wait runs it, it leaves, and the
+ * call it owed a reply fails with -EPIPE -- no hang, no lost call (the
+ * helper's exit status 7 says so).
+ */
+KTEST(ipc_fastpath_declines_for_a_killed_partner)
+{
+	struct fast_counts d;
+	unsigned long calls;
+	int cpu = test_cpu();
+
+	if (!CONFIG_RCU_CHECKING)
+		KTEST_SKIP("the test hook is in the checking build only");
+	NEED_HELPER();
+	atomic_set(&kill_hook_calls, 0);
+	ipc_fastpath_hook = kill_server;
+	KEXPECT(run_status("victim", cpu, cpu, ROUNDS / 4, &d, &calls, 7));
+	ipc_fastpath_hook = NULL;
+	KEXPECT_EQ(atomic_read(&kill_hook_calls), 1);
+	KEXPECT_EQ(d.declined, 1);
 }

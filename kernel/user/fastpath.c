@@ -38,7 +38,7 @@
 static bool fastpath_on = true;
 KPARAM_BOOL("ipc.fastpath", fastpath_on);
 
-void (*ipc_fastpath_hook)(void);
+void (*ipc_fastpath_hook)(struct task_struct *next);
 
 bool ipc_fastpath_enabled(void)
 {
@@ -86,7 +86,7 @@ static int fast_wait(struct thread_obj *me, struct task_struct *next,
 	if (next) {
 		ipc_count(handoffs);
 		if (CONFIG_RCU_CHECKING && ipc_fastpath_hook)
-			ipc_fastpath_hook();
+			ipc_fastpath_hook(next);
 		if (schedule_to_fast(next)) {
 			(*fast_count)++;	/* (interrupts off: this CPU's) */
 			if (ipc_wait_done(me, &ret))

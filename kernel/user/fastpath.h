@@ -17,11 +17,11 @@ void ipc_fastpath_set(bool on);
  */
 bool ipc_fastpath(struct trap_frame *tf, unsigned long nr);
 /*
- * Test hook (checking build): called just before the fast switch,
+ * Test hook (checking build): called just before the fast switch to next,
  * interrupts off (tests/ipc_fastpath.c makes a grace period wait for this
- * CPU there); NULL: nothing.
+ * CPU there, or kills next); NULL: nothing.
  */
-extern void (*ipc_fastpath_hook)(void);
+extern void (*ipc_fastpath_hook)(struct task_struct *next);
 /* user.strace on or off (kernel/user/syscall.c; tests): the old value. */
 bool syscall_strace_set(bool on);
 

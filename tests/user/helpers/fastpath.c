@@ -6,7 +6,11 @@
  *   cap    each call and each reply carries a capability (a copy of a
  *          notification), which must arrive in a new slot: the general way;
  *   late   the server replies, yields, then receives: each call finds no
- *          receiver waiting and queues: the general way.
+ *          receiver waiting and queues: the general way;
+ *   victim as plain, but the kernel kills the server thread (the test's
+ *          hook) in the middle: the client's call then fails, with
+ *          -EPIPE (the server's reply capability went with it), and the
+ *          client stops: exit status 7 if so, the server thread killed.
  * Exit status 0 when every reply was right.
  */
 #include <stdlib.h>
@@ -84,10 +88,15 @@ int main(int argc, char **argv)
 	if (tid < 0)
 		return 4;
 	for (long i = 0; i < rounds; i++) {
+		long r;
+
 		m = q_msg(LABEL_ADD, i, 0, 0, 0);
 		if (!strcmp(mode, "cap"))
 			q_msg_give_cap(&m, ntf);
-		if (q_call(ep, &m) || m.w[0] != (unsigned long)i + 1)
+		r = q_call(ep, &m);
+		if (!strcmp(mode, "victim") && r)
+			return r == -SYS_EPIPE && !q_thread_join(tid, &st) && st.killed ? 7 : 8;
+		if (r || m.w[0] != (unsigned long)i + 1)
 			wrong++;
 		else if (!strcmp(mode, "cap") && !cap_arrived(&m))
 			wrong++;
