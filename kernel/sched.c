@@ -363,14 +363,19 @@ bool schedule_to_fast(struct task_struct *next)
 	spin_lock(&rq->lock);
 	/*
 	 * [fast_switch_mb] pairs [schedule_mb], [cpu_offline_mb],
-	 * [membarrier_end_mb]: as [schedule_mb], what ran here before (an RCU reader's loads
+	 * [membarrier_end_mb], [task_kill_mb], [task_exit_mb],
+	 * [thread_kill_mb]: as [schedule_mb], what ran here before (an RCU reader's loads
 	 * included) is ordered before whatever next does, here or -- through
 	 * the run-queue locks -- on a CPU a task moves to; a tour's run_on()
 	 * argument holds across this switch too.  It also stands where
 	 * [cs_qs_mb] stands in rcu_note_context_switch(), before the look at
 	 * whether a grace period waits for this CPU; when one does, this
 	 * switch reports nothing and the general way reports, after its own
-	 * [cs_qs_mb].
+	 * [cs_qs_mb].  And it stands where [ipc_sleep_mb] stands in
+	 * ipc_wait(): prev marked itself blocked (ipc_mark_blocked()) before
+	 * we read its kill, which the killer stores before its wake-up reads
+	 * prev's state -- a kill is seen here or prev is woken
+	 * (tools/model/armv8/fast_kill.wmm).
 	 */
 	smp_mb();
 	if (unlikely(rcu_qs_wanted() || rq->dying || next->state != TASK_BLOCKED ||

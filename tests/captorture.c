@@ -43,6 +43,7 @@
 #include "object/interrupt.h"
 #include "object/ipc.h"
 #include "user/thread.h"
+#include "user/fastpath.h"
 #include "captorture.h"
 #include "driver_test.h"
 #include <errno.h>
@@ -174,17 +175,30 @@ static void regrant(struct user_task *t)
 
 #define REGRANT_MS	50
 
-/* Runs until t ended or the budget ran out, granting meanwhile: true if it ended. */
+/*
+ * Runs until t ended or the budget ran out, granting meanwhile: true if it
+ * ended.  IPC's fast path goes off and on at each grant (when it is on at
+ * all), so the run goes through both ways, and through a switch between
+ * them with threads waiting.
+ */
 static bool run_granting(struct user_task *t, u64 budget, struct sys_exit_status *st)
 {
 	u64 end = ktime_get_ns() + budget;
+	bool fast = ipc_fastpath_enabled(), ended = true;
+	unsigned int grants = 0;
 
 	while (user_task_wait_timeout(t, (u64)REGRANT_MS * NSEC_PER_MSEC, st)) {
-		if (ktime_get_ns() > end)
-			return false;
+		if (ktime_get_ns() > end) {
+			ended = false;
+			break;
+		}
 		regrant(t);
+		if (fast)
+			ipc_fastpath_set(++grants % 2 == 0);
 	}
-	return true;
+	if (fast)
+		ipc_fastpath_set(true);
+	return ended;
 }
 
 struct snapshot {
@@ -240,6 +254,10 @@ static void report(const struct snapshot *a, const struct snapshot *b)
 		   "sent; objects: %lu made, %lu freed", b->ipc.calls - a->ipc.calls,
 		   b->ipc.replies - a->ipc.replies, (unsigned long long)(b->direct - a->direct),
 		   b->ipc.caps_sent - a->ipc.caps_sent, made, freed);
+	ktest_info("captorture: IPC's fast path: %lu calls, %lu replies-and-receives, %lu "
+		   "switches declined", b->ipc.fast_calls - a->ipc.fast_calls,
+		   b->ipc.fast_replies - a->ipc.fast_replies,
+		   b->ipc.fast_declined - a->ipc.fast_declined);
 	ktest_info("captorture: %lu grace periods, %llu callbacks invoked; use-after-free caught: %lu",
 		   b->rcu.gps_completed - a->rcu.gps_completed,
 		   b->rcu.cbs_invoked - a->rcu.cbs_invoked, b->obj.uaf_caught - a->obj.uaf_caught);

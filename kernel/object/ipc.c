@@ -251,14 +251,17 @@ void ipc_drop_reply(struct thread_obj *me)
 	swap_reply_cap(me, NULL, 0, false);
 }
 
-/* The sender's half of send and call, with r a receiver we claimed; info: as r receives it. */
-static int deliver(struct thread_obj *me, struct thread_obj *r, unsigned long badge,
-		   struct ipc_msg *msg, unsigned long info, bool call)
+/*
+ * The sender's half of send and call up to its wait, with r a receiver we
+ * claimed; info: as r receives it.  A call leaves me in REPLY_WAIT and
+ * *handoff set if r waits on this CPU (the caller switches to it).
+ */
+static void deliver_msg(struct thread_obj *me, struct thread_obj *r, unsigned long badge,
+			const struct ipc_msg *msg, unsigned long info, bool call,
+			struct task_struct **handoff)
 {
-	struct task_struct *handoff = NULL;
 	struct thread_obj *old = NULL;
 	unsigned long flags, seq = 0, old_seq = 0;
-	int ret;
 
 	if (call) {
 		spin_lock_irqsave(&me->lock, flags);
@@ -273,11 +276,21 @@ static int deliver(struct thread_obj *me, struct thread_obj *r, unsigned long ba
 	r->badge = badge;
 	if (call)	/* the reply capability is r's before r runs */
 		old = set_reply_cap_locked(r, me, seq, r->recv_grant, &old_seq);
-	ipc_complete_locked(r, 0, call ? &handoff : NULL);
+	ipc_complete_locked(r, 0, call ? handoff : NULL);
 	spin_unlock_irqrestore(&r->lock, flags);
 	if (old)
 		reply_gone(old, old_seq);
 	kobject_put(&r->base);		/* our claim's */
+}
+
+/* The sender's half of send and call, with r a receiver we claimed; info: as r receives it. */
+static int deliver(struct thread_obj *me, struct thread_obj *r, unsigned long badge,
+		   struct ipc_msg *msg, unsigned long info, bool call)
+{
+	struct task_struct *handoff = NULL;
+	int ret;
+
+	deliver_msg(me, r, badge, msg, info, call, &handoff);
 	if (!call)
 		return 0;
 	if (handoff)
@@ -534,6 +547,63 @@ long ipc_reply_recv(struct thread_obj *me, const struct ipc_msg *reply, struct c
 	return recv_common(me, ep, false, grant, out, handoff);
 }
 
+/*
+ * IPC's fast path (kernel/user/fastpath.c): its object halves, entered
+ * with interrupts off and never sleeping, for a message that carries no
+ * capability (so cap_mutex, the only sleep of the general way, is never
+ * taken).  They use the general way's steps -- claim(), deliver_msg(),
+ * reply_common(), enqueue() -- so the references every row of "Who holds
+ * whom" asks for are the same on both ways: the queue's on a queued
+ * thread and the thread's on its endpoint, a claim's, the reply
+ * capability's on its caller.
+ */
+
+bool ipc_call_fast(struct thread_obj *me, struct endpoint *ep, unsigned long badge,
+		   const struct ipc_msg *msg, struct task_struct **next)
+{
+	struct thread_obj *r;
+
+	spin_lock(&ep->lock);
+	r = ep->recv_caps ? first_of(&ep->receivers) : NULL;
+	if (!r || !ipc_waits_here(r)) {
+		spin_unlock(&ep->lock);
+		return false;
+	}
+	claim(ep, r);
+	spin_unlock(&ep->lock);
+	ipc_count(calls);
+	*next = NULL;
+	ipc_mark_blocked();	/* before r can see our call */
+	deliver_msg(me, r, badge, msg, msg->info, true, next);
+	return true;
+}
+
+struct task_struct *ipc_reply_recv_fast(struct thread_obj *me, const struct ipc_msg *reply,
+					struct endpoint *ep, bool grant, bool *queued)
+{
+	struct task_struct *handoff = NULL;
+
+	*queued = false;
+	reply_common(me, reply, &handoff);	/* (-ESRCH, a caller gone, is no error here) */
+	if (!handoff || fatal_signal_pending(handoff))
+		return handoff;
+	spin_lock(&ep->lock);
+	if (list_empty(&ep->senders) && ep->send_caps) {
+		me->recv_grant = grant;
+		ipc_mark_blocked();	/* before a sender can find us */
+		enqueue(me, ep, &ep->receivers, IPC_RECV_BLOCKED);
+		*queued = true;
+	}
+	spin_unlock(&ep->lock);
+	return handoff;
+}
+
+long ipc_recv_handoff(struct thread_obj *me, struct endpoint *ep, bool grant,
+		      struct ipc_msg *out, struct task_struct *handoff)
+{
+	return recv_common(me, ep, false, grant, out, handoff);
+}
+
 void ipc_get_stats(struct ipc_stats *s)
 {
 	int cpu;
@@ -548,5 +618,8 @@ void ipc_get_stats(struct ipc_stats *s)
 		s->handoffs += READ_ONCE(c->handoffs);
 		s->caps_sent += READ_ONCE(c->caps_sent);
 		s->caps_lost += READ_ONCE(c->caps_lost);
+		s->fast_calls += READ_ONCE(c->fast_calls);
+		s->fast_replies += READ_ONCE(c->fast_replies);
+		s->fast_declined += READ_ONCE(c->fast_declined);
 	}
 }

@@ -46,9 +46,39 @@ long ipc_reply_recv(struct thread_obj *me, const struct ipc_msg *reply, struct c
 /* Drops me's reply capability unanswered: its caller wakes with -EPIPE. */
 void ipc_drop_reply(struct thread_obj *me);
 
-/* Direct switches and messages so far (tests, reports): the sum over the CPUs. */
+/*
+ * IPC's fast path (kernel/user/fastpath.c, docs/microkernel.md "The fast
+ * path"): the object halves, interrupts off, never sleeping, for a
+ * message that carries no capability.
+ *
+ * ipc_call_fast(): if ep's first receiver waits blocked on this CPU and
+ * is not killed, claims it and delivers msg as a call: me is then in
+ * REPLY_WAIT (true), and *next is the receiver to switch to (NULL: it
+ * was woken the ordinary way after all).  False: nothing done.
+ */
+bool ipc_call_fast(struct thread_obj *me, struct endpoint *ep, unsigned long badge,
+		   const struct ipc_msg *msg, struct task_struct **next);
+/*
+ * ipc_reply_recv_fast(): replies (me holds a reply capability), and if the
+ * caller waits blocked on this CPU and no sender waits on ep, queues me as
+ * ep's receiver (*queued): the caller to switch to is returned.  Else
+ * *queued is false and what is returned (the caller, or NULL) goes to
+ * ipc_recv_handoff(), the general receive, interrupts on.
+ */
+struct task_struct *ipc_reply_recv_fast(struct thread_obj *me, const struct ipc_msg *reply,
+					struct endpoint *ep, bool grant, bool *queued);
+long ipc_recv_handoff(struct thread_obj *me, struct endpoint *ep, bool grant,
+		      struct ipc_msg *out, struct task_struct *handoff);
+
+/*
+ * Direct switches and messages so far (tests, reports): the sum over the
+ * CPUs.  fast_calls, fast_replies: the fast path's switches (a call, a
+ * reply-and-receive); fast_declined: the fast switches that found more
+ * owed (a grace period waiting, a kill...) and went the general way.
+ */
 struct ipc_stats {
 	unsigned long messages, calls, replies, handoffs, caps_sent, caps_lost;
+	unsigned long fast_calls, fast_replies, fast_declined;
 };
 void ipc_get_stats(struct ipc_stats *s);
 

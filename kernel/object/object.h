@@ -159,7 +159,9 @@ void object_init(void);
 	X(CAP_INJECT_LOST_WAKEUP, "lost_wakeup",				\
 	  "a caller killed while a receiver claims it is moved to REPLY_WAIT without a wake-up") \
 	X(CAP_INJECT_NOREF_SLEEP, "noref_sleep",				\
-	  "IPC sleeps on cap_mutex with its endpoint looked up without a reference, and takes none")
+	  "IPC sleeps on cap_mutex with its endpoint looked up without a reference, and takes none") \
+	X(CAP_INJECT_FAST_CAP, "fast_cap",					\
+	  "IPC's fast path takes calls that carry a capability, and moves only the registers")
 
 #define __CAP_INJECTION_ENUM(id, name, what)	id,
 enum cap_injection {

@@ -100,6 +100,13 @@ struct thread_obj *current_thread_obj(int *err)
 	return th;
 }
 
+struct thread_obj *current_thread_obj_peek(void)
+{
+	struct thread_obj *th = READ_ONCE(current->user->obj);	/* ([thread_obj_dep]) */
+
+	return th == THREAD_OBJ_EXITED ? NULL : th;
+}
+
 struct kobject *thread_obj_of_tid(struct user_task *t, long tid, int *err)
 {
 	struct user_thread *ut, *found = NULL;
@@ -277,6 +284,34 @@ int ipc_wait(struct thread_obj *th, struct task_struct *handoff)
 	return ret;
 }
 
+bool ipc_waits_here(struct thread_obj *th)
+{
+	struct task_struct *kt = th->ut->kt;	/* (it waits: kt is there) */
+
+	return READ_ONCE(kt->cpu) == smp_processor_id() &&
+	       READ_ONCE(kt->state) == TASK_BLOCKED && !fatal_signal_pending(kt);
+}
+
+void ipc_mark_blocked(void)
+{
+	current->state = TASK_BLOCKED;
+}
+
+bool ipc_wait_done(struct thread_obj *th, int *ret)
+{
+	/*
+	 * [ipc_done_acquire] pairs [ipc_done_release]: the result and the
+	 * message we read after DONE are the completer's.  No lock: only
+	 * th's own thread leaves DONE, and the others only compare the state
+	 * (under th->lock) with states that DONE and IDLE both are not.
+	 */
+	if (smp_load_acquire(&th->state) != IPC_DONE)
+		return false;
+	*ret = th->result;
+	WRITE_ONCE(th->state, IPC_IDLE);
+	return true;
+}
+
 void ipc_reply_wait_locked(struct thread_obj *th)
 {
 	struct task_struct *kt = th->ut->kt;	/* (it waits: kt is there) */
@@ -305,8 +340,13 @@ void ipc_complete_locked(struct thread_obj *th, int result, struct task_struct *
 	struct task_struct *kt = th->ut->kt;	/* (it waits: not exited, so kt is there) */
 
 	th->result = result;
-	th->state = IPC_DONE;
 	th->queue_lock = NULL;
+	/*
+	 * [ipc_done_release] pairs [ipc_done_acquire]: the result and the
+	 * message (our caller set it) are visible before DONE, for the fast
+	 * path, which reads DONE without th->lock (ipc_wait_done()).
+	 */
+	smp_store_release(&th->state, IPC_DONE);
 	/*
 	 * On this CPU, blocked: it cannot run before we switch (the kernel
 	 * is not preemptible), so the caller may switch to it directly.

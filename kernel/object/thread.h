@@ -87,6 +87,8 @@ struct thread_obj {
 
 /* The calling user thread's object (made at its first use): NULL and *err if out of quota. */
 struct thread_obj *current_thread_obj(int *err);
+/* The same if it has one already (never makes one, never sleeps: the IPC fast path), or NULL. */
+struct thread_obj *current_thread_obj_peek(void);
 /* Thread tid of task t as an object, with a reference: for SYS_cap_create (-ESRCH: none). */
 struct kobject *thread_obj_of_tid(struct user_task *t, long tid, int *err);
 /* The calling thread exits: drops its reply capability (its caller gets -EPIPE) and its object. */
@@ -113,6 +115,23 @@ int ipc_wait(struct thread_obj *th, struct task_struct *handoff);
  * freed before the switch (ipc.c wakes it before anything that may sleep).
  */
 void ipc_complete_locked(struct thread_obj *th, int result, struct task_struct **handoff);
+/*
+ * The fast path's wait (kernel/user/fastpath.c), interrupts off.
+ * ipc_mark_blocked(): the caller is TASK_BLOCKED from before any partner
+ * can see its wait (as ipc_wait() marks it under th->lock, which every
+ * completion takes): a completion that comes before the switch then
+ * wakes it -- it is the running task, so it only becomes TASK_RUNNING,
+ * and schedule_to_fast() queues it -- and is never lost.  The switch
+ * reads the kill after its barrier ([fast_switch_mb]).  The caller that
+ * does not switch after all marks itself TASK_RUNNING again before the
+ * general wait.  ipc_wait_done(), without th->lock: once it runs again,
+ * true and *ret if th is DONE (th is then IDLE); false: the general
+ * ipc_wait() finishes.
+ */
+void ipc_mark_blocked(void);
+/* Does th, which waits (its queue's or its own lock held), wait blocked on this CPU, not killed? */
+bool ipc_waits_here(struct thread_obj *th);
+bool ipc_wait_done(struct thread_obj *th, int *ret);
 /* A claimed caller (th->lock held) now waits for its reply: woken if a kill came meanwhile. */
 void ipc_reply_wait_locked(struct thread_obj *th);
 

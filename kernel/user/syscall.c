@@ -6,6 +6,7 @@
  * The handlers live in sys_*.c, one file per kind of object.
  */
 #include "user/syscalls.h"
+#include "user/fastpath.h"
 #include <errno.h>
 
 /* The ABI's error numbers are newlib's, which this kernel's <errno.h> is. */
@@ -83,6 +84,14 @@ static DEFINE_PER_CPU(unsigned long, syscalls_done);
 static bool strace;
 KPARAM_BOOL("user.strace", strace);
 
+bool syscall_strace_set(bool on)
+{
+	bool was = READ_ONCE(strace);
+
+	WRITE_ONCE(strace, on);
+	return was;
+}
+
 static void trace_call(unsigned long nr, const struct syscall_args *a, long ret)
 {
 	const struct syscall *sc = &syscall_table[nr];
@@ -117,8 +126,13 @@ void syscall_dispatch(struct trap_frame *tf)
 
 	enter_from_user_mode();
 	this_cpu_write(syscalls_done, this_cpu_read(syscalls_done) + 1);	/* (interrupts off) */
-	local_irq_enable();
 	current_user_task()->syscalls++;	/* (only its own threads write it: a statistic) */
+	if ((nr == SYS_ipc_call || nr == SYS_ipc_reply_recv) && !READ_ONCE(strace) &&
+	    ipc_fastpath_enabled() && ipc_fastpath(tf, nr)) {
+		exit_to_user_mode();	/* (interrupts off all the way: the fast path's promise) */
+		return;
+	}
+	local_irq_enable();
 	if (nr < NR_SYSCALLS && syscall_table[nr].fn) {
 		current->user->syscall_frame = tf;	/* IPC writes a received message there */
 		get_args(tf, &a);

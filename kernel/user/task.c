@@ -204,7 +204,8 @@ void user_task_kill(struct user_task *t, int reason)
 	if (!t->kill_reason && !t->exiting && !t->ended) {
 		WRITE_ONCE(t->kill_reason, reason);
 		/*
-		 * [task_kill_mb] pairs [killable_mb], [ipc_sleep_mb]: the reason is visible
+		 * [task_kill_mb] pairs [killable_mb], [ipc_sleep_mb],
+		 * [fast_switch_mb]: the reason is visible
 		 * before we read each thread's state in wake_up_process(): a
 		 * thread going to sleep either sees it, or is seen asleep and
 		 * woken.  (A thread in user mode on another CPU gets our IPI,
@@ -226,7 +227,7 @@ void user_task_exit(struct user_task *t, int status)
 		t->exit.status = status;
 		WRITE_ONCE(t->exiting, true);
 		/*
-		 * [task_exit_mb] pairs [killable_mb], [ipc_sleep_mb]: as
+		 * [task_exit_mb] pairs [killable_mb], [ipc_sleep_mb], [fast_switch_mb]: as
 		 * [task_kill_mb] in user_task_kill().
 		 */
 		smp_mb();

@@ -292,7 +292,7 @@ int user_thread_kill(struct user_thread *ut)
 	spin_lock_irqsave(&t->lock, flags);
 	if (!ut->exited && ut->kt) {
 		WRITE_ONCE(ut->killed, true);
-		/* [thread_kill_mb] pairs [killable_mb], [ipc_sleep_mb]: as [task_kill_mb]. */
+		/* [thread_kill_mb] pairs [killable_mb], [ipc_sleep_mb], [fast_switch_mb]: as [task_kill_mb]. */
 		smp_mb();
 		if (ut->kt != current) {
 			wake_up_process(ut->kt);

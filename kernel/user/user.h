@@ -15,6 +15,7 @@
  *   fault.c            a fault in user mode kills its task, with a report
  *   syscall.c          THE SYSTEM-CALL TABLE (numbers: lib/syscall.h)
  *   sys_*.c            its handlers, one file per kind of object
+ *   fastpath.c         IPC's fast path: a call and a reply-and-receive on one CPU
  *   membarrier.c       SYS_membarrier: a barrier on every CPU running the task
  *   console.c          a task's console output, line by line
  *   usertest.c         the programs of tests/user/ run as tests (make test)
