@@ -598,7 +598,7 @@ struct task_struct *ipc_reply_recv_fast(struct thread_obj *me, const struct ipc_
 	return handoff;
 }
 
-long ipc_recv_handoff(struct thread_obj *me, struct endpoint *ep, bool grant,
+long ipc_recv_handoff(struct thread_obj *me, struct cap_ref *ep, bool grant,
 		      struct ipc_msg *out, struct task_struct *handoff)
 {
 	return recv_common(me, ep, false, grant, out, handoff);

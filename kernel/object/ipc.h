@@ -67,7 +67,7 @@ bool ipc_call_fast(struct thread_obj *me, struct endpoint *ep, unsigned long bad
  */
 struct task_struct *ipc_reply_recv_fast(struct thread_obj *me, const struct ipc_msg *reply,
 					struct endpoint *ep, bool grant, bool *queued);
-long ipc_recv_handoff(struct thread_obj *me, struct endpoint *ep, bool grant,
+long ipc_recv_handoff(struct thread_obj *me, struct cap_ref *ep, bool grant,
 		      struct ipc_msg *out, struct task_struct *handoff);
 
 /*

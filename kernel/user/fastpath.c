@@ -19,15 +19,16 @@
  *     (schedule_to_fast() declines, and the general switch reports).
  * Everything else is the general way, with interrupts on: before the
  * capability is looked up, sys_ipc_call() and sys_ipc_reply_recv() from
- * the start; after, with the same reference, ipc_call() (no receiver
+ * the start; after, with the same lookup, ipc_call() (no receiver
  * waiting here), the general receive (after the reply), or the general
  * wait, ipc_wait() (the message delivered, the switch refused).  A lookup
  * that fails is the call's result, as it would be the general way's.
  *
- * The capability is looked up by cap_lookup(), as sys_ipc.c does, and so
- * takes and drops a reference on the endpoint, held until the call
- * returns as there (issue 42's reference-free lookups will take it away
- * from both ways at once).
+ * The capability is looked up without a reference (cap_lookup_noref()),
+ * as sys_ipc.c does: the endpoint is used only before this task's next
+ * quiescent state -- interrupts off up to the switch -- or handed to the
+ * general way, which takes what its sleeps need (ipc.h).  After the
+ * switch it is not touched again.
  */
 #include "user/syscalls.h"
 #include "object/cap.h"
@@ -115,8 +116,8 @@ static int fast_wait(struct thread_obj *me, struct task_struct *next,
  */
 static int fast_lookup(struct trap_frame *tf, unsigned int rights, struct cap_ref *ref)
 {
-	int err = cap_lookup(current_user_task()->cspace, arg_int(arch_syscall_arg(tf, 0)),
-			     KOBJ_ENDPOINT, rights, ref);
+	int err = cap_lookup_noref(current_user_task()->cspace, arg_int(arch_syscall_arg(tf, 0)),
+				   KOBJ_ENDPOINT, rights, ref);
 
 	if (err)
 		arch_syscall_set_result(tf, err);
@@ -134,17 +135,17 @@ static bool fast_call(struct trap_frame *tf, struct thread_obj *me)
 		return false;
 	if (fast_lookup(tf, SYS_CAP_WRITE, &ref))
 		return true;
-	if (ipc_call_fast(me, to_endpoint(ref.obj), ref.badge, &m, &next)) {
+	if (ipc_call_fast(me, to_endpoint(cap_ref_obj(&ref)), ref.badge, &m, &next)) {
 		ret = fast_wait(me, next, &this_cpu_ptr(&ipc_stats)->fast_calls);
 		if (!ret)
 			m = me->msg;
 	} else {
-		/* No receiver waits here: the general call, with the same reference. */
+		/* No receiver waits here: the general call, with the same lookup. */
 		local_irq_enable();
-		ret = ipc_call(me, to_endpoint(ref.obj), ref.badge, &m);
+		ret = ipc_call(me, &ref, ref.badge, &m);
 		local_irq_disable();
 	}
-	kobject_put(ref.obj);
+	cap_ref_put(&ref);
 	if (!ret)
 		msg_to_frame(tf, &m);
 	arch_syscall_set_result(tf, ret);
@@ -163,8 +164,8 @@ static bool fast_reply_recv(struct trap_frame *tf, struct thread_obj *me)
 		return false;	/* (no reply owed: a receive, the general way) */
 	if (fast_lookup(tf, SYS_CAP_READ, &ref))
 		return true;
-	next = ipc_reply_recv_fast(me, &reply, to_endpoint(ref.obj), ref.rights & SYS_CAP_GRANT,
-				   &queued);
+	next = ipc_reply_recv_fast(me, &reply, to_endpoint(cap_ref_obj(&ref)),
+				   ref.rights & SYS_CAP_GRANT, &queued);
 	if (queued) {
 		ret = fast_wait(me, next, &this_cpu_ptr(&ipc_stats)->fast_replies);
 		if (!ret) {
@@ -173,11 +174,10 @@ static bool fast_reply_recv(struct trap_frame *tf, struct thread_obj *me)
 		}
 	} else {
 		local_irq_enable();
-		ret = ipc_recv_handoff(me, to_endpoint(ref.obj), ref.rights & SYS_CAP_GRANT, &out,
-				       next);
+		ret = ipc_recv_handoff(me, &ref, ref.rights & SYS_CAP_GRANT, &out, next);
 		local_irq_disable();
 	}
-	kobject_put(ref.obj);
+	cap_ref_put(&ref);
 	if (ret >= 0)
 		msg_to_frame(tf, &out);
 	arch_syscall_set_result(tf, ret);
