@@ -366,9 +366,14 @@ out:
 	return err;
 }
 
+bool cap_ref_stale(const struct cap_ref *r)
+{
+	return CONFIG_RCU_CHECKING && !r->held && r->qs != current->rcu_qs_count;
+}
+
 void cap_ref_check(const struct cap_ref *r, const char *what)
 {
-	if (r->qs == current->rcu_qs_count)
+	if (!cap_ref_stale(r))
 		return;
 	panic("BUG: %s's reference-free %s %lu %s after its task passed %lu quiescent "
 	      "state%s: it may have been freed (take a reference with cap_ref_hold() "

@@ -96,7 +96,12 @@ static inline int cap_lookup(struct cspace *cs, long slot, unsigned int type,
 #define cap_lookup_noref(cs, slot, type, rights, out)				\
 	__cap_lookup(cs, slot, type, rights, out, false, __func__)
 
-/* Checking build: panics if r holds no reference and its task passed a quiescent state. */
+/*
+ * Checking build: does r hold no reference while its task passed a
+ * quiescent state since the lookup (always false in the production
+ * build)?  cap_ref_check() panics then, naming the call and the object.
+ */
+bool cap_ref_stale(const struct cap_ref *r);
 void cap_ref_check(const struct cap_ref *r, const char *what);
 
 /* The object r names; the checking build proves a reference-free r still valid. */
