@@ -343,7 +343,8 @@ bench:
 # rounds each); tools/profile.py symbolizes the counts with the kernel's
 # and the programs' symbols, classes the costly instructions, prints the
 # tables and one PROFILE line per operation, and writes $(PROFILE_DIR)/
-# profile.md and profile.json.  At one CPU only: x86-64 under -icount
+# profile.md and profile.json.  CMDLINE adds kernel words (CMDLINE=
+# 'ipc.fastpath=0': the general IPC path).  At one CPU only: x86-64 under -icount
 # stops at two (docs/benchmarks.md).
 PROFILE_ROUNDS ?= 1000
 PROFILE_DIR ?= $(BUILD)/profile/$(ARCH)
@@ -359,7 +360,7 @@ profile:
 	@$(MAKE) --no-print-directory CHECKING=0 all $(PROFILE_PLUGIN)
 	@python3 tools/profile.py run --arch $(ARCH) --kernel $(BENCH_ELF) --plugin $(PROFILE_PLUGIN) \
 	    --user-dir $(BUILD)/$(ARCH)/user --out $(PROFILE_DIR) --rounds $(PROFILE_ROUNDS) \
-	    --mem $(MEM) --objdump $(OBJDUMP) $(USER_BENCH_MODULES)
+	    --mem $(MEM) --objdump $(OBJDUMP) --cmdline '$(CMDLINE)' $(USER_BENCH_MODULES)
 
 # make model: the models of tools/model/ checked exhaustively by Spin
 # (docs/model.md): first the barrier tables' links to the code (every tag

@@ -59,7 +59,7 @@ def problems(ops):
 def boot(args, counts, log):
     """The production kernel with the plugin: run.py's status."""
     words = ["ktest.filter=bench_profile", "bench.run=1", "bench.reps=1",
-             f"bench.profile={args.rounds}"]
+             f"bench.profile={args.rounds}"] + args.cmdline.split()
     cmd = [sys.executable, os.path.join(TOOLS, "run.py"), "--arch", args.arch,
            "--kernel", args.kernel, "--smp", "1", "--mem", args.mem, "--mode", "test",
            "--icount", "0", "--plugin",
@@ -124,6 +124,8 @@ def main(argv=None):
     p.add_argument("--module", action="append", default=[],
                    help="run: a program to boot beside the kernel (run.py --module)")
     p.add_argument("--mem", default="128M")
+    p.add_argument("--cmdline", default="",
+                   help="run: more words for the kernel (make profile CMDLINE='ipc.fastpath=0')")
     p.add_argument("--timeout", type=int, default=300, help="run: seconds for the boot")
     p.add_argument("--objdump", default="objdump")
     p.add_argument("--counts", help="analyze: the plugin's file")
