@@ -24,28 +24,19 @@
 #include "qserver.h"
 #include "qlock.h"
 #include "urcu-qsbr.h"
-#include "urcu/rculist.h"
+#include "names.h"
 
 #define EP		0
 #define MAX_NAMES	32
 #define MAX_THREADS	4	/* serving threads: what SERVICE_QUOTA_KB pays for (user/root.c) */
 
-struct name {
-	struct list_head node;		/* in names: RCU readers, update_lock writers */
-	struct rcu_head rcu;
-	char name[Q_NAME_MAX + 1];
-	int slot;			/* our copy of the registered capability */
-	unsigned long badge;		/* who registered it */
-	unsigned long live;		/* Q_ENTRY_LIVE until freed (qserver.h) */
-};
-
 static LIST_HEAD(names);
 static struct q_mutex update_lock;	/* names' writers, and nnames */
 static int nnames;
 static unsigned long lookups, registrations;	/* (relaxed atomics: statistics) */
+unsigned long ns_freed;			/* entries freed (a relaxed atomic: the demo's) */
 
-/* The entry named name: inside rcu_read_lock(), or with update_lock held. */
-static struct name *find(const char *name)
+struct name *find(const char *name)
 {
 	struct name *n;
 
@@ -62,6 +53,7 @@ static void free_name(struct rcu_head *head)
 
 	q_cap_delete(n->slot);
 	q_entry_free(n, sizeof(*n), &n->live);
+	__atomic_fetch_add(&ns_freed, 1, __ATOMIC_RELAXED);
 }
 
 static struct name *new_name(unsigned long badge, const char *name, int cap)
@@ -130,8 +122,7 @@ static long do_unregister(unsigned long badge, const char *name)
 	return 0;
 }
 
-/* An update: under update_lock, never inside a read-side section (q_mutex_lock() may sleep). */
-static long update(unsigned int label, unsigned long badge, const char *name, int cap)
+long update(unsigned int label, unsigned long badge, const char *name, int cap)
 {
 	long r;
 
@@ -200,7 +191,7 @@ static long serve(void *arg)
 	return q_serve_replying(EP, handle);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	int threads;
 	long r;
@@ -209,6 +200,8 @@ int main(void)
 		printf("nameserver: no notification for its lock\n");
 		return 1;
 	}
+	if (argc > 1 && !strcmp(argv[1], "--demo"))
+		return ns_demo();
 	printf("nameserver: task %d serves its slot %d\n", q_task_id(), EP);
 	r = q_serve_on_cpus("nameserver", serve, NULL, MAX_THREADS, &threads);
 	printf("nameserver: ends (%ld): %lu registrations, %lu lookups, %d threads\n", r,
