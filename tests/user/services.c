@@ -126,7 +126,7 @@ static void dead_name_server(int ns)
 
 #define MAX_READERS	8
 #define utest_failed_yet()	__atomic_load_n(&utest_failures, __ATOMIC_RELAXED)
-#define REPLACEMENTS	120	/* each a grace period for the server's call_rcu() */
+#define REPLACEMENTS	60	/* each a grace period for the server's call_rcu() */
 #define KV_KEY		11
 #define BLINK_EVERY	16
 
