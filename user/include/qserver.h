@@ -30,9 +30,10 @@
  * per other CPU, up to max threads in all and as many as the task's quota
  * pays for: each registered with QSBR, its receive slot set for any
  * capability.  Returns when every thread's serve() has: the first one's
- * value.  *threads: how many served; who names the server in what it prints.
+ * value.  *threads: how many served.  Once they are started it prints
+ * says and how many serve, on one line ("..., from 4 threads (CPUs 0-3)").
  */
-long q_serve_on_cpus(const char *who, long (*serve)(void *arg), void *arg, int max,
+long q_serve_on_cpus(const char *says, long (*serve)(void *arg), void *arg, int max,
 		     int *threads);
 
 /*

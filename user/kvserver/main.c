@@ -92,6 +92,7 @@ static long serve(void *ep)
 int main(int argc, char **argv)
 {
 	int ep, send_only, threads;
+	char says[80];
 	long r;
 
 	if (argc > 1 && !strcmp(argv[1], "--bench"))
@@ -112,8 +113,9 @@ int main(int argc, char **argv)
 		printf("kvserver: cannot register \"kv\" (error %ld)\n", r);
 		return 1;
 	}
-	printf("kvserver: task %d serves \"kv\" (its endpoint in slot %d)\n", q_task_id(), ep);
-	r = q_serve_on_cpus("kvserver", serve, &ep, MAX_THREADS, &threads);
+	snprintf(says, sizeof(says), "kvserver: task %d serves \"kv\" (its endpoint in slot %d)",
+		 q_task_id(), ep);
+	r = q_serve_on_cpus(says, serve, &ep, MAX_THREADS, &threads);
 	printf("kvserver: ends (%ld) after %lu calls\n", r, served);
 	return 1;
 }

@@ -34,7 +34,8 @@ static int serving_thread(void *arg)
 	return serve_registered(arg) == -SYS_EPIPE ? 0 : 1;
 }
 
-long q_serve_on_cpus(const char *who, long (*serve)(void *arg), void *arg, int max, int *threads)
+long q_serve_on_cpus(const char *says, long (*serve)(void *arg), void *arg, int max,
+		     int *threads)
 {
 	struct serving s = { serve, arg, { 0, -1 } };
 	int ncpus = q_nr_cpus(), tids[Q_SERVE_MAX_THREADS], n = 0;
@@ -54,7 +55,10 @@ long q_serve_on_cpus(const char *who, long (*serve)(void *arg), void *arg, int m
 		tids[n++] = tid;
 	}
 	*threads = n + 1;
-	printf("%s: %d serving thread%s, one on each of CPUs 0-%d\n", who, n + 1, n ? "s" : "", n);
+	if (n)
+		printf("%s, from %d threads (CPUs 0-%d)\n", says, n + 1, n);
+	else
+		printf("%s, from 1 thread (CPU 0)\n", says);
 	fflush(stdout);
 	if (s.start.ntf >= 0)
 		q_mutex_unlock(&s.start);

@@ -193,6 +193,7 @@ static long serve(void *arg)
 
 int main(int argc, char **argv)
 {
+	char says[64];
 	int threads;
 	long r;
 
@@ -202,8 +203,8 @@ int main(int argc, char **argv)
 	}
 	if (argc > 1 && !strcmp(argv[1], "--demo"))
 		return ns_demo();
-	printf("nameserver: task %d serves its slot %d\n", q_task_id(), EP);
-	r = q_serve_on_cpus("nameserver", serve, NULL, MAX_THREADS, &threads);
+	snprintf(says, sizeof(says), "nameserver: task %d serves its slot %d", q_task_id(), EP);
+	r = q_serve_on_cpus(says, serve, NULL, MAX_THREADS, &threads);
 	printf("nameserver: ends (%ld): %lu registrations, %lu lookups, %d threads\n", r,
 	       registrations, lookups, threads);
 	return r == -SYS_EPIPE ? 0 : 1;
