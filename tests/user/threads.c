@@ -100,19 +100,26 @@ static int rw_writer(void *arg)
 	return 0;
 }
 
+/*
+ * A reader: LOCK_ROUNDS sections, or fewer if the writers are done.  It
+ * yields outside its section too: the lock prefers readers, and on one
+ * CPU readers that yielded only inside would never let a writer in.
+ */
 static int rw_reader(void *arg)
 {
-	int bad = 0, i = 0;
+	int bad = 0;
 
 	(void)arg;
-	while (__atomic_load_n(&writers_left, __ATOMIC_ACQUIRE)) {
+	for (int i = 1; i <= LOCK_ROUNDS && __atomic_load_n(&writers_left, __ATOMIC_ACQUIRE); i++) {
 		q_read_lock(&rwlock);
 		unsigned long a = pair[0];
 
-		if (++i % 8 == 0)
+		if (i % 8 == 0)
 			q_yield();
 		bad += a != pair[1];	/* a writer inside with us */
 		q_read_unlock(&rwlock);
+		if (i % 8 == 4)
+			q_yield();
 	}
 	return bad;
 }
