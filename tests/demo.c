@@ -359,3 +359,14 @@ KTEST(demo_microkernel)
 	KEXPECT(said_before("leaves its lookup", "Grace period over"));
 	KEXPECT(!strstr(out, "FREED under it"));
 }
+
+KTEST(demo_urcu_server)
+{
+	KEXPECT(play("urcu_server"));
+	KEXPECT(said("demo urcu_server: done"));
+	KEXPECT(said("entries freed, each after its grace period; no reader met one"));
+	if (num_online_cpus() < 2)
+		KTEST_SKIP("a reader held across the replacement needs a second CPU");
+	KEXPECT(said_before("CPU1 still holds v1", "v1 is still not freed (0 freed)"));
+	KEXPECT(said_before("lets go of v1", "call_rcu() frees v1"));
+}

@@ -44,6 +44,12 @@
  * are smaller), so 320 leaves room for a few more keys and names.
  */
 #define SERVICE_QUOTA_KB 320
+/*
+ * The two servers serve from a thread per CPU (docs/urcu.md, "Servers
+ * on RCU"), up to four, and call_rcu() starts a thread of its own: each
+ * thread more costs its 64 KiB stack, its kernel stack and their tables.
+ */
+#define SERVER_QUOTA_KB	704
 
 static int failed;
 
@@ -82,16 +88,16 @@ static const char *join(char *buf, size_t size, int argc, char **argv)
 }
 
 /* cmd with cap in its slot 0, spending from a quota of its own carved out of ours. */
-static int spawn(const char *cmd, int cap, int task_slot)
+static int spawn(const char *cmd, int cap, int task_slot, int kb)
 {
-	int quota = q_quota_create(SYS_CAP_ANY_SLOT, SERVICE_QUOTA_KB);
+	int quota = q_quota_create(SYS_CAP_ANY_SLOT, kb);
 	int id = quota < 0 ? quota : q_spawn_quota(cmd, quota, &cap, 1, task_slot);
 
 	if (id < 0)
 		printf("root: %s did not start (error %d)\n", cmd, id);
 	else
 		printf("root: started %s, task %d, with a capability in its slot 0 and %d KiB\n",
-		       cmd, id, SERVICE_QUOTA_KB);
+		       cmd, id, kb);
 	if (quota >= 0)
 		q_cap_delete(quota);	/* (the child's task keeps the quota) */
 	return id;
@@ -124,7 +130,7 @@ static void run_clients(int ns)
 
 	for (int i = 0; i < NR_CLIENTS; i++) {
 		snprintf(cmd, sizeof(cmd), KVCLIENT " %d", i + 1);
-		ids[i] = spawn(cmd, ns, CLIENT_TASK + i);
+		ids[i] = spawn(cmd, ns, CLIENT_TASK + i, SERVICE_QUOTA_KB);
 	}
 	for (int i = 0; i < NR_CLIENTS; i++) {
 		if (ids[i] < 0)
@@ -164,13 +170,13 @@ int main(int argc, char **argv)
 	if (argc > 1)
 		run_program(join(cmd, sizeof(cmd), argc - 1, argv + 1));
 	say_we_start();
-	ns_id = ns < 0 ? ns : spawn(NAMESERVER, ns, NS_TASK);
+	ns_id = ns < 0 ? ns : spawn(NAMESERVER, ns, NS_TASK, SERVER_QUOTA_KB);
 	if (ns_id < 0)
 		return 1;
 	/* Everyone else may call the name server and send it capabilities, never receive. */
 	ns_send = q_cap_mint(ns, SYS_CAP_ANY_SLOT, SYS_CAP_WRITE | SYS_CAP_GRANT, 0);
 	q_cap_delete(ns);
-	kv_id = ns_send < 0 ? ns_send : spawn(KVSERVER, ns_send, KV_TASK);
+	kv_id = ns_send < 0 ? ns_send : spawn(KVSERVER, ns_send, KV_TASK, SERVER_QUOTA_KB);
 	if (kv_id < 0) {
 		stop(NS_TASK, "kill the name server");
 		return 1;

@@ -150,7 +150,7 @@ USER_TEST_NAMES := $(filter tests/% user/sysfuzz user/urcutorture user/console_s
 USER_RUN ?= $(if $(USER_PROG_SRCS),user/hello)
 USER_TEST_MODULES := $(foreach p,$(USER_TEST_NAMES),--module '$(UB)/$(p).elf $(p)')
 # make bench's and make profile's programs (tests/bench/)
-USER_BENCH_NAMES := tests/user/helpers/nullcall tests/user/helpers/pingpong \
+USER_BENCH_NAMES := tests/user/helpers/nullcall tests/user/helpers/pingpong user/kvserver \
                     tests/user/helpers/capcall
 USER_BENCH_MODULES := $(foreach p,$(filter $(USER_BENCH_NAMES),$(USER_TEST_NAMES)),\
                         --module '$(UB)/$(p).elf $(p)')

@@ -338,6 +338,10 @@ def markdown(rows, ctx, check=None):
     if ip:
         L.extend(ipc_markdown(ip, us, cpus, 1 if ctx.get("icount") else None))
 
+    ur = [r for r in rows if r.get("bench") == "urcu"]
+    if ur:
+        L.extend(urcu_markdown(ur, cpus, ctx))
+
     cr = [r for r in rows if r.get("bench") == "call_rcu"]
     if cr:
         L += section("call_rcu() with two updaters per CPU")
@@ -349,6 +353,41 @@ def markdown(rows, ctx, check=None):
                                [fmt_cell(find_row(cr, metric=metric, cpus=n)) for n in cpus]))
         L.append("")
     return "\n".join(L)
+
+
+URCU_METHODS = (("none", "no synchronization (the floor)"), ("mutex", "sleeping mutex"),
+                ("rwlock", "sleeping reader-writer lock"), ("memb", "RCU, memb flavor"),
+                ("qsbr", "RCU, QSBR flavor"))
+
+
+def urcu_markdown(ur, cpus, ctx):
+    """The servers on user-space RCU (tests/bench/urcu.c): the key-value
+    server's lookup under each method, alone and on every CPU, and
+    SYS_membarrier against the threads of the task running."""
+    L = section("Servers on RCU: the key-value server's lookups",
+                "`user/kvserver --bench`: its own lookup on its own table (128 keys), a "
+                "reader pinned to every CPU; no writer.")
+    L.extend(table_head(["lookups per second per CPU"] + [cpus_title(n) for n in cpus]))
+    for m, title in URCU_METHODS:
+        L.append(table_row([title] + [fmt_cell(find_row(ur, method=m, metric="lookups_per_cpu",
+                                                        cpus=n)) for n in cpus]))
+    L.append("")
+    unit = "instructions" if ctx.get("icount") else "ns"
+    L.extend(table_head([f"one reader alone: {unit} per lookup"] +
+                        [cpus_title(n) for n in cpus]))
+    for m, title in URCU_METHODS:
+        L.append(table_row([title] + [fmt_cell(find_row(ur, method=m, metric="ns_per_lookup",
+                                                        cpus=n)) for n in cpus]))
+    L.append("")
+    running = sorted({int(r["running"]) for r in ur if "running" in r})
+    if running:
+        L.extend(table_head(["SYS_membarrier, us per call"] + [cpus_title(n) for n in cpus]))
+        for k in running:
+            L.append(table_row([f"{k} other thread{'s' if k != 1 else ''} running"] +
+                               [fmt_cell(find_row(ur, op="membarrier", running=str(k),
+                                                  cpus=n)) for n in cpus]))
+        L.append("")
+    return L
 
 
 def ipc_markdown(ip, us, cpus, decimals=None):

@@ -21,6 +21,7 @@
 #define NS_REGISTER	1	/* name in w0..w2, the capability with it: -> 0, -EEXIST, -ENOSPC */
 #define NS_LOOKUP	2	/* name in w0..w2: -> 0 and a copy of the capability, or -ENOENT */
 #define NS_UNREGISTER	3	/* name: -> 0 (only the badge that registered it), -EPERM, -ENOENT */
+#define NS_REPLACE	4	/* name and a capability: -> 0 (only the registrant), -EPERM, -ENOENT */
 
 /* The key-value server's labels: 64-bit keys and values. */
 #define KV_PUT		1	/* w1 key, w2 value: -> 0, or -ENOSPC */
@@ -57,6 +58,8 @@ long q_ns_lookup(int ns, const char *name);
 #define Q_NS_WAIT_MS	20000
 long q_ns_lookup_wait(int ns, const char *name, unsigned long bound_ms);
 long q_ns_unregister(int ns, const char *name);
+/* Replaces the capability registered as name (by us) with the one in slot: a lookup sees one or the other. */
+long q_ns_replace(int ns, const char *name, int slot);
 
 long q_kv_put(int kv, unsigned long key, unsigned long value);
 long q_kv_get(int kv, unsigned long key, unsigned long *value);

@@ -90,6 +90,11 @@ long q_ns_unregister(int ns, const char *name)
 	return name_call(ns, NS_UNREGISTER, name, -1, 0);
 }
 
+long q_ns_replace(int ns, const char *name, int slot)
+{
+	return name_call(ns, NS_REPLACE, name, slot, 0);
+}
+
 long q_kv_put(int kv, unsigned long key, unsigned long value)
 {
 	struct q_msg m = q_msg(KV_PUT, 0, key, value, 0);
