@@ -5,7 +5,7 @@
 #include "object/cap.h"
 
 #define SPINNER	"tests/user/helpers/spin"
-#define SLEEPER	"tests/user/helpers/leaver chain 1"	/* sleeps an hour */
+#define SLEEPER	"tests/user/helpers/leaver sleep"	/* sleeps an hour */
 
 static char out[16384];
 
