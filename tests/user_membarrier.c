@@ -16,7 +16,11 @@
 #define CALLS		8
 #define HOTPLUG_CYCLES	2
 
-/* Until CPUs 1 .. n-1 each run a thread of t (the spinner's: pinned, never blocking). */
+/*
+ * Until CPUs 1 .. n-1 each run a thread of t (the spinner's: pinned,
+ * never blocking) and all n are made: the main thread may run on one of
+ * those CPUs before it moves to CPU0 and makes the others.
+ */
 static bool wait_spinning(struct user_task *t, int n)
 {
 	u64 end = ktime_get_ns() + ktest_budget_ns(20, 2);
@@ -29,7 +33,7 @@ static bool wait_spinning(struct user_task *t, int n)
 
 			running += c && c->user && c->user->task == t;
 		}
-		if (running == n - 1)
+		if (running == n - 1 && READ_ONCE(t->nr_live) == n)
 			return true;
 		msleep(1);
 	}
@@ -111,6 +115,7 @@ KTEST(membarrier_returns_while_cpus_go_down_and_up)
 {
 	struct task_struct *hotplug;
 	unsigned long calls = 0;
+	struct mm_struct *mm;
 	struct user_task *t;
 	int cycles = 0;
 
@@ -121,15 +126,23 @@ KTEST(membarrier_returns_while_cpus_go_down_and_up)
 	KASSERT(run_on(0) == 0);
 	t = spawn_spinner(num_online_cpus());
 	KASSERT(t);
-	KEXPECT(wait_spinning(t, num_online_cpus()));
+	if (!wait_spinning(t, num_online_cpus())) {
+		KEXPECT(!"the spinner spins on every CPU");
+		end_spinner(t);
+		return;
+	}
 	hotplug = kthread_run_on_cpu(hotplug_thread, &cycles, 0, "mb_hotplug");
 	KASSERT(hotplug);
+	mm = t->mm;		/* (NULL once the spinner ends: ours, until it is killed below) */
+	mm_get(mm);
 	while (READ_ONCE(cycles) < HOTPLUG_CYCLES && READ_ONCE(hotplug->state) != TASK_DEAD) {
-		membarrier_private_expedited(t->mm);
+		membarrier_private_expedited(mm);
 		calls++;
 		cond_resched();
 	}
 	kthread_stop(hotplug);
+	mm_put(mm);
+	KEXPECT(!READ_ONCE(t->exiting) && !READ_ONCE(t->kill_reason));	/* it spun all along */
 	ktest_info("%lu calls while CPU%d went down and up %d times", calls,
 		   num_online_cpus() - 1, cycles);
 	KEXPECT_EQ(cycles, HOTPLUG_CYCLES);
