@@ -1,6 +1,8 @@
 /*
- * Lab urcu_server, part readers (docs/labs/urcu_server.md): the key-value
- * server's table under a reader per CPU (up to 8) and a writer that,
+ * Lab urcu_server, parts serves and readers (docs/labs/urcu_server.md):
+ * first, one client's puts, gets and deletes, keys in one bucket and in
+ * others, each answered right.  Then the key-value server's table under
+ * a reader per CPU (up to 8) and a writer that,
  * ROUNDS times, replaces one key's value and removes or re-adds another.
  * Every get must find a value of its own key (the old or a new one, never
  * garbage) or, for the key that comes and goes, -ENOENT; and the server
@@ -70,6 +72,32 @@ static int reader(void *arg)
 	return 0;
 }
 
+/* One client: each answer right, keys in one bucket (KV_BUCKETS, 64, apart) and in others. */
+static void one_client(int kv)
+{
+	unsigned long v, k;
+
+	for (k = 0; k < 4; k++)
+		CHECK_EQ(q_kv_put(kv, 100 + 64 * k, k), 0);
+	CHECK_EQ(q_kv_put(kv, 101, 7), 0);
+	for (k = 0; k < 4; k++) {
+		v = ~0UL;
+		CHECK_EQ(q_kv_get(kv, 100 + 64 * k, &v), 0);
+		CHECK_EQ(v, k);
+	}
+	CHECK_EQ(q_kv_put(kv, 164, 42), 0);		/* a new value for a key there */
+	CHECK_EQ(q_kv_get(kv, 164, &v), 0);
+	CHECK_EQ(v, 42);
+	CHECK_EQ(q_kv_del(kv, 164), 0);
+	CHECK_EQ(q_kv_get(kv, 164, &v), -SYS_ENOENT);
+	CHECK_EQ(q_kv_del(kv, 164), -SYS_ENOENT);
+	CHECK_EQ(q_kv_get(kv, 99, &v), -SYS_ENOENT);	/* never put */
+	CHECK_EQ(q_kv_get(kv, 228, &v), 0);		/* its bucket's others stay */
+	CHECK_EQ(v, 2);
+	CHECK_EQ(q_kv_get(kv, 101, &v), 0);
+	CHECK_EQ(v, 7);
+}
+
 static int start_servers(void)
 {
 	int ep = q_endpoint_create(SYS_CAP_ANY_SLOT), ns, kv;
@@ -91,6 +119,7 @@ int main(void)
 	int tids[MAX_READERS], i;
 	long put = 0;
 
+	one_client(r.kv);
 	CHECK_EQ(q_kv_put(r.kv, KEY, VALUE(KEY, 0)), 0);
 	CHECK_EQ(q_kv_put(r.kv, BLINK, VALUE(BLINK, 0)), 0);
 	for (i = 0; i < n; i++) {

@@ -46,7 +46,7 @@ FUNCTIONS = [
 
 PARTS = [
     {"id": "serves", "name": "gets, puts and deletes answered right, one CPU", "points": 30,
-     "smp": [1], "tests": "user_services", "timeout": 90},
+     "smp": [1], "tests": "user_kv_readers,user_services", "timeout": 90},
     {"id": "readers", "name": "readers on every CPU against a writer: no entry freed under "
      "a reader, no reader that blocks in its section", "points": 50, "smp": [2, 4],
      "tests": "user_kv_readers", "timeout": 90},
