@@ -34,7 +34,10 @@ class Missing(Exception):
 
 def object_path(arch, source):
     """The object the default build makes from source (the Makefile's
-    $(B)/obj/%.c.o, with CHECKING=1 and PREEMPT=0)."""
+    $(B)/obj/%.c.o, with CHECKING=1 and PREEMPT=0; a program's, under
+    user/: user/user.mk's $(UB)/obj/%.c.o)."""
+    if source.startswith("user/"):
+        return f"build/{arch}/user/obj/{source}.o"
     return f"build/{arch}/obj/{source}.o"
 
 
@@ -96,6 +99,37 @@ def publish_site_releases(funcs):
         problems.append("on a weakly ordered CPU (AArch64) a reader may then see the pointer "
                         "before the fields: publish with rcu_assign_pointer(), a release "
                         "store (smp_store_release())")
+    return problems or None
+
+
+# A call that returns a new element: the allocator, or a helper that calls it.
+ALLOC_CALL_RE = re.compile(r"^bl\s.*<(malloc|calloc|\w*(new|alloc)\w*)>")
+
+
+def each_new_entry_released(funcs):
+    """Each function allocates elements and publishes them: after each
+    allocation call, before the function returns, a release (stlr: the
+    publication) or a dmb that orders it after the stores that fill the
+    element.  A path that publishes with a plain store passes every test
+    under TCG."""
+    problems = []
+    for name, insns in funcs.items():
+        calls = [i for i, x in enumerate(insns) if ALLOC_CALL_RE.match(x)]
+        if not calls:
+            problems.append(f"{name}(): no call to malloc() (or to a helper that makes the "
+                            "new entry) found: the check looks for the release after it")
+        for c in calls:
+            end = next((i for i in range(c + 1, len(insns)) if insns[i].startswith("ret")
+                        or ALLOC_CALL_RE.match(insns[i])), len(insns))
+            if not any(RELEASE_RE.match(x) or STORE_DMB_RE.match(x) for x in insns[c:end]):
+                st = [x for x in insns[c:end] if STORE_RE.match(x) and not STACK_RE.search(x)]
+                problems.append(f"{name}(): after '{insns[c]}' its {len(st)} stores are all "
+                                "plain: no release (stlr) publishes the new entry")
+    if problems:
+        problems.append("on a weakly ordered CPU (AArch64) a reader on another CPU may then "
+                        "see the entry before its key and value: publish with "
+                        "hlist_add_head_rcu(), hlist_replace_rcu() (rcu_assign_pointer(), "
+                        "a release store)")
     return problems or None
 
 

@@ -259,7 +259,9 @@ def grade_disasm_part(lab, part, root, say):
     arch, funcs = spec["arch"], {}
     for source in sorted({src for src, _ in spec["functions"]}):
         obj = disasm.object_path(arch, source)
-        if not os.path.exists(os.path.join(root, "build", f"newlib-{arch}", ".built")):
+        # (a program's object needs the user newlib: user/user.mk's USER_NEWLIB)
+        built = f"newlib-user-{arch}.ok" if source.startswith("user/") else f"newlib-{arch}/.built"
+        if not os.path.exists(os.path.join(root, "build", built)):
             say(f"grade: part {part['id']} reads {arch} instructions: newlib for {arch} "
                 "first (once a machine, unless its cache has it: minutes; README.md, "
                 "'The first build')")

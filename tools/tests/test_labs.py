@@ -219,6 +219,26 @@ class Instructions(unittest.TestCase):
         self.assertEqual(len(out), 1)
         self.assertIn("[exp_wait_mb]", out[0])
 
+    def test_each_new_entry_released(self):
+        # kv_put()'s two paths (lab urcu_server), each a malloc() then its publication.
+        put = ["bl 0 <malloc>", "str x1, [x0]", "stp x20, x22, [x0, #32]", "stlr x0, [x2]",
+               "ret", "bl 0 <malloc>", "str x1, [x0]", "str x2, [x0, #48]", "stlr x0, [x23]",
+               "b a0 <kv_put+0x90>", "ret"]
+        self.assertIsNone(disasm.each_new_entry_released({"kv_put": put}))
+        plain_add = put[:8] + ["str x0, [x23]"] + put[9:]
+        out = disasm.each_new_entry_released({"kv_put": plain_add})
+        self.assertEqual(len(out), 2)	# the path, then why it matters
+        self.assertIn("its 3 stores are all plain", out[0])
+        helper = ["bl 0 <new_entry>", "str x0, [x1]", "ret"]	# not inlined, plain
+        self.assertIn("all plain", disasm.each_new_entry_released({"kv_put": helper})[0])
+        self.assertIn("no call to malloc()", disasm.each_new_entry_released({"kv_put": ["ret"]})[0])
+
+    def test_a_programs_object(self):
+        self.assertEqual(disasm.object_path("aarch64", "user/kvserver/table.c"),
+                         "build/aarch64/user/obj/user/kvserver/table.c.o")
+        self.assertEqual(disasm.object_path("aarch64", "kernel/rcu/tree.c"),
+                         "build/aarch64/obj/kernel/rcu/tree.c.o")
+
 
 class WrongSolutions(unittest.TestCase):
     def setUp(self):
