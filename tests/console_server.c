@@ -226,6 +226,38 @@ KTEST(console_server_published_reaches_programs_tasks_spawn)
 }
 
 /*
+ * A QSBR reader that prints inside its read-side section blocks in the
+ * server's IPC: the urcu library must name the misuse and abort the
+ * task.  Its report cannot itself go through the server -- that IPC
+ * would be the same misuse again, found over and over until the stack
+ * ran out and the task died of a fault with nothing said.
+ */
+#define URCU_BUG	"urcu: BUG: q_call() blocks inside rcu_read_lock()"
+
+KTEST(console_server_urcu_misuse_is_reported_not_recursed)
+{
+	struct console_server cs;
+	struct sys_exit_status st = { 0 };
+	struct user_task *t;
+	bool ended;
+
+	if (!have(PLAIN))
+		KTEST_SKIP("needs " CONSOLE_SERVER ", " PLAIN " and " NOT_THE_KERNELS);
+	if (!start_server(&cs))
+		return;
+	console_capture(said, sizeof(said));
+	t = spawn_published(&cs, PLAIN " urcu");
+	ended = t && !user_task_wait_timeout(t, WAIT_NS, &st);
+	console_capture(NULL, 0);
+	KEXPECT(ended);
+	KEXPECT_EQ(st.killed, SYS_KILLED_ABORT);
+	KEXPECT(strstr(said, URCU_BUG));
+	if (t)
+		killed(t);
+	stop_server(&cs);
+}
+
+/*
  * A program killed while it holds the console (waiting in fgets()) lets
  * the hold go: keys typed afterwards reach the kernel's readers again,
  * and the half line it left is printed, ended.

@@ -53,12 +53,18 @@ static void lookup(struct reader *r, bool holder)
 		__atomic_store_n(&holding, 1, __ATOMIC_RELEASE);
 		while (__atomic_load_n(&hold, __ATOMIC_ACQUIRE))
 			;	/* online, no quiescent state: every grace period waits for us */
-		printf("demo: the reader on CPU%d lets go of v%d: its entry whole to the end\n",
-		       r->cpu, v + 1);
 	}
 	if (n)
 		q_entry_check("nameserver demo", READ_ONCE(n->live));
 	rcu_read_unlock();
+	/*
+	 * Print only outside the section: printf() may block (an IPC to the
+	 * console server under make run), and blocking inside one is the
+	 * misuse the library reports.
+	 */
+	if (holder)
+		printf("demo: the reader on CPU%d lets go of v%d: its entry whole to the end\n",
+		       r->cpu, v + 1);
 	rcu_quiescent_state();
 	if (v >= 0)
 		r->seen[v]++;

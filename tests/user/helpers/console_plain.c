@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "quiescent.h"
+#include "urcu-qsbr.h"
 
 #define SENT	"console_plain: half a line sent\n"
 
@@ -52,10 +53,24 @@ static int run_child(const char *line)
 	return st.killed ? 102 : st.status;
 }
 
+/* A reader that prints inside its section: never returns if the library catches it. */
+static int print_inside_read_side(void)
+{
+	rcu_register_thread();
+	rcu_read_lock();
+	printf("console_plain: inside rcu_read_lock()\n");
+	fflush(stdout);		/* an IPC to the server: blocks */
+	rcu_read_unlock();
+	rcu_unregister_thread();
+	return 4;
+}
+
 int main(int argc, char **argv)
 {
 	char line[128];
 
+	if (argc == 2 && !strcmp(argv[1], "urcu"))
+		return print_inside_read_side();
 	if (argc == 3 && !strcmp(argv[1], "lines")) {
 		chatter(argv[2]);
 		return 0;
