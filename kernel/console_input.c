@@ -58,7 +58,7 @@ static void drain_uart(void)
 static void console_rx_interrupt(unsigned int irq, void *data)
 {
 	(void)irq, (void)data;
-	rx_irqs[smp_processor_id()]++;
+	this_cpu_write(rx_irqs, this_cpu_read(rx_irqs) + 1);
 	spin_lock(&in.lock);
 	if (in.held)
 		drain_uart();
@@ -101,7 +101,7 @@ bool console_input_held(void)
 
 unsigned long console_rx_interrupts(int cpu)
 {
-	return READ_ONCE(rx_irqs[cpu]);
+	return READ_ONCE(per_cpu(rx_irqs, cpu));
 }
 
 /*

@@ -96,14 +96,30 @@ static inline bool in_interrupt(void)
 	return this_cpu()->irq_depth > 0;
 }
 
-/* Per-CPU variables with Linux's names: one slot per CPU. */
-#define DEFINE_PER_CPU(type, name)	__typeof__(type) name[NR_CPUS]
-#define DECLARE_PER_CPU(type, name)	extern __typeof__(type) name[NR_CPUS]
-#define per_cpu(name, cpu)		((name)[cpu])
-#define per_cpu_ptr(ptr, cpu)		(&(*(ptr))[cpu])
+/*
+ * Per-CPU variables with Linux's names: one slot per CPU, each on cache
+ * lines of its own.  A slot is written by its CPU only, and that is the
+ * point of one (a system call's count, a lookup's): were two CPUs' slots
+ * on one line, each write would take the line from the other CPU, a
+ * shared write in all but name.  So each CPU's slot is a row of
+ * PER_CPU_STRIDE(type) elements, a whole number of lines, of which the
+ * first is the variable; a type whose size neither divides a line nor
+ * is a multiple of one gets an impossible stride, a compile error ("size
+ * of array is too large"): give it __aligned(SMP_CACHE_BYTES).
+ */
+#define SMP_CACHE_BYTES			64
+#define PER_CPU_STRIDE(type)						\
+	(SMP_CACHE_BYTES % sizeof(type) == 0 ? SMP_CACHE_BYTES / sizeof(type) :	\
+	 sizeof(type) % SMP_CACHE_BYTES == 0 ? 1UL : (size_t)-1)
+#define DEFINE_PER_CPU(type, name)					\
+	__typeof__(type) name[NR_CPUS][PER_CPU_STRIDE(type)] __aligned(SMP_CACHE_BYTES)
+#define DECLARE_PER_CPU(type, name)					\
+	extern __typeof__(type) name[NR_CPUS][PER_CPU_STRIDE(type)] __aligned(SMP_CACHE_BYTES)
+#define per_cpu(name, cpu)		((name)[cpu][0])
+#define per_cpu_ptr(ptr, cpu)		(&(*(ptr))[cpu][0])
 #define this_cpu_ptr(ptr)		per_cpu_ptr(ptr, smp_processor_id())
-#define this_cpu_read(name)		READ_ONCE((name)[smp_processor_id()])
-#define this_cpu_write(name, v)		WRITE_ONCE((name)[smp_processor_id()], (v))
+#define this_cpu_read(name)		READ_ONCE(per_cpu(name, smp_processor_id()))
+#define this_cpu_write(name, v)		WRITE_ONCE(per_cpu(name, smp_processor_id()), (v))
 
 /*
  * Runs func(info) on every online CPU, this one too (with interrupts off

@@ -1,5 +1,6 @@
 /* Every CPU up, per-CPU data, IPIs and the timer tick on every CPU. */
 #include "ktest.h"
+#include "object/ipc.h"
 
 KTEST(smp_every_cpu_is_online_with_its_own_id)
 {
@@ -53,6 +54,34 @@ static void count_call(void *info)
 {
 	atomic_inc(&ipi_calls);
 	ran_on[smp_processor_id()] = (int)(uintptr_t)info;
+}
+
+/*
+ * A per-CPU slot is written by its own CPU only, and that is why it is
+ * one: two CPUs' slots on one cache line would make every write a shared
+ * one (the line moving between them).  Each CPU's slot of a small type
+ * and of a struct (IPC's counts) starts a line and shares none.
+ */
+static bool slots_own_their_lines(uintptr_t first, uintptr_t next, size_t size)
+{
+	return first % SMP_CACHE_BYTES == 0 && next - first >= SMP_CACHE_BYTES &&
+	       (first + size - 1) / SMP_CACHE_BYTES < next / SMP_CACHE_BYTES;
+}
+
+KTEST(percpu_slots_share_no_cache_line)
+{
+	int small = 0, ipc = 0;
+
+	for (int cpu = 0; cpu + 1 < NR_CPUS; cpu++) {
+		small += !slots_own_their_lines((uintptr_t)per_cpu_ptr(&percpu_slot, cpu),
+						(uintptr_t)per_cpu_ptr(&percpu_slot, cpu + 1),
+						sizeof(int));
+		ipc += !slots_own_their_lines((uintptr_t)per_cpu_ptr(&ipc_stats, cpu),
+					      (uintptr_t)per_cpu_ptr(&ipc_stats, cpu + 1),
+					      sizeof(struct ipc_stats));
+	}
+	KEXPECT_EQ(small, 0);
+	KEXPECT_EQ(ipc, 0);
 }
 
 KTEST(ipi_reaches_every_cpu)

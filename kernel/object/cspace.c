@@ -18,7 +18,7 @@
 #include "user/user.h"
 #include <errno.h>
 
-/* Per CPU: lookups on every CPU at once must not share a cache line. */
+/* Per CPU, a line each (DEFINE_PER_CPU): lookups on every CPU at once share no line. */
 static DEFINE_PER_CPU(unsigned long, nr_lookups);
 static DEFINE_PER_CPU(unsigned long, nr_lookup_errors);
 static atomic_long_t nr_grows;

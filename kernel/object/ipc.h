@@ -79,7 +79,7 @@ long ipc_recv_handoff(struct thread_obj *me, struct cap_ref *ep, bool grant,
 struct ipc_stats {
 	unsigned long messages, calls, replies, handoffs, caps_sent, caps_lost;
 	unsigned long fast_calls, fast_replies, fast_declined;
-};
+} __aligned(SMP_CACHE_BYTES);	/* (a per-CPU slot: lines of its own) */
 void ipc_get_stats(struct ipc_stats *s);
 
 /*
