@@ -58,7 +58,7 @@ static void drain_uart(void)
 static void console_rx_interrupt(unsigned int irq, void *data)
 {
 	(void)irq, (void)data;
-	this_cpu_write(rx_irqs, this_cpu_read(rx_irqs) + 1);
+	this_cpu_inc(rx_irqs);
 	spin_lock(&in.lock);
 	if (in.held)
 		drain_uart();

@@ -120,6 +120,12 @@ static inline bool in_interrupt(void)
 #define this_cpu_ptr(ptr)		per_cpu_ptr(ptr, smp_processor_id())
 #define this_cpu_read(name)		READ_ONCE(per_cpu(name, smp_processor_id()))
 #define this_cpu_write(name, v)		WRITE_ONCE(per_cpu(name, smp_processor_id()), (v))
+/* One more in a count only this CPU writes (not atomic: from code not preempted across it). */
+#define this_cpu_inc(name)						\
+	do {								\
+		__typeof__(&per_cpu(name, 0)) __p = this_cpu_ptr(&(name));	\
+		WRITE_ONCE(*__p, *__p + 1);				\
+	} while (0)
 
 /*
  * Runs func(info) on every online CPU, this one too (with interrupts off

@@ -10,6 +10,7 @@
  */
 #include "cap_test.h"
 #include "object/notification.h"
+#include "object/lookup.h"
 
 static struct test_space ts;
 static DEFINE_MUTEX(test_mutex);

@@ -7,6 +7,7 @@
  * released: tests try each derivation there.)
  */
 #include "cap_test.h"
+#include "object/lookup.h"
 
 #define CHILDREN	40	/* three batches and a bit */
 

@@ -2,8 +2,8 @@
  * The lookup's generation check, exercised on purpose.  A correct kernel
  * never frees a capability node under a lookup (it waits for a grace
  * period), so the check that would name such a use-after-free -- the
- * node's generation read again after its fields (read_node() in
- * kernel/object/cspace.c) -- only ever ran under CI's fault injections.
+ * node's generation read again after its fields (cap_node_freed() in
+ * kernel/object/lookup.h) -- only ever ran under CI's fault injections.
  * Here a lookup holds a node's old contents while the node is freed, and
  * in the second case reused for another capability, for real: the
  * lookup's seam (cap_lookup_hook, checking build), on another CPU, holds
@@ -19,6 +19,7 @@
  */
 #include "rcu_window.h"
 #include "cap_test.h"
+#include "object/lookup.h"
 
 enum { ST_WAITING, ST_HOLDING, ST_RELEASE, ST_LEFT };
 

@@ -14,6 +14,7 @@
  */
 #include "rcu_window.h"
 #include "cap_test.h"
+#include "object/lookup.h"
 
 enum { WAITING, HOLDING, RELEASE, LEFT };
 

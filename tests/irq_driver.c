@@ -18,6 +18,7 @@
 #include "user/task.h"
 #include "user/module.h"
 #include "driver_test.h"
+#include "object/lookup.h"
 
 #define DRIVER		"tests/user/helpers/irq_driver"
 #define EXIT_EBUSY	16	/* the driver's exit status when its bind got -SYS_EBUSY */

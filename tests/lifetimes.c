@@ -27,6 +27,7 @@
 #include "object/notification.h"
 #include "user/module.h"
 #include "user/thread.h"
+#include "object/lookup.h"
 
 #define HELPER		"tests/user/helpers/lifetimes"
 #define EP		0

@@ -13,6 +13,7 @@
 #include "cap_test.h"
 #include "workers.h"
 #include "random.h"
+#include "object/lookup.h"
 
 #define TO_ROUNDS	3
 #define TO_SLOTS	4		/* the endpoint and 3 copies */

@@ -234,7 +234,7 @@ static void flush_asid_local(u16 asid)
 	 */
 	__asm__ __volatile__("tlbi aside1, %0\n\t"
 			     "dsb nsh" : : "r"((u64)asid << TTBR_ASID_SHIFT) : "memory");
-	this_cpu_write(asid_flushes, this_cpu_read(asid_flushes) + 1);
+	this_cpu_inc(asid_flushes);
 }
 
 void arch_mm_switch(struct arch_mm *am)

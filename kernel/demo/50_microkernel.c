@@ -15,6 +15,7 @@
 #include "user/task.h"
 #include "user/user.h"
 #include "user/module.h"
+#include "object/lookup.h"
 #include <errno.h>
 
 #define ROOT		"user/root"

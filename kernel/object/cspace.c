@@ -1,25 +1,14 @@
 /*
- * Capability spaces (cspace.h): the table of slots, its growth, and the
- * lock-free lookup.
- *
- * The lookup is the article's reader, with kernel objects for list
- * elements: rcu_read_lock(), rcu_dereference() the table, rcu_dereference()
- * the slot, read the node, take a reference on the object if it must
- * outlive the critical section, rcu_read_unlock().  The updater (cap.c)
- * unpublishes with rcu_assign_pointer(slot, NULL) and frees with
- * call_rcu(), so whatever a reader found stays valid until it leaves.
- *
- * On top of that, the generation checks: they never fire in a correct
- * kernel, and they are what turns a free that did not wait (a bug, or
- * cap.inject=free_no_wait, or rcu.inject=no_wait) into a named
- * use-after-free instead of a silent one.
+ * Capability spaces (cspace.h): the table of slots and its growth, and
+ * the rare ends of the lock-free lookup, which is inline (lookup.h): its
+ * use-after-free reports, its reference, its checking-build proofs.
  */
-#include "object/cap.h"
+#include "object/lookup.h"
 #include "user/user.h"
 #include <errno.h>
 
 /* Per CPU, a line each (DEFINE_PER_CPU): lookups on every CPU at once share no line. */
-static DEFINE_PER_CPU(unsigned long, nr_lookups);
+DEFINE_PER_CPU(unsigned long, nr_cap_lookups);
 static DEFINE_PER_CPU(unsigned long, nr_lookup_errors);
 static atomic_long_t nr_grows;
 
@@ -187,41 +176,6 @@ void cspace_free(struct cspace *cs)
 	kfree(cs);
 }
 
-struct cap *cap_lookup_rcu(struct cspace *cs, long slot)
-{
-	struct cap_table *t = rcu_dereference(cs->table);
-
-	if (slot < 0 || (unsigned long)slot >= READ_ONCE(t->nslots))
-		return NULL;
-	return rcu_dereference(t->slot[slot]);
-}
-
-/* The lookup's proof that it took no lock (checking build): see cap_lookup(). */
-static unsigned long locks_taken_now(void)
-{
-	return CONFIG_RCU_CHECKING ? this_cpu()->task_locks_taken : 0;
-}
-
-static void check_no_lock_taken(unsigned long before, long slot)
-{
-	if (CONFIG_RCU_CHECKING && this_cpu()->task_locks_taken != before)
-		panic("BUG: capability lookup of slot %ld took %lu lock%s: it must take none "
-		      "(rcu_read_lock() is all a reader needs)", slot,
-		      this_cpu()->task_locks_taken - before,
-		      this_cpu()->task_locks_taken - before == 1 ? "" : "s");
-}
-
-/*
- * A use-after-free the lookup caught, reported once it is out of its
- * critical section (printk() takes a lock; the lookup takes none).
- */
-struct uaf_note {
-	const char *what;
-	const void *p;
-	u32 want, found;
-	unsigned int type;
-};
-
 static void note_uaf(struct uaf_note *n, const char *what, const void *p, u32 want, u32 found,
 		     unsigned int type)
 {
@@ -229,37 +183,22 @@ static void note_uaf(struct uaf_note *n, const char *what, const void *p, u32 wa
 }
 
 /*
- * Reads what the lookup needs from node c, which we found in a slot
- * inside our critical section, and checks that c was not freed while we
- * read it: its generation before and after (the kcache's free makes it
- * odd before it poisons the rest: [kcache_free_wmb]).  false: a
- * use-after-free, noted in *n.
+ * cap_read_node() saw node c freed while it read it (gen, its generation
+ * at the start, odd or since moved), or the object it names freed: noted
+ * for cap_lookup_error(), which reports it once out of the section.
  */
-static bool read_node(struct cspace *cs, long slot, struct cap *c, struct cap *copy,
-		      struct uaf_note *n)
+void cap_lookup_failed(const struct cap *c, u32 gen, const struct kobject *obj, u32 obj_gen,
+		       struct uaf_note *uaf)
 {
-	u32 gen = READ_ONCE(c->head.gen);
+	u32 now = READ_ONCE(c->head.gen);
 
-	if (kcache_gen_free(gen)) {
-		note_uaf(n, "slot holds", c, gen & ~1u, gen, KCACHE_CAP);
-		return false;
-	}
-	/* [cap_read_rmb] pairs [kcache_free_wmb]: the fields are read after the first generation. */
-	smp_rmb();
-	copy->obj = READ_ONCE(c->obj);
-	copy->obj_gen = READ_ONCE(c->obj_gen);
-	copy->type = READ_ONCE(c->type);
-	copy->rights = READ_ONCE(c->rights);
-	copy->badge = READ_ONCE(c->badge);
-	if (unlikely(CONFIG_RCU_CHECKING && cap_lookup_hook))
-		cap_lookup_hook(cs, slot);	/* a test's seam: the node read, not yet rechecked */
-	/* [cap_recheck_rmb] pairs [kcache_free_wmb]: ... and before the second. */
-	smp_rmb();
-	if (READ_ONCE(c->head.gen) != gen) {
-		note_uaf(n, "lookup read", c, gen, READ_ONCE(c->head.gen), KCACHE_CAP);
-		return false;
-	}
-	return true;
+	if (kcache_gen_free(gen))
+		note_uaf(uaf, "slot holds", c, gen & ~1u, gen, KCACHE_CAP);
+	else if (now != gen)
+		note_uaf(uaf, "lookup read", c, gen, now, KCACHE_CAP);
+	else
+		note_uaf(uaf, "capability names", obj, obj_gen, READ_ONCE(obj->head.gen),
+			 READ_ONCE(c->type));
 }
 
 /*
@@ -282,88 +221,51 @@ static bool tryget_gen(struct kobject *obj, u32 gen, u32 *found)
 }
 
 /*
- * The object the node named, if it is still that object; a reference on
- * it if `ref`.  Without one, the object is the caller's until its task's
- * next quiescent state (struct cap_ref), even if its count already fell
- * to zero: it is freed a grace period after that, and no sooner.
+ * The lookup's reference, inside its critical section: the object cannot
+ * be freed, but its last reference may be going (its last capability was
+ * just deleted): then the count is zero and stays so, and the lookup
+ * fails as if it came after the delete.
  */
-static int get_object(struct cap *copy, struct cap_ref *out, bool ref, struct uaf_note *n)
+int cap_lookup_ref(struct cap_ref *out, struct uaf_note *uaf)
 {
-	struct kobject *obj = copy->obj;
-	u32 found = READ_ONCE(obj->head.gen);
+	u32 found;
 
-	if (found != copy->obj_gen) {
-		note_uaf(n, "capability names", obj, copy->obj_gen, found, copy->type);
+	if (!tryget_gen(out->obj, out->gen, &found)) {
+		if (found != out->gen)
+			note_uaf(uaf, "capability names", out->obj, out->gen, found, out->type);
 		return -EBADF;
 	}
-	/*
-	 * Inside the critical section the object cannot be freed, but its
-	 * last reference may be going (its last capability was just
-	 * deleted): then the count is zero and stays so, and the lookup
-	 * fails as if it came after the delete.
-	 */
-	if (ref && !tryget_gen(obj, copy->obj_gen, &found)) {
-		if (found != copy->obj_gen)
-			note_uaf(n, "capability names", obj, copy->obj_gen, found, copy->type);
-		return -EBADF;
-	}
-	out->obj = obj;
-	out->rights = copy->rights;
-	out->badge = copy->badge;
-	out->gen = copy->obj_gen;
-	out->type = copy->type;
-	out->held = ref;
+	out->held = true;
 	return 0;
 }
 
-/* Checking build: where the reference-free out's validity starts (cap_ref_check()). */
-static void note_noref(struct cap_ref *out, const char *call)
+/* Checking build, after the section: the lookup took no lock (lookup.h, __cap_lookup()). */
+void cap_lookup_no_lock(unsigned long locks, long slot)
 {
-	if (!CONFIG_RCU_CHECKING || out->held)
+	unsigned long taken = this_cpu()->task_locks_taken - locks;
+
+	if (taken)
+		panic("BUG: capability lookup of slot %ld took %lu lock%s: it must take none "
+		      "(rcu_read_lock() is all a reader needs)", slot, taken,
+		      taken == 1 ? "" : "s");
+}
+
+/* Checking build: where a reference-free out's validity starts (cap_ref_check()). */
+void cap_ref_start(struct cap_ref *out, const char *call)
+{
+	if (out->held)
 		return;
 	out->qs = current->rcu_qs_count;
 	out->id = out->obj->id;
 	out->call = call;
 }
 
-/*
- * No lock, no sleep: rcu_read_lock() ... rcu_read_unlock() is the whole
- * synchronisation.  The checking build proves "no lock": every spinlock
- * taken by task code bumps this CPU's task_locks_taken (mutexes and
- * rwlocks take one inside), interrupts cannot move us to another CPU,
- * and the count must be the same after the lookup as before it.  The
- * preemptible build always takes the reference: a preemption would end
- * the implicit critical section a reference-free object lives in.
- */
-int __cap_lookup(struct cspace *cs, long slot, unsigned int type, unsigned int rights,
-		 struct cap_ref *out, bool ref, const char *call)
+/* A lookup failed: counted, and a use-after-free it caught named. */
+void cap_lookup_error(const struct uaf_note *uaf)
 {
-	unsigned long locks = locks_taken_now();
-	struct uaf_note uaf = { NULL };
-	struct cap *c, copy;
-	int err = -EBADF;
-
-	this_cpu_write(nr_lookups, this_cpu_read(nr_lookups) + 1);
-	rcu_read_lock();
-	c = cap_lookup_rcu(cs, slot);
-	if (!c || !read_node(cs, slot, c, &copy, &uaf))
-		goto out;
-	if (copy.type != type)
-		err = -ENOTSUP;
-	else if ((copy.rights & rights) != rights)
-		err = -EACCES;
-	else
-		err = get_object(&copy, out, ref || CONFIG_PREEMPT, &uaf);
-out:
-	rcu_read_unlock();
-	check_no_lock_taken(locks, slot);
-	if (unlikely(uaf.what))
-		object_uaf_caught(uaf.what, uaf.p, uaf.want, uaf.found, uaf.type);
-	if (err)
-		this_cpu_write(nr_lookup_errors, this_cpu_read(nr_lookup_errors) + 1);
-	else
-		note_noref(out, call);
-	return err;
+	this_cpu_inc(nr_lookup_errors);
+	if (uaf->what)
+		object_uaf_caught(uaf->what, uaf->p, uaf->want, uaf->found, uaf->type);
 }
 
 bool cap_ref_stale(const struct cap_ref *r)
@@ -405,7 +307,7 @@ void cspace_get_stats(struct cspace_stats *s)
 
 	s->lookups = s->lookup_errors = 0;
 	for_each_possible_cpu(cpu) {
-		s->lookups += READ_ONCE(per_cpu(nr_lookups, cpu));
+		s->lookups += READ_ONCE(per_cpu(nr_cap_lookups, cpu));
 		s->lookup_errors += READ_ONCE(per_cpu(nr_lookup_errors, cpu));
 	}
 	s->grows = atomic_long_read(&nr_grows);

@@ -67,34 +67,7 @@ void cspace_destroy(struct cspace *cs);
 /* Frees what is left once nobody can reach it (the task is freed). */
 void cspace_free(struct cspace *cs);
 
-/*
- * THE LOOKUP: the capability in slot of cs, of object type `type`, with
- * every right in `rights`.  0, or -EBADF (out of range, empty, or deleted
- * as we looked), -ENOTSUP (another type), -EACCES (a right missing).
- * Takes no lock, sleeps never.  `ref`: take a reference on the object
- * (increment-unless-zero, inside the read-side critical section);
- * otherwise none, except in the preemptible build (PREEMPT=1), where a
- * task may be preempted anywhere and so always holds one.  `call` names
- * the caller in the checking build's report.
- */
-int __cap_lookup(struct cspace *cs, long slot, unsigned int type, unsigned int rights,
-		 struct cap_ref *out, bool ref, const char *call);
-
-/* The lookup with a reference: out->obj is the caller's to put (cap_ref_put(), kobject_put()). */
-static inline int cap_lookup(struct cspace *cs, long slot, unsigned int type,
-			     unsigned int rights, struct cap_ref *out)
-{
-	return __cap_lookup(cs, slot, type, rights, out, true, NULL);
-}
-
-/*
- * A system call's lookup: no reference (valid until this task's next
- * quiescent state: struct cap_ref).  Reach the object with cap_ref_obj();
- * take a reference with cap_ref_hold() before anything that sleeps while
- * the object is still needed after it; end with cap_ref_put().
- */
-#define cap_lookup_noref(cs, slot, type, rights, out)				\
-	__cap_lookup(cs, slot, type, rights, out, false, __func__)
+/* THE LOOKUP, cap_lookup() and cap_lookup_noref(): object/lookup.h. */
 
 /*
  * Checking build: does r hold no reference while its task passed a
@@ -132,12 +105,12 @@ static inline void cap_ref_put(struct cap_ref *r)
 }
 
 /*
- * The same, for a caller already inside rcu_read_lock() that wants the
- * node itself (the deterministic window tests hold a reader here): the
- * capability in slot, or NULL.  No reference is taken: it and its object
- * stay valid until the caller's rcu_read_unlock(), and no longer.
+ * cap_lookup_rcu(cs, slot) (lookup.h), for a caller already inside
+ * rcu_read_lock() that wants the node itself (the deterministic window
+ * tests hold a reader here): the capability in slot, or NULL.  No
+ * reference is taken: it and its object stay valid until the caller's
+ * rcu_read_unlock(), and no longer.
  */
-struct cap *cap_lookup_rcu(struct cspace *cs, long slot);
 
 /*
  * Test hook (checking build): called inside the lookup's read-side
@@ -154,7 +127,7 @@ int cspace_reserve(struct cspace *cs, long slot);
 void cspace_set(struct cspace *cs, int slot, struct cap *c);	/* publishes (NULL: unpublishes) */
 unsigned int cspace_nslots(struct cspace *cs);			/* the table's size now */
 
-/* Lookups and use-after-frees seen so far (captorture's report). */
+/* Lookups (the checking build's count), failed lookups and growths so far (captorture's report). */
 struct cspace_stats {
 	unsigned long lookups, lookup_errors, grows;
 };

@@ -2,6 +2,7 @@
 #include "object/program.h"
 #include "object/cap.h"
 #include "user/module.h"
+#include "object/lookup.h"
 #include <errno.h>
 
 _Static_assert(SYS_BOOT_PROGRAMS_MAX == MAX_BOOT_MODULES &&

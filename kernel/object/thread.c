@@ -8,6 +8,7 @@
 #include "object/ipc.h"
 #include "object/holds.h"
 #include "user/thread.h"
+#include "object/lookup.h"
 #include <errno.h>
 
 /* ut->obj once its thread exited: no object is made for it any more. */

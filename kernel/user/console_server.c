@@ -22,6 +22,7 @@
 #include "object/interrupt.h"
 #include "object/program.h"
 #include "user/console_server.h"
+#include "object/lookup.h"
 #include <errno.h>
 
 static bool at_boot = true;

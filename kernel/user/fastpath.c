@@ -34,6 +34,7 @@
 #include "object/cap.h"
 #include "object/ipc.h"
 #include "user/fastpath.h"
+#include "object/lookup.h"
 
 /* ipc.fastpath=0: every IPC the general way (the comparison, and the switch off if it is wrong). */
 static bool fastpath_on = true;

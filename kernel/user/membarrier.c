@@ -137,7 +137,7 @@ static void membarrier_ipi(void *info)
 	 * accesses after it see what the caller did before the call.
 	 */
 	smp_mb();
-	this_cpu_write(ipis_taken, this_cpu_read(ipis_taken) + 1);
+	this_cpu_inc(ipis_taken);
 	membarrier_note_barrier(smp_processor_id());
 }
 

@@ -11,6 +11,7 @@
 #include "object/program.h"
 #include "object/task.h"
 #include "object/types.h"
+#include "object/lookup.h"
 #include <errno.h>
 
 static struct cspace *current_cspace(void)

@@ -10,6 +10,7 @@
 #include "user/syscalls.h"
 #include "object/cap.h"
 #include "object/console.h"
+#include "object/lookup.h"
 #include <errno.h>
 
 /* (the console server's line and its newline fit in one: it reaches the console whole) */

@@ -22,6 +22,7 @@
 #include "object/cap.h"
 #include "object/ipc.h"
 #include "object/notification.h"
+#include "object/lookup.h"
 #include <errno.h>
 
 #define INFO_SEND_FLAGS		(SYS_MSG_LABEL_MASK | SYS_MSG_CAP_MASK | SYS_MSG_MOVE | \

@@ -8,6 +8,7 @@
 #include "object/cap.h"
 #include "object/interrupt.h"
 #include "object/device.h"
+#include "object/lookup.h"
 #include <errno.h>
 
 /* (irq, ntf, bits): each interrupt masks the line and signals bits to ntf. */

@@ -125,7 +125,7 @@ void syscall_dispatch(struct trap_frame *tf)
 	long ret = -ENOSYS;
 
 	enter_from_user_mode();
-	this_cpu_write(syscalls_done, this_cpu_read(syscalls_done) + 1);	/* (interrupts off) */
+	this_cpu_inc(syscalls_done);	/* (interrupts off) */
 	current_user_task()->syscalls++;	/* (only its own threads write it: a statistic) */
 	if ((nr == SYS_ipc_call || nr == SYS_ipc_reply_recv) && !READ_ONCE(strace) &&
 	    ipc_fastpath_enabled() && ipc_fastpath(tf, nr)) {

@@ -114,7 +114,7 @@ static void flush_tlb_ipi(void *arg)
 {
 	struct flush_info *f = arg;
 
-	this_cpu_write(flush_ipis_taken, this_cpu_read(flush_ipis_taken) + 1);
+	this_cpu_inc(flush_ipis_taken);
 	if (this_cpu_read(loaded_mm) == f->mm)
 		arch_flush_tlb_user(&f->mm->arch, f->start, f->end);
 }

@@ -25,6 +25,7 @@
 #include "user/task.h"
 #include "user/module.h"
 #include "workers.h"
+#include "object/lookup.h"
 
 #define PINGPONG	"tests/user/helpers/pingpong"
 #define CAPCALL		"tests/user/helpers/capcall"
@@ -98,22 +99,36 @@ static __always_inline bool peek(long slot)
 	return c && READ_ONCE(c->type) == KOBJ_ENDPOINT && (READ_ONCE(c->rights) & SYS_CAP_WRITE);
 }
 
-static __always_inline bool lookup_once(enum lookup_method m, long slot)
+/* A system call's lookup, in a function of its own as in a system call (its ref stays in registers). */
+static __always_inline bool lookup_syscall(long slot)
 {
 	struct cap_ref ref;
+
+	if (cap_lookup_noref(space.cs, slot, KOBJ_ENDPOINT, SYS_CAP_WRITE, &ref))
+		return false;
+	cap_ref_put(&ref);
+	return true;
+}
+
+static __always_inline bool lookup_ref(long slot)
+{
+	struct cap_ref ref;
+
+	if (cap_lookup(space.cs, slot, KOBJ_ENDPOINT, SYS_CAP_WRITE, &ref))
+		return false;
+	kobject_put(ref.obj);
+	return true;
+}
+
+static __always_inline bool lookup_once(enum lookup_method m, long slot)
+{
 	bool ok;
 
 	switch (m) {
 	case LM_SYSCALL:
-		if (cap_lookup_noref(space.cs, slot, KOBJ_ENDPOINT, SYS_CAP_WRITE, &ref))
-			return false;
-		cap_ref_put(&ref);
-		return true;
+		return lookup_syscall(slot);
 	case LM_RCU_REF:
-		if (cap_lookup(space.cs, slot, KOBJ_ENDPOINT, SYS_CAP_WRITE, &ref))
-			return false;
-		kobject_put(ref.obj);
-		return true;
+		return lookup_ref(slot);
 	case LM_RCU:
 		rcu_read_lock();
 		ok = peek(slot);

@@ -8,6 +8,7 @@
 #include "../cap_test.h"
 #include "object/device.h"
 #include "user/task.h"
+#include "object/lookup.h"
 
 static bool range_open(struct user_task *t, const struct device_regs *r)
 {
