@@ -169,11 +169,6 @@ void for_each_user_task(void (*fn)(struct user_task *t, void *arg), void *arg)
 	spin_unlock_irqrestore(&tasks_lock, flags);
 }
 
-bool user_task_dying(struct user_task *t)
-{
-	return READ_ONCE(t->kill_reason) || READ_ONCE(t->exiting);
-}
-
 /*
  * Makes every live thread of t but the caller notice, t->lock held: a
  * blocked one is woken (its wait gives up: wait_for_completion_killable()),

@@ -95,8 +95,11 @@ void user_task_kill(struct user_task *t, int reason);
 void user_task_exit(struct user_task *t, int status);
 /* Called by its last thread on the way out (thread.c): the task ends. */
 void user_task_end(struct user_task *t);
-/* Should a thread of t stop instead of returning to user mode? */
-bool user_task_dying(struct user_task *t);
+/* Should a thread of t stop instead of returning to user mode?  (Inline: every IPC asks.) */
+static inline bool user_task_dying(struct user_task *t)
+{
+	return READ_ONCE(t->kill_reason) || READ_ONCE(t->exiting);
+}
 
 /* Tasks alive now (listed or not), for the leak check. */
 long user_tasks_live(void);
