@@ -232,7 +232,7 @@ static int line_and_notification(struct test_space *ts, struct cap_ref *irq, str
  */
 KTEST(lifetimes_irq_bind_after_the_last_capability_is_refused)
 {
-	struct cap_ref irq, ntf;
+	struct cap_ref irq = { 0 }, ntf = { 0 };	/* (line_and_notification() sets both) */
 	struct test_space ts;
 	struct irq_stats st;
 	int line = line_and_notification(&ts, &irq, &ntf);
@@ -256,7 +256,7 @@ KTEST(lifetimes_irq_bind_after_the_last_capability_is_refused)
  */
 KTEST(lifetimes_bound_line_counts_as_a_signaller)
 {
-	struct cap_ref irq, ntf;
+	struct cap_ref irq = { 0 }, ntf = { 0 };	/* (line_and_notification() sets both) */
 	struct test_space ts;
 	struct notification *n;
 	int line = line_and_notification(&ts, &irq, &ntf);
