@@ -28,6 +28,8 @@ static inline long q_console_write(const void *buf, size_t len)
 {
 	return q_syscall(SYS_console_write, (long)buf, (long)len, 0, 0, 0, 0);
 }
+/* printf() straight to the kernel's console, never through stdio (user/lib/console.c). */
+void q_console_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Zeroed pages at addr (0: the kernel picks): the address, or a negative error. */
 static inline long q_map(void *addr, size_t len, int prot)
 {

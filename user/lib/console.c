@@ -1,10 +1,30 @@
-/* The console server's client side (qconsole.h). */
+/* The console server's client side (qconsole.h), and the kernel's console for reports. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 #include "qcap.h"
 #include "qconsole.h"
 
 int q_console_ep = -1;		/* newlib.c's read() and write(): the server, or none */
 static int holding;		/* this program holds the console (CONSOLE_HOLD sent) */
+
+/*
+ * For reports made where stdout will not do: its lock may be the one a
+ * dead thread held (lock.c), or stdout's IPC to the console server may
+ * be the very misuse reported (urcu_check.c).  One system call; a line
+ * longer than the buffer is cut.
+ */
+void q_console_printf(const char *fmt, ...)
+{
+	char line[320];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	q_console_write(line, n < 0 ? 0 : n < (int)sizeof(line) ? (size_t)n : sizeof(line) - 1);
+}
 
 long q_console_read(int ep, void *buf, size_t n)
 {

@@ -65,11 +65,8 @@ static bool lock_try(struct __lock *l)
  */
 static void holder_gone(int owner)
 {
-	char msg[120];
-	int n = snprintf(msg, sizeof(msg), "lock: thread %d ended holding a lock of newlib's "
-			 "(killed inside malloc or stdio?): the task cannot go on\n", owner);
-
-	q_console_write(msg, n > 0 && n < (int)sizeof(msg) ? (size_t)n : 0);
+	q_console_printf("lock: thread %d ended holding a lock of newlib's (killed inside malloc "
+			 "or stdio?): the task cannot go on\n", owner);
 	q_syscall(SYS_abort, 0, 0, 0, 0, 0, 0);
 }
 

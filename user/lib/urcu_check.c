@@ -34,21 +34,6 @@ const char *urcu_flavor_name(enum urcu_flavor f)
 	return f == URCU_MEMB ? "memb" : "qsbr";
 }
 
-/*
- * Straight to the kernel's console, never through printf(): under make run
- * stdout is an IPC to the console server, and a misuse found as a thread
- * blocks (urcu_qsbr_block_begin()) would be found again by the report's
- * own IPC, over and over until the stack ran out.
- */
-static void report(enum urcu_flavor f, const char *message)
-{
-	char line[320];
-	int n = snprintf(line, sizeof(line), "%s (%s flavor, thread %d)\n", message,
-			 urcu_flavor_name(f), current_tls()->tid);
-
-	q_console_write(line, n > 0 && n < (int)sizeof(line) ? (size_t)n : sizeof(line) - 1);
-}
-
 void urcu_misuse(enum urcu_flavor f, const char *fmt, ...)
 {
 	char message[256];
@@ -59,7 +44,14 @@ void urcu_misuse(enum urcu_flavor f, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(message + n, sizeof(message) - n, fmt, ap);
 	va_end(ap);
-	report(f, message);
+	/*
+	 * Straight to the kernel's console, never through printf(): under make
+	 * run stdout is an IPC to the console server, and a misuse found as a
+	 * thread blocks (urcu_qsbr_block_begin()) would be found again by the
+	 * report's own IPC, over and over until the stack ran out.
+	 */
+	q_console_printf("%s (%s flavor, thread %d)\n", message, urcu_flavor_name(f),
+			 current_tls()->tid);
 	misuse_handler(message);
 }
 
