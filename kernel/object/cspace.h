@@ -67,7 +67,7 @@ void cspace_destroy(struct cspace *cs);
 /* Frees what is left once nobody can reach it (the task is freed). */
 void cspace_free(struct cspace *cs);
 
-/* THE LOOKUP, cap_lookup() and cap_lookup_noref(): object/lookup.h. */
+/* THE LOOKUP, cap_lookup(), cap_lookup_noref() and cap_lookup_rcu(): object/lookup.h. */
 
 /*
  * Checking build: does r hold no reference while its task passed a
@@ -103,14 +103,6 @@ static inline void cap_ref_put(struct cap_ref *r)
 		kobject_put(r->obj);
 	r->held = false;
 }
-
-/*
- * cap_lookup_rcu(cs, slot) (lookup.h), for a caller already inside
- * rcu_read_lock() that wants the node itself (the deterministic window
- * tests hold a reader here): the capability in slot, or NULL.  No
- * reference is taken: it and its object stay valid until the caller's
- * rcu_read_unlock(), and no longer.
- */
 
 /*
  * Test hook (checking build): called inside the lookup's read-side

@@ -32,7 +32,13 @@
 
 DECLARE_PER_CPU(unsigned long, nr_cap_lookups);
 
-/* The slot's node under the caller's rcu_read_lock(), or NULL (cspace.h). */
+/*
+ * The lookup's first step, also for a caller already inside
+ * rcu_read_lock() that wants the node itself (the deterministic window
+ * tests hold a reader here): the capability in slot, or NULL.  No
+ * reference is taken: it and its object stay valid until the caller's
+ * rcu_read_unlock(), and no longer.
+ */
 static __always_inline struct cap *cap_lookup_rcu(struct cspace *cs, long slot)
 {
 	struct cap_table *t = rcu_dereference(cs->table);
