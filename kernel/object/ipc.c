@@ -198,13 +198,19 @@ static void enqueue(struct thread_obj *me, struct endpoint *ep, struct list_head
 	ipc_enqueue_locked(me, &ep->base, &ep->lock, q, st);
 }
 
+/* Does caller (caller->lock held) still wait for the reply to its wait seq? */
+static bool reply_awaited_locked(struct thread_obj *caller, unsigned long seq)
+{
+	return caller->state == IPC_REPLY_WAIT && caller->wait_seq == seq;
+}
+
 /* caller's wait number seq is answered with -EPIPE: its reply capability went unused. */
 static void reply_gone(struct thread_obj *caller, unsigned long seq)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&caller->lock, flags);
-	if (caller->state == IPC_REPLY_WAIT && caller->wait_seq == seq)
+	if (reply_awaited_locked(caller, seq))
 		ipc_complete_locked(caller, -EPIPE, NULL);
 	spin_unlock_irqrestore(&caller->lock, flags);
 	kobject_put(&caller->base);
@@ -481,6 +487,17 @@ static struct thread_obj *take_reply_cap(struct thread_obj *me, bool with_cap,
 	return *err ? NULL : caller;
 }
 
+/* The reply, msg with info, ends caller's wait (caller->lock held); *handoff as ipc_complete_locked(). */
+static void deliver_reply_locked(struct thread_obj *caller, const struct ipc_msg *msg,
+				 unsigned long info, struct task_struct **handoff)
+{
+	caller->msg = *msg;
+	caller->msg.info = info;
+	caller->badge = 0;
+	ipc_complete_locked(caller, 0, handoff);
+	ipc_count(replies);
+}
+
 /* The reply; *handoff: the caller, if it waits on this CPU (the caller of this switches to it). */
 static int reply_common(struct thread_obj *me, const struct ipc_msg *msg,
 			struct task_struct **handoff)
@@ -500,7 +517,7 @@ static int reply_common(struct thread_obj *me, const struct ipc_msg *msg,
 				 thread_obj_cspace(caller), READ_ONCE(caller->recv_slot));
 	}
 	spin_lock_irqsave(&caller->lock, flags);
-	ret = caller->state == IPC_REPLY_WAIT && caller->wait_seq == seq ? 0 : -ESRCH;
+	ret = reply_awaited_locked(caller, seq) ? 0 : -ESRCH;
 	if (!ret && cs.locked) {
 		/* The capability goes first, with the caller claimed: it cannot leave meanwhile. */
 		caller->state = IPC_CLAIMED;
@@ -510,13 +527,8 @@ static int reply_common(struct thread_obj *me, const struct ipc_msg *msg,
 	} else {
 		info &= ~SYS_MSG_FLAGS_MASK;
 	}
-	if (!ret) {
-		caller->msg = *msg;
-		caller->msg.info = info;
-		caller->badge = 0;
-		ipc_complete_locked(caller, 0, handoff);
-		ipc_count(replies);
-	}
+	if (!ret)
+		deliver_reply_locked(caller, msg, info, handoff);
 	spin_unlock_irqrestore(&caller->lock, flags);
 	cap_send_end(&cs);		/* (-ESRCH: the capability stays where it was) */
 	kobject_put(&caller->base);
@@ -551,17 +563,40 @@ long ipc_reply_recv(struct thread_obj *me, const struct ipc_msg *reply, struct c
  * IPC's fast path (kernel/user/fastpath.c): its object halves, entered
  * with interrupts off and never sleeping, for a message that carries no
  * capability (so cap_mutex, the only sleep of the general way, is never
- * taken).  They use the general way's steps -- claim(), deliver_msg(),
- * reply_common(), enqueue() -- so the references every row of "Who holds
- * whom" asks for are the same on both ways: the queue's on a queued
- * thread and the thread's on its endpoint, a claim's, the reply
- * capability's on its caller.
+ * taken).  They keep the general way's references -- every row of "Who
+ * holds whom": the queue's on a queued thread and the thread's on its
+ * endpoint, the reply capability's on its caller -- and its states, but
+ * not its lock round trips: with the partner known to wait here and
+ * nothing to make ready, a claim and its delivery are one step under the
+ * endpoint's lock (no CLAIMED in between: nothing between them can
+ * sleep), and a reply-and-receive takes its reply capability and queues
+ * itself under one hold of its own lock.  Three lock round trips a half,
+ * where the general way takes four (docs/benchmarks.md).
  */
+
+/*
+ * me's wait for the reply to the call it is making (ep->lock held): its
+ * number.  Marked blocked first: the receiver may run as soon as it sees
+ * the call.  The reply capability's reference on me is taken here.
+ */
+static unsigned long reply_wait_begin(struct thread_obj *me)
+{
+	unsigned long seq;
+
+	ipc_mark_blocked();
+	spin_lock(&me->lock);
+	me->state = IPC_REPLY_WAIT;
+	seq = ++me->wait_seq;
+	spin_unlock(&me->lock);
+	kobject_get(&me->base);		/* the reply capability's */
+	return seq;
+}
 
 bool ipc_call_fast(struct thread_obj *me, struct endpoint *ep, unsigned long badge,
 		   const struct ipc_msg *msg, struct task_struct **next)
 {
-	struct thread_obj *r;
+	struct thread_obj *r, *old;
+	unsigned long seq, old_seq;
 
 	spin_lock(&ep->lock);
 	r = ep->recv_caps ? first_of(&ep->receivers) : NULL;
@@ -569,39 +604,63 @@ bool ipc_call_fast(struct thread_obj *me, struct endpoint *ep, unsigned long bad
 		spin_unlock(&ep->lock);
 		return false;
 	}
-	claim(ep, r);
-	spin_unlock(&ep->lock);
+	seq = reply_wait_begin(me);
+	spin_lock(&r->lock);
+	ipc_dequeue_locked(r);		/* (the queue's reference on r is now ours) */
+	ep->messages++;
+	ipc_count(messages);
 	ipc_count(calls);
+	r->msg = *msg;
+	r->badge = badge;
+	old = set_reply_cap_locked(r, me, seq, r->recv_grant, &old_seq);
 	*next = NULL;
-	ipc_mark_blocked();	/* before r can see our call */
-	deliver_msg(me, r, badge, msg, msg->info, true, next);
+	ipc_complete_locked(r, 0, next);
+	spin_unlock(&r->lock);
+	spin_unlock(&ep->lock);
+	if (old)
+		reply_gone(old, old_seq);
+	kobject_put(&r->base);
 	return true;
 }
 
-struct task_struct *ipc_reply_recv_fast(struct thread_obj *me, const struct ipc_msg *reply,
-					struct endpoint *ep, bool grant, bool *queued)
+bool ipc_reply_recv_fast(struct thread_obj *me, const struct ipc_msg *reply,
+			 struct endpoint *ep, bool grant, struct task_struct **next)
 {
-	struct task_struct *handoff = NULL;
+	struct thread_obj *caller;
+	unsigned long seq, unused;
 
-	*queued = false;
-	reply_common(me, reply, &handoff);	/* (-ESRCH, a caller gone, is no error here) */
-	if (!handoff || fatal_signal_pending(handoff))
-		return handoff;
 	spin_lock(&ep->lock);
-	if (list_empty(&ep->senders) && ep->send_caps) {
-		me->recv_grant = grant;
-		ipc_mark_blocked();	/* before a sender can find us */
-		enqueue(me, ep, &ep->receivers, IPC_RECV_BLOCKED);
-		*queued = true;
+	if (!list_empty(&ep->senders) || !ep->send_caps) {
+		spin_unlock(&ep->lock);
+		return false;	/* a message to take, or none can come: the general way */
 	}
+	ipc_mark_blocked();	/* before a sender can find us */
+	spin_lock(&me->lock);
+	caller = me->reply_to;	/* (its reference is ours now) */
+	seq = me->reply_seq;
+	set_reply_cap_locked(me, NULL, 0, false, &unused);	/* one-shot */
+	me->recv_grant = grant;
+	__ipc_enqueue_locked(me, &ep->base, &ep->lock, &ep->receivers, IPC_RECV_BLOCKED);
+	spin_unlock(&me->lock);
 	spin_unlock(&ep->lock);
-	return handoff;
-}
-
-long ipc_recv_handoff(struct thread_obj *me, struct cap_ref *ep, bool grant,
-		      struct ipc_msg *out, struct task_struct *handoff)
-{
-	return recv_common(me, ep, false, grant, out, handoff);
+	/*
+	 * The reply, after we are queued: a sender that finds us meanwhile
+	 * fills our message and our reply slot, both free (the general wait
+	 * then finds us done).  A caller gone (-ESRCH) is no error here.
+	 */
+	*next = NULL;
+	if (!caller)
+		return true;
+	spin_lock(&caller->lock);
+	if (reply_awaited_locked(caller, seq))
+		deliver_reply_locked(caller, reply, reply->info, next);
+	spin_unlock(&caller->lock);
+	kobject_put(&caller->base);
+	if (*next && fatal_signal_pending(*next)) {
+		wake_up_process(*next);		/* killed: it leaves the ordinary way */
+		*next = NULL;
+	}
+	return true;
 }
 
 void ipc_get_stats(struct ipc_stats *s)

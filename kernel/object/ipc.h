@@ -52,23 +52,21 @@ void ipc_drop_reply(struct thread_obj *me);
  * message that carries no capability.
  *
  * ipc_call_fast(): if ep's first receiver waits blocked on this CPU and
- * is not killed, claims it and delivers msg as a call: me is then in
- * REPLY_WAIT (true), and *next is the receiver to switch to (NULL: it
- * was woken the ordinary way after all).  False: nothing done.
+ * is not killed, delivers msg to it as a call: me is then in REPLY_WAIT
+ * (true), and *next is the receiver to switch to (NULL: it was woken the
+ * ordinary way after all).  False: nothing done.
  */
 bool ipc_call_fast(struct thread_obj *me, struct endpoint *ep, unsigned long badge,
 		   const struct ipc_msg *msg, struct task_struct **next);
 /*
- * ipc_reply_recv_fast(): replies (me holds a reply capability), and if the
- * caller waits blocked on this CPU and no sender waits on ep, queues me as
- * ep's receiver (*queued): the caller to switch to is returned.  Else
- * *queued is false and what is returned (the caller, or NULL) goes to
- * ipc_recv_handoff(), the general receive, interrupts on.
+ * ipc_reply_recv_fast(): if no sender waits on ep and one still can send,
+ * queues me as ep's receiver, then replies with the reply capability me
+ * held: true, and *next is the caller to switch to (NULL: it was gone,
+ * waits elsewhere or was killed, and was woken the ordinary way).  False:
+ * nothing done (ipc_reply_recv() does it all, interrupts on).
  */
-struct task_struct *ipc_reply_recv_fast(struct thread_obj *me, const struct ipc_msg *reply,
-					struct endpoint *ep, bool grant, bool *queued);
-long ipc_recv_handoff(struct thread_obj *me, struct cap_ref *ep, bool grant,
-		      struct ipc_msg *out, struct task_struct *handoff);
+bool ipc_reply_recv_fast(struct thread_obj *me, const struct ipc_msg *reply,
+			 struct endpoint *ep, bool grant, struct task_struct **next);
 
 /*
  * Direct switches and messages so far (tests, reports): the sum over the

@@ -136,11 +136,14 @@ bool ipc_wait_done(struct thread_obj *th, int *ret);
 void ipc_reply_wait_locked(struct thread_obj *th);
 
 /*
- * The queues (the queue's lock held, then th->lock): th joins q of obj in
- * state st, a new wait; or leaves its queue.  The queue holds a reference
+ * The queues (the queue's lock held; ipc_enqueue_locked() takes th->lock,
+ * the others need it held): th joins q of obj in state st, a new wait;
+ * or leaves its queue.  The queue holds a reference
  * on th and th one on obj while it is there; on leaving, obj's goes and
  * th's passes to the caller (a claim's, or the caller drops it).
  */
+void __ipc_enqueue_locked(struct thread_obj *th, struct kobject *obj, spinlock_t *lock,
+			  struct list_head *q, enum ipc_state st);
 void ipc_enqueue_locked(struct thread_obj *th, struct kobject *obj, spinlock_t *lock,
 			struct list_head *q, enum ipc_state st);
 void ipc_dequeue_locked(struct thread_obj *th);

@@ -20,9 +20,10 @@
  * Everything else is the general way, with interrupts on: before the
  * capability is looked up, sys_ipc_call() and sys_ipc_reply_recv() from
  * the start; after, with the same lookup, ipc_call() (no receiver
- * waiting here), the general receive (after the reply), or the general
- * wait, ipc_wait() (the message delivered, the switch refused).  A lookup
- * that fails is the call's result, as it would be the general way's.
+ * waiting here), ipc_reply_recv() (a sender queued), or the general wait,
+ * ipc_wait() (the message delivered and the switch refused, or the
+ * reply's caller not waiting here).  A lookup that fails is the call's
+ * result, as it would be the general way's.
  *
  * The capability is looked up without a reference (cap_lookup_noref()),
  * as sys_ipc.c does: the endpoint is used only before this task's next
@@ -158,24 +159,24 @@ static bool fast_reply_recv(struct trap_frame *tf, struct thread_obj *me)
 	struct task_struct *next;
 	struct ipc_msg reply, out;
 	struct cap_ref ref;
-	bool queued;
+	bool grant;
 	long ret;
 
 	if (!plain_msg(tf, &reply) || !READ_ONCE(me->reply_to))
 		return false;	/* (no reply owed: a receive, the general way) */
 	if (fast_lookup(tf, SYS_CAP_READ, &ref))
 		return true;
-	next = ipc_reply_recv_fast(me, &reply, to_endpoint(cap_ref_obj(&ref)),
-				   ref.rights & SYS_CAP_GRANT, &queued);
-	if (queued) {
+	grant = ref.rights & SYS_CAP_GRANT;
+	if (ipc_reply_recv_fast(me, &reply, to_endpoint(cap_ref_obj(&ref)), grant, &next)) {
 		ret = fast_wait(me, next, &this_cpu_ptr(&ipc_stats)->fast_replies);
 		if (!ret) {
 			out = me->msg;
 			ret = me->badge;
 		}
 	} else {
+		/* A sender queued: the general reply-and-receive, with the same lookup. */
 		local_irq_enable();
-		ret = ipc_recv_handoff(me, &ref, ref.rights & SYS_CAP_GRANT, &out, next);
+		ret = ipc_reply_recv(me, &reply, &ref, grant, &out);
 		local_irq_disable();
 	}
 	cap_ref_put(&ref);
