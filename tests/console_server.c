@@ -294,12 +294,12 @@ KTEST(console_server_hold_ends_when_its_holder_dies)
 #define CHATTER_LINES	16	/* console_plain's LINES */
 
 /* Is line i of tag's chatter in the capture, whole? */
-static bool chatter_whole(char tag, int i)
+static bool chatter_whole(const char *tag, int i)
 {
 	char want[128];
-	int n = snprintf(want, sizeof(want), "# console_plain %c %02d ", tag, i);
+	int n = snprintf(want, sizeof(want), "# console_plain %s %02d ", tag, i);
 
-	memset(want + n, tag, 80);
+	memset(want + n, tag[0], 80);
 	want[n + 80] = '\n';
 	want[n + 81] = '\0';
 	return strstr(said, want);
@@ -327,8 +327,33 @@ KTEST(console_server_keeps_each_programs_lines_whole)
 	KEXPECT_EQ(end_of(b), 0);
 	console_capture(NULL, 0);
 	for (int i = 0; i < CHATTER_LINES; i++)
-		whole += chatter_whole('A', i) + chatter_whole('B', i);
+		whole += chatter_whole("A", i) + chatter_whole("B", i);
 	KEXPECT_EQ(whole, 2 * CHATTER_LINES);
 	KEXPECT(console_obj_lines(cs.cons) >= 2 * CHATTER_LINES);	/* through the server */
+	stop_server(&cs);
+}
+
+/*
+ * Two threads of one program print long lines at once: one badge at the
+ * server, so each writer's bytes must gather apart from the other's (the
+ * writer's thread in each message), and every line come out whole.
+ */
+KTEST(console_server_keeps_each_threads_lines_whole)
+{
+	struct console_server cs;
+	struct user_task *t;
+	int whole = 0;
+
+	if (!have(PLAIN))
+		KTEST_SKIP("needs " CONSOLE_SERVER ", " PLAIN " and " NOT_THE_KERNELS);
+	if (!start_server(&cs))
+		return;
+	console_capture(said, sizeof(said));
+	t = spawn_published(&cs, PLAIN " threads T");
+	KEXPECT_EQ(end_of(t), 0);
+	console_capture(NULL, 0);
+	for (int i = 0; i < CHATTER_LINES; i++)
+		whole += chatter_whole("T1", i) + chatter_whole("T2", i);
+	KEXPECT_EQ(whole, 2 * CHATTER_LINES);
 	stop_server(&cs);
 }

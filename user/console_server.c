@@ -26,10 +26,11 @@
  * for a key does not hold up every other client's output; they share the
  * line buffers, the holds and the ring's read side under one lock.
  *
- * Output: CONSOLE_WRITE's bytes gather in a line buffer per client (by
- * badge); a line is printed when its newline comes, whole, through the
- * console capability: the kernel prints it with one printk(), so it never
- * mixes with the kernel's messages or another client's line.  A line
+ * Output: CONSOLE_WRITE's bytes gather in a line buffer per writer (the
+ * client's badge and the thread the message names); a line is printed
+ * when its newline comes, whole, through the console capability: the
+ * kernel prints it with one printk(), so it never mixes with the kernel's
+ * messages or another writer's line.  A line
  * longer than the buffer (SYS_CONSOLE_LINE_MAX) goes in pieces without
  * their newline, which the kernel prints as cut (docs/drivers.md).
  */
@@ -43,7 +44,7 @@
 #define DEV		1
 #define EP		2
 #define CONS		3
-#define CLIENTS		8	/* line buffers: clients writing at once; holds */
+#define CLIENTS		8	/* holds; line buffers: writers at once */
 #define SERVERS		3	/* threads answering calls */
 #define LINE_MAX	SYS_CONSOLE_LINE_MAX
 #define IRQ_BIT		1
@@ -64,7 +65,7 @@ static struct hold {
 } holds[CLIENTS];
 
 static struct client_line {
-	unsigned long badge;
+	unsigned long badge, writer;
 	size_t len;
 	char buf[LINE_MAX + 1];		/* its newline too */
 } lines[CLIENTS];
@@ -80,13 +81,13 @@ static void lock_give(void)
 	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
 }
 
-/* badge's line buffer: its own, a free one, or the first (flushed: a line may break, never mix). */
-static struct client_line *line_of(unsigned long badge)
+/* The writer's line buffer: its own, a free one, or the first (flushed: a line may break, never mix). */
+static struct client_line *line_of(unsigned long badge, unsigned long writer)
 {
 	struct client_line *free = NULL;
 
 	for (int i = 0; i < CLIENTS; i++) {
-		if (lines[i].len && lines[i].badge == badge)
+		if (lines[i].len && lines[i].badge == badge && lines[i].writer == writer)
 			return &lines[i];
 		if (!lines[i].len && !free)
 			free = &lines[i];
@@ -97,13 +98,14 @@ static struct client_line *line_of(unsigned long badge)
 		free->len = 0;
 	}
 	free->badge = badge;
+	free->writer = writer;
 	return free;
 }
 
-static void write_bytes(unsigned long badge, const char *p, size_t n)
+static void write_bytes(unsigned long badge, unsigned long writer, const char *p, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		struct client_line *l = line_of(badge);
+		struct client_line *l = line_of(badge, writer);
 
 		if (p[i] != '\n' && l->len == LINE_MAX) {
 			q_console_lines(CONS, l->buf, l->len);	/* a piece: the kernel marks it cut */
@@ -117,7 +119,7 @@ static void write_bytes(unsigned long badge, const char *p, size_t n)
 	}
 }
 
-/* badge's unfinished line, printed (its client ended); lock held. */
+/* badge's unfinished lines, each writer's, printed (its client ended); lock held. */
 static void flush_line(unsigned long badge)
 {
 	for (int i = 0; i < CLIENTS; i++) {
@@ -310,7 +312,8 @@ static long serve(unsigned long badge, const struct q_msg *req, struct q_msg *re
 	if (CONSOLE_OP(label) == CONSOLE_WRITE_OP) {
 		n = CONSOLE_COUNT(label);
 		lock_take();
-		write_bytes(badge, (const char *)req->w, n < CONSOLE_READ_MAX ? n : CONSOLE_READ_MAX);
+		write_bytes(badge, CONSOLE_WRITER(label), (const char *)req->w,
+			    n < CONSOLE_READ_MAX ? n : CONSOLE_READ_MAX);
 		lock_give();
 		return 0;
 	}

@@ -3,9 +3,12 @@
  * and its client side (user/lib/console.c).  A client calls the server's
  * endpoint with CONSOLE_READ; the reply's label is how many bytes came
  * (1 to CONSOLE_READ_MAX: the call waits until something was typed), its
- * words the bytes.  CONSOLE_WRITE(n) carries n bytes (at most
- * CONSOLE_READ_MAX) in its words; the server prints each line whole
- * through the kernel's console capability once its newline came.
+ * words the bytes.  CONSOLE_WRITE(n, tid) carries n bytes (at most
+ * CONSOLE_READ_MAX) in its words, written by the client's thread tid; the
+ * server gathers each writer's bytes apart -- the client by its badge,
+ * the thread by tid (each thread has its own stdout: newlib's per-thread
+ * state) -- and prints each line whole through the kernel's console
+ * capability once its newline came.
  */
 #ifndef QCONSOLE_H
 #define QCONSOLE_H
@@ -16,9 +19,11 @@
 #define CONSOLE_WRITE_OP	2
 #define CONSOLE_HOLD		3	/* keys stay with the server for its clients */
 #define CONSOLE_RELEASE		4	/* one holder fewer: with none, keys go to the kernel */
-#define CONSOLE_WRITE(n)	(CONSOLE_WRITE_OP | (n) << 8)	/* the label: the op, the count */
+/* The label: the op, the count, the writing thread (its low 16 bits: only to tell writers apart). */
+#define CONSOLE_WRITE(n, tid)	(CONSOLE_WRITE_OP | (n) << 8 | ((unsigned int)(tid) & 0xffff) << 16)
 #define CONSOLE_OP(label)	((label) & 0xff)
-#define CONSOLE_COUNT(label)	((label) >> 8)
+#define CONSOLE_COUNT(label)	(((label) >> 8) & 0xff)
+#define CONSOLE_WRITER(label)	(((label) >> 16) & 0xffff)
 #define CONSOLE_READ_MAX	(SYS_MSG_WORDS * sizeof(unsigned long))
 
 /* Up to n bytes typed on the console, through the server at ep: how many, or a negative error. */

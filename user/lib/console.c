@@ -4,6 +4,7 @@
 #include <string.h>
 #include "qcap.h"
 #include "qconsole.h"
+#include "runtime.h"
 
 int q_console_ep = -1;		/* newlib.c's read() and write(): the server, or none */
 static int holding;		/* this program holds the console (CONSOLE_HOLD sent) */
@@ -124,11 +125,12 @@ long q_console_stdout(const void *buf, size_t n)
 long q_console_send(int ep, const void *buf, size_t n)
 {
 	const char *p = buf;
+	int tid = current_tls()->tid;
 	size_t done = 0;
 
 	while (done < n) {
 		size_t k = n - done < CONSOLE_READ_MAX ? n - done : CONSOLE_READ_MAX;
-		struct q_msg m = q_msg(CONSOLE_WRITE(k), 0, 0, 0, 0);
+		struct q_msg m = q_msg(CONSOLE_WRITE(k, tid), 0, 0, 0, 0);
 		long ret;
 
 		memcpy(m.w, p + done, k);

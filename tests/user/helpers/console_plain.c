@@ -8,6 +8,8 @@
  *   console_plain LINE   reads a line, prints it, exits 0 if it is LINE
  *   console_plain lines TAG  prints LINES long lines (each more than one
  *                        message to the server), tagged, and exits 0
+ *   console_plain threads TAG  the same from two threads at once, on two
+ *                        CPUs if there are two, tagged TAG1 and TAG2
  *   console_plain hang   prints half a line, says so through the kernel's
  *                        console, and waits for input for ever (the test
  *                        kills it while it holds the console)
@@ -35,6 +37,34 @@ static void chatter(const char *tag)
 	fill[80] = '\0';
 	for (int i = 0; i < LINES; i++)
 		printf("console_plain %s %02d %s\n", tag, i, fill);
+}
+
+/* A thread of "threads": its tag's lines. */
+static int chatter_thread(void *tag)
+{
+	chatter(tag);
+	fflush(stdout);
+	return 0;
+}
+
+/* Two threads print at once: the same task, so the same badge at the server. */
+static int chatter_threads(const char *tag)
+{
+	static char tags[2][16];
+	struct sys_exit_status st;
+	int tid[2], bad = 0;
+
+	for (int i = 0; i < 2; i++) {
+		snprintf(tags[i], sizeof(tags[i]), "%s%d", tag, i + 1);
+		tid[i] = q_thread_create(chatter_thread, tags[i], i);
+		if (tid[i] < 0)
+			tid[i] = q_thread_create(chatter_thread, tags[i], SYS_CPU_ANY);
+		if (tid[i] < 0)
+			return 10;
+	}
+	for (int i = 0; i < 2; i++)
+		bad |= q_thread_join(tid[i], &st) || st.killed || st.status;
+	return bad ? 11 : 0;
 }
 
 /* Our own program again, spawned as any task spawns one: its exit status (100 + why if not). */
@@ -75,6 +105,8 @@ int main(int argc, char **argv)
 		chatter(argv[2]);
 		return 0;
 	}
+	if (argc == 3 && !strcmp(argv[1], "threads"))
+		return chatter_threads(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "child"))
 		return run_child(argv[2]);
 	if (argc != 2)
