@@ -69,7 +69,7 @@ static bool run_status(const char *mode, int cpu, int server_cpu, int rounds,
 		ktest_info("%s did not finish", cmd);
 		return false;
 	}
-	*syscalls = READ_ONCE(t->syscalls);
+	*syscalls = user_task_syscalls(t);
 	user_task_put(t);
 	read_counts(cpu, &after);
 	diff_counts(&before, &after, d);

@@ -41,7 +41,8 @@ static const struct kind {
 static struct watch {
 	struct user_task *task;		/* the program watched */
 	bool asked;			/* a grace period was asked for in call `call` */
-	unsigned long call;		/* which: the task's system-call count then */
+	struct user_thread *thread;	/* which: the thread that made it, */
+	unsigned long call;		/* and its system-call count then */
 	unsigned long cookie;
 	unsigned long points;		/* points met in all */
 	bool ended_inside[NR_SYSCALLS];	/* a grace period began and ended inside one such call */
@@ -56,10 +57,11 @@ static void at_resched_point(void)
 	/* (not the exit a kill makes: its points belong to the call it interrupted) */
 	if (!ut || ut->task != READ_ONCE(w.task) || READ_ONCE(ut->task->kill_reason))
 		return;
-	call = READ_ONCE(ut->task->syscalls);
+	call = READ_ONCE(ut->syscalls);
 	w.points++;
-	if (!w.asked || call != w.call) {
+	if (!w.asked || call != w.call || ut != w.thread) {
 		w.asked = true;
+		w.thread = ut;
 		w.call = call;
 		w.cookie = start_poll_synchronize_rcu();
 		return;

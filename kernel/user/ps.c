@@ -48,7 +48,7 @@ static void show_user_task(struct user_task *t, void *arg)
 		 t->quota->limit / 1024);
 	printk("  %4d  %-15s %-7s %6zu %11s %9lu  %s\n", t->id, t->name,
 	       t->ended ? "ended" : t->kill_reason ? "killed" : "running",
-	       t->mm ? t->mm->pages : 0, quota, t->syscalls, t->path);
+	       t->mm ? t->mm->pages : 0, quota, user_task_syscalls_locked(t), t->path);
 	list_for_each_entry(ut, &t->threads, node) {
 		char wait[48];
 

@@ -126,7 +126,7 @@ void syscall_dispatch(struct trap_frame *tf)
 
 	enter_from_user_mode();
 	this_cpu_inc(syscalls_done);	/* (interrupts off) */
-	current_user_task()->syscalls++;	/* (only its own threads write it: a statistic) */
+	current->user->syscalls++;	/* (only this thread writes it: user_task_syscalls()) */
 	if ((nr == SYS_ipc_call || nr == SYS_ipc_reply_recv) && !READ_ONCE(strace) &&
 	    ipc_fastpath_enabled() && ipc_fastpath(tf, nr)) {
 		exit_to_user_mode();	/* (interrupts off all the way: the fast path's promise) */

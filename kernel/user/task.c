@@ -273,12 +273,33 @@ static void drop_thread_list(struct user_task *t)
 	LIST_HEAD(gone);
 
 	spin_lock_irqsave(&t->lock, flags);
+	t->syscalls_gone = user_task_syscalls_locked(t);
 	list_splice_init(&t->threads, &gone);
 	spin_unlock_irqrestore(&t->lock, flags);
 	list_for_each_entry_safe(ut, n, &gone, node) {
 		list_del(&ut->node);
 		user_thread_put(ut);
 	}
+}
+
+unsigned long user_task_syscalls_locked(struct user_task *t)
+{
+	unsigned long n = t->syscalls_gone;
+	struct user_thread *ut;
+
+	list_for_each_entry(ut, &t->threads, node)
+		n += READ_ONCE(ut->syscalls);
+	return n;
+}
+
+unsigned long user_task_syscalls(struct user_task *t)
+{
+	unsigned long flags, n;
+
+	spin_lock_irqsave(&t->lock, flags);
+	n = user_task_syscalls_locked(t);
+	spin_unlock_irqrestore(&t->lock, flags);
+	return n;
 }
 
 void user_task_end(struct user_task *t)

@@ -63,7 +63,7 @@ struct user_task {
 	struct list_head reap_node;	/* on the reaper's list of puts (reaper_put_task()) */
 	struct rcu_head rcu;
 	u64 start_ns;
-	unsigned long syscalls;
+	unsigned long syscalls_gone;	/* threads' off the list (lock); user_task_syscalls() */
 	/* Its console output, cut in lines (console.c). */
 	spinlock_t console_lock;
 	char line[CONSOLE_LINE_LEN];
@@ -95,6 +95,14 @@ void user_task_kill(struct user_task *t, int reason);
 void user_task_exit(struct user_task *t, int status);
 /* Called by its last thread on the way out (thread.c): the task ends. */
 void user_task_end(struct user_task *t);
+/*
+ * The system calls t's threads made (ps, tests): each thread counts its
+ * own (user_thread.syscalls), so a call writes no line its task's other
+ * threads write; a thread's count joins t's when it leaves the list.
+ * The _locked one with t->lock held.
+ */
+unsigned long user_task_syscalls(struct user_task *t);
+unsigned long user_task_syscalls_locked(struct user_task *t);
 /* Should a thread of t stop instead of returning to user mode?  (Inline: every IPC asks.) */
 static inline bool user_task_dying(struct user_task *t)
 {

@@ -271,6 +271,7 @@ int user_thread_wait(int tid, struct sys_exit_status *st)
 		if (!ut->waited) {
 			ut->waited = mine = true;
 			*st = ut->exit;
+			t->syscalls_gone += READ_ONCE(ut->syscalls);
 			list_del(&ut->node);
 		}
 		spin_unlock_irqrestore(&t->lock, flags);

@@ -34,6 +34,7 @@ struct user_thread {
 	struct thread_obj *obj;		/* its object, made at first use */
 	bool killed;			/* killed alone, through a capability (user_thread_kill()) */
 	struct trap_frame *syscall_frame;	/* the system call it is in: IPC writes messages there */
+	unsigned long syscalls;		/* the system calls it made (only it writes) */
 };
 
 /*
