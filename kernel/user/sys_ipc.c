@@ -72,6 +72,18 @@ static void msg_to_regs(const struct ipc_msg *m)
 }
 
 /*
+ * A slot number no table holds is -EBADF before anything is made for the
+ * call: the arguments alone decide it (lib/ipc.h), not whether the
+ * caller's quota has room for its thread object.  The object comes
+ * first otherwise: making it may sleep, and the lookup after it takes no
+ * reference.
+ */
+static bool no_such_slot(int slot)
+{
+	return slot < 0 || slot >= SYS_CAP_MAX_SLOTS;
+}
+
+/*
  * The caller's thread object and the endpoint in slot, with the rights,
  * reference-free (the system call `call`'s): 0, or -errno.
  */
@@ -80,6 +92,8 @@ static int endpoint_of(int slot, unsigned int rights, struct thread_obj **me, st
 {
 	int err = 0;
 
+	if (no_such_slot(slot))
+		return -EBADF;
 	*me = current_thread_obj(&err);
 	if (!*me)
 		return err;
@@ -191,7 +205,7 @@ long sys_ipc_recv_slot(const struct syscall_args *a)
 	struct thread_obj *me;
 	int err = 0;
 
-	if (slot < SYS_RECV_SLOT_NONE || slot >= SYS_CAP_MAX_SLOTS)
+	if (slot != SYS_CAP_ANY_SLOT && slot != SYS_RECV_SLOT_NONE && no_such_slot(slot))
 		return -EBADF;
 	me = current_thread_obj(&err);
 	if (!me)
@@ -229,6 +243,8 @@ long sys_ntf_wait(const struct syscall_args *a)
 	int err = 0;
 	long ret;
 
+	if (no_such_slot(arg_int(a->arg[0])))
+		return -EBADF;
 	me = current_thread_obj(&err);
 	if (!me)
 		return err;

@@ -46,12 +46,23 @@ static long used_of(int quota)
 
 static volatile int release_threads;
 
-static int sitting(void *arg)
+/*
+ * A thread that sits until released.  The first ("probe") then calls on
+ * slots no table holds, with the share full and no thread object of its
+ * own yet (a thread's first IPC makes one): -SYS_EBADF, which the
+ * arguments alone decide, never -SYS_ENOMEM for the object.  Its exit
+ * status: 0 if so.
+ */
+static int sitting(void *probe)
 {
-	(void)arg;
 	while (!release_threads)
 		q_sleep_ns(1000000);
-	return 0;
+	if (!probe)
+		return 0;
+	return (q_syscall(SYS_ipc_recv, SYS_CAP_MAX_SLOTS, SYS_RECV_NONBLOCK, 0, 0, 0, 0) !=
+		-SYS_EBADF) |
+	       (q_syscall(SYS_ipc_call, -1, 0, 0, 0, 0, 0) != -SYS_EBADF) << 1 |
+	       (q_syscall(SYS_ntf_wait, SYS_CAP_MAX_SLOTS + 7, 0, 0, 0, 0, 0) != -SYS_EBADF) << 2;
 }
 
 /* Pages, one at a time, until refused: how many (EAT_MOST: never refused); *err the refusal. */
@@ -68,7 +79,7 @@ static int eat_threads(int *tids, int most, long *err)
 {
 	int n = 0;
 
-	while (n < most && (*err = q_thread_create(sitting, NULL, SYS_CPU_ANY)) >= 0)
+	while (n < most && (*err = q_thread_create(sitting, (void *)(long)!n, SYS_CPU_ANY)) >= 0)
 		tids[n++] = *err;
 	return n;
 }
@@ -78,6 +89,17 @@ static int eat_objects(long *err)
 	int n = 0;
 
 	while (n < EAT_MOST && (*err = q_memory_create(SYS_CAP_ANY_SLOT, 1)) >= 0)
+		n++;
+	return n;
+}
+
+/* Then notifications, small, until refused too: no room left for any object. */
+static int eat_crumbs(long *err)
+{
+	int n = 0;
+
+	while (n < EAT_MOST && (*err = q_syscall(SYS_cap_create, SYS_OBJ_NOTIFICATION,
+						 SYS_CAP_ANY_SLOT, 0, 0, 0, 0)) >= 0)
 		n++;
 	return n;
 }
@@ -95,7 +117,7 @@ static int eat(void)
 	static int tids[64];
 	struct sys_exit_status st;
 	struct sys_quota_info info;
-	long pages, err_pages, err_threads, err_objects;
+	long pages, err_pages, err_threads, err_objects, err_crumbs;
 	int threads, objects;
 	struct q_msg m;
 
@@ -112,6 +134,8 @@ static int eat(void)
 		CHECK_EQ(q_unmap((void *)addrs[i], PAGE), 0);
 	threads = eat_threads(tids, 64, &err_threads);
 	objects = eat_objects(&err_objects);
+	CHECK(eat_crumbs(&err_crumbs) < EAT_MOST);
+	CHECK_EQ(err_crumbs, -SYS_ENOMEM);
 	CHECK_EQ(q_quota_info(EAT_SHARE, &info), 0);
 	CHECK(threads >= 1 && threads < 64);
 	CHECK_EQ(err_threads, -SYS_ENOMEM);
@@ -125,8 +149,10 @@ static int eat(void)
 	m = q_msg(1, pages, threads, objects, utest_failures);
 	CHECK_EQ(q_call(EAT_REPORT, &m), 0);		/* held full until the parent answers */
 	release_threads = 1;
-	for (int i = 0; i < threads; i++)
-		q_thread_join(tids[i], &st);
+	for (int i = 0; i < threads; i++) {
+		CHECK_EQ(q_thread_join(tids[i], &st), 0);
+		CHECK_EQ(st.status, 0);		/* (the probe's: 1, 2, 4 its broken promises) */
+	}
 	return check_result();
 }
 
