@@ -74,9 +74,11 @@ long device_map(struct kobject *obj, struct mm_struct *mm, uintptr_t addr)
 {
 	struct device_obj *d = container_of(obj, struct device_obj, base);
 	const struct device_regs *r = &d->regs;
+	bool retried = false;
 	long ret;
 
 	object_bind_hook_call(obj);
+again:
 	mutex_lock(&d->lock);
 	if (d->dead && !cap_injected(CAP_INJECT_BIND_UNCHECKED)) {
 		mutex_unlock(&d->lock);
@@ -102,6 +104,9 @@ long device_map(struct kobject *obj, struct mm_struct *mm, uintptr_t addr)
 		d->grants[d->ngrants++] = (struct device_grant){ mm, r->ports ? 0 : ret };
 	}
 	mutex_unlock(&d->lock);
+	/* A page table refused under d->lock: reclaim with it let go, and once more. */
+	if (quota_retry_after_reclaim(ret, mm->quota, &retried))
+		goto again;
 	return ret;
 }
 

@@ -96,9 +96,11 @@ static struct cap *memory_cap(struct cspace *cs, long slot, long *err)
 long memory_cap_map(struct cspace *cs, long slot, struct mm_struct *mm, uintptr_t addr, int prot)
 {
 	struct memory_obj *m;
+	bool retried = false;
 	struct cap *c;
 	long ret;
 
+again:
 	mutex_lock(&cap_mutex);
 	c = memory_cap(cs, slot, &ret);
 	if (!c)
@@ -125,6 +127,9 @@ long memory_cap_map(struct cspace *cs, long slot, struct mm_struct *mm, uintptr_
 		}
 	}
 	mutex_unlock(&cap_mutex);
+	/* A page table refused under cap_mutex: reclaim with it let go, and once more. */
+	if (quota_retry_after_reclaim(ret, mm->quota, &retried))
+		goto again;
 	return ret;
 }
 

@@ -151,6 +151,14 @@ bool quota_reclaim(struct quota *q)
 	return true;
 }
 
+bool quota_retry_after_reclaim(long err, struct quota *q, bool *retried)
+{
+	if (err != -ENOMEM || *retried || !q)
+		return false;
+	*retried = true;
+	return quota_reclaim(q);
+}
+
 bool quota_charge(struct quota *q, enum quota_kind kind, long bytes)
 {
 	if (charge_now(q, kind, bytes))

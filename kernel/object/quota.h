@@ -78,6 +78,13 @@ void quota_uncharge(struct quota *q, enum quota_kind kind, long bytes);
  * caller.
  */
 bool quota_reclaim(struct quota *q);
+/*
+ * The whole dance, for a call that held a lock while it charged and got
+ * err: should it run once more?  Only once (*retried), only for -ENOMEM,
+ * and only if quota_reclaim(q) waited for frees; q NULL (the kernel's
+ * own tasks): never.  The caller has let go of its lock.
+ */
+bool quota_retry_after_reclaim(long err, struct quota *q, bool *retried);
 /* What is charged to q is queued to be freed after a grace period; then it is freed. */
 void quota_free_queued(struct quota *q);
 void quota_free_done(struct quota *q);

@@ -11,7 +11,10 @@
  * frame mm_map() zeroes for it, before the lock is taken, so the charge
  * may wait for a grace period; and each page table, charged under the
  * lock by the walk that adds it (pgtable.c), never waiting -- refused,
- * map_region() undoes, lets go of the lock, reclaims and tries once more.
+ * map_region() undoes, lets go of the lock, reclaims and tries once more;
+ * or, where its caller holds a lock of its own (a memory capability's
+ * map under cap_mutex, a device's under its lock), returns -ENOMEM and
+ * the caller does that once it let go (quota_retry_after_reclaim()).
  * A frame is uncharged when it is freed; a table when the address space
  * is.  A memory object's frames are its own (charged as an object), a
  * device's registers are not memory.  A region's own struct is not
@@ -238,9 +241,10 @@ static long try_map_region(struct mm_struct *mm, struct vm_region *r, uintptr_t 
  * region of kind: the frames of a memory object (frames, contiguous), or
  * new zeroed ones (frames NULL), charged to the quota first.  The
  * address, or -ENOMEM (no memory, no room, the quota spent), -EEXIST.
+ * caller_locked: the caller holds a lock, so no reclaim here (above).
  */
 static long map_region(struct mm_struct *mm, uintptr_t addr, size_t len, int prot,
-		       enum vm_kind kind, void *frames)
+		       enum vm_kind kind, void *frames, bool caller_locked)
 {
 	struct vm_region *r = kzalloc(sizeof(*r), GFP_KERNEL);
 	size_t npages = frames ? 0 : len / PAGE_SIZE;
@@ -256,7 +260,7 @@ static long map_region(struct mm_struct *mm, uintptr_t addr, size_t len, int pro
 	}
 	ret = try_map_region(mm, r, addr, len, frames);
 	/* A page table its quota refused under the lock: reclaim now, unlocked, and once more. */
-	if (ret == -ENOMEM && mm->quota && quota_reclaim(mm->quota))
+	if (ret == -ENOMEM && !caller_locked && mm->quota && quota_reclaim(mm->quota))
 		ret = try_map_region(mm, r, addr, len, frames);
 	if (ret < 0) {
 		uncharge_pages(mm, npages);
@@ -274,7 +278,7 @@ long mm_map(struct mm_struct *mm, uintptr_t addr, size_t len, int prot, enum vm_
 		return -ENOMEM;		/* would fail anyway, after taking every page */
 	if (addr && !user_range(addr, addr + len))
 		return -EINVAL;
-	return map_region(mm, addr, len, prot, kind, NULL);
+	return map_region(mm, addr, len, prot, kind, NULL, false);
 }
 
 long mm_map_shared(struct mm_struct *mm, uintptr_t addr, void *frames, size_t npages, int prot)
@@ -283,7 +287,7 @@ long mm_map_shared(struct mm_struct *mm, uintptr_t addr, void *frames, size_t np
 
 	if (!npages || !prot_valid(prot) || (addr && !user_range(addr, addr + len)))
 		return -EINVAL;
-	return map_region(mm, addr, len, prot, VM_SHARED, frames);
+	return map_region(mm, addr, len, prot, VM_SHARED, frames, true);
 }
 
 long mm_map_device(struct mm_struct *mm, uintptr_t addr, uintptr_t pa, size_t npages)
@@ -293,7 +297,7 @@ long mm_map_device(struct mm_struct *mm, uintptr_t addr, uintptr_t pa, size_t np
 	if (!npages || pa % PAGE_SIZE || (addr && !user_range(addr, addr + len)))
 		return -EINVAL;
 	return map_region(mm, addr, len, SYS_PROT_READ | SYS_PROT_WRITE | ARCH_PROT_DEVICE,
-			  VM_DEVICE, (void *)pa);
+			  VM_DEVICE, (void *)pa, true);
 }
 
 /* The region of kind at addr goes, its TLB entries first; its frames are not ours to free. */

@@ -87,7 +87,9 @@ int mm_unmap(struct mm_struct *mm, uintptr_t addr, size_t len);
  * A memory object's npages frames at addr (0: where there is room) with
  * prot, as a VM_SHARED region: the address, or -EINVAL, -EEXIST, -ENOMEM.
  * mm_unmap_shared() removes it, waiting for the TLB shootdown; neither
- * frees the frames, which are the object's.
+ * frees the frames, which are the object's.  For a caller that holds a
+ * lock (cap_mutex): a page table the quota refused is -ENOMEM at once,
+ * and the caller reclaims once it let go (quota_retry_after_reclaim()).
  */
 long mm_map_shared(struct mm_struct *mm, uintptr_t addr, void *frames, size_t npages, int prot);
 void mm_unmap_shared(struct mm_struct *mm, uintptr_t addr);
@@ -96,7 +98,8 @@ void mm_unmap_shared(struct mm_struct *mm, uintptr_t addr);
  * room), readable and writable, uncached, never executable: a VM_DEVICE
  * region, which only its device object (mm_unmap_device(), waiting for
  * the TLB shootdown) or the end of the address space unmaps.  The
- * address, or -EINVAL, -EEXIST, -ENOMEM.
+ * address, or -EINVAL, -EEXIST, -ENOMEM (with the device's lock held, as
+ * mm_map_shared(): the caller reclaims).
  */
 long mm_map_device(struct mm_struct *mm, uintptr_t addr, uintptr_t pa, size_t npages);
 void mm_unmap_device(struct mm_struct *mm, uintptr_t addr);
