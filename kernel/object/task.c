@@ -107,6 +107,8 @@ int object_wait(struct kobject *obj, struct sys_exit_status *st)
 
 	if (obj->head.type == KOBJ_TASK) {
 		t = to_task_obj(obj)->task;
+		if (current->user && t == current->user->task)
+			return -EDEADLK;	/* it ends after this thread, never before */
 		ret = wait_for_completion_killable(&t->done);
 		if (!ret)
 			*st = t->exit;
