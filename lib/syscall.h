@@ -58,7 +58,7 @@
 #define SYS_ipc_send		39	/* (int ep, info, w0..w3): -> 0 */
 #define SYS_ipc_call		40	/* (int ep, info, w0..w3): -> 0, the reply in the registers */
 #define SYS_ipc_recv		41	/* (int ep, int flags): -> badge, the message in the registers */
-#define SYS_ipc_reply		42	/* (-, info, w0..w3): -> 0, -SYS_ESRCH (caller gone), -SYS_EACCES (no grant) */
+#define SYS_ipc_reply		42	/* (-, info, w0..w3): -> 0, -SYS_ESRCH (caller gone), -SYS_EACCES (no grant), -SYS_EBADF (no capability in the slot it names) */
 #define SYS_ipc_reply_recv	43	/* (int ep, info, w0..w3): reply, then receive -> badge */
 #define SYS_ipc_recv_slot	44	/* (int slot): where received capabilities land (-1: any, -2: none) */
 #define SYS_ntf_signal		45	/* (int ntf, u64 bits): -> 0 */

@@ -36,21 +36,6 @@ static void relax_cap_mutex(void)
 	mutex_lock(&cap_mutex);
 }
 
-/*
- * An update refused -ENOMEM with cap_mutex held, where its charges never
- * wait (quota_try_charge()): should it run once more?  Only once, and
- * only if frees were queued, which quota_reclaim() waits for -- now, with
- * the mutex let go, so that no other task's update waits for a grace
- * period behind a full quota.
- */
-static bool retry_after_reclaim(int ret, struct quota *q, bool *retried)
-{
-	if (ret != -ENOMEM || *retried)
-		return false;
-	*retried = true;
-	return quota_reclaim(q);
-}
-
 /* cap_mutex held: a node charged to cs's quota, never waiting for it (NULL: -ENOMEM). */
 static struct cap *node_alloc(struct cspace *cs)
 {
@@ -180,7 +165,7 @@ again:
 			s = -ENOMEM;
 	}
 	mutex_unlock(&cap_mutex);
-	if (retry_after_reclaim(s, cs->quota, &retried))
+	if (quota_retry_after_reclaim(s, cs->quota, &retried))
 		goto again;
 	return s;
 }
@@ -248,7 +233,7 @@ again:
 			slot = -ENOMEM;
 	}
 	mutex_unlock(&cap_mutex);
-	if (retry_after_reclaim(slot, cs->quota, &retried))
+	if (quota_retry_after_reclaim(slot, cs->quota, &retried))
 		goto again;
 	return slot;
 }
@@ -285,22 +270,28 @@ again:
 		cspace_set(cs, slot, s);
 	}
 	mutex_unlock(&cap_mutex);
-	if (retry_after_reclaim(slot, cs->quota, &retried))	/* (a larger table) */
+	if (quota_retry_after_reclaim(slot, cs->quota, &retried))	/* (a larger table) */
 		goto again;
 	return slot;
+}
+
+int cap_transfer_check(struct cspace *from, long src, bool move)
+{
+	struct cap *s = cspace_get(from, src);
+
+	if (!s)
+		return -EBADF;
+	if (s->revoking || (move && s->map_mm))
+		return -EBUSY;	/* being revoked; or mapped here, and a mapping never leaves its space */
+	return 0;
 }
 
 void cap_transfer_prepare(struct cap_xfer *x, struct cspace *from, long src, struct cspace *to,
 			  long dst, bool move)
 {
-	struct cap *s = cspace_get(from, src);
-
-	*x = (struct cap_xfer){ .src = s, .from = from, .to = to, .move = move };
-	if (!s)
-		x->slot = -EBADF;
-	else if (s->revoking || (move && s->map_mm))
-		x->slot = -EBUSY;	/* being revoked; or mapped here, and a mapping never leaves its space */
-	else
+	*x = (struct cap_xfer){ .src = cspace_get(from, src), .from = from, .to = to, .move = move };
+	x->slot = cap_transfer_check(from, src, move);
+	if (!x->slot)
 		x->slot = cspace_reserve(to, dst);	/* (it stays free: we hold cap_mutex) */
 	if (x->slot >= 0 && !move) {
 		x->node = node_alloc(to);

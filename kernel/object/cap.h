@@ -105,6 +105,13 @@ struct cap_xfer {
 	int slot;			/* where it lands, or -errno */
 	bool move;
 };
+/*
+ * Can the capability in from's slot src go at all (cap_mutex held)?  0,
+ * or -EBADF (the slot is empty), -EBUSY (being revoked; or a move of a
+ * mapped memory capability, whose mapping never leaves its space).  The
+ * sender's error, before anything is sent; prepare checks it again.
+ */
+int cap_transfer_check(struct cspace *from, long src, bool move);
 void cap_transfer_prepare(struct cap_xfer *x, struct cspace *from, long src, struct cspace *to,
 			  long dst, bool move);
 int cap_transfer_commit(struct cap_xfer *x);

@@ -81,6 +81,25 @@ static void cap_send_end(struct cap_send *cs)
 }
 
 /*
+ * The sender's own start, for a message from `from` that carries the
+ * capability `info` names: cap_mutex taken and 0, or the sender's error
+ * -- the slot empty, the capability busy (cap_transfer_check()) -- with
+ * nothing taken.  Checked before anything is sent or claimed; what
+ * changes after (the source deleted while the message waits in a queue)
+ * makes the capability lost instead.
+ */
+static int cap_send_start(struct cap_send *cs, struct cspace *from, unsigned long info)
+{
+	int err;
+
+	cap_send_lock(cs);
+	err = cap_transfer_check(from, SYS_MSG_CAP_SLOT(info), info & SYS_MSG_MOVE);
+	if (err)
+		cap_send_end(cs);
+	return err;
+}
+
+/*
  * Makes the capability `info` names ready to go from `from` to peer's
  * receive slot in `to` (dst), for peer's wait seq; cap_mutex held, peer
  * not claimed (we hold a reference).  May sleep.
@@ -318,9 +337,10 @@ static int send_common(struct thread_obj *me, struct cap_ref *epr, unsigned long
 
 	if (carries_cap(msg->info)) {
 		ret = hold_ep(epr);	/* cap_mutex may sleep: a reference */
+		if (!ret)	/* before anything is claimed: it may sleep */
+			ret = cap_send_start(&cs, thread_obj_cspace(me), msg->info);
 		if (ret)
 			return ret;
-		cap_send_lock(&cs);	/* before anything is claimed: it may sleep */
 	}
 	for (;;) {
 		ep = ep_of(epr);
@@ -507,11 +527,20 @@ static int reply_common(struct thread_obj *me, const struct ipc_msg *msg,
 	unsigned long flags, seq, info = msg->info;
 	int ret;
 
-	caller = take_reply_cap(me, carries_cap(info), &seq, &ret);
-	if (!caller)
-		return ret;
 	if (carries_cap(info)) {
-		cap_send_lock(&cs);
+		/* (others set our reply capability only while we wait in a receive: not now) */
+		if (!READ_ONCE(me->reply_to))
+			return -ESRCH;
+		ret = cap_send_start(&cs, thread_obj_cspace(me), info);
+		if (ret)
+			return ret;	/* before the reply capability is spent */
+	}
+	caller = take_reply_cap(me, carries_cap(info), &seq, &ret);
+	if (!caller) {
+		cap_send_end(&cs);
+		return ret;
+	}
+	if (carries_cap(info)) {
 		kobject_get(&caller->base);	/* (cs's) */
 		cap_send_prepare(&cs, caller, seq, thread_obj_cspace(me), info,
 				 thread_obj_cspace(caller), READ_ONCE(caller->recv_slot));
@@ -553,8 +582,9 @@ long ipc_reply_recv(struct thread_obj *me, const struct ipc_msg *reply, struct c
 			if (ret)
 				return ret;
 		}
-		if (reply_common(me, reply, &handoff) == -EACCES)
-			return -EACCES;	/* a caller gone meanwhile is no error: the server goes on */
+		ret = reply_common(me, reply, &handoff);
+		if (ret && ret != -ESRCH)
+			return ret;	/* a caller gone meanwhile is no error: the server goes on */
 	}
 	return recv_common(me, ep, false, grant, out, handoff);
 }
