@@ -306,14 +306,15 @@ static bool chatter_whole(const char *tag, int i)
 }
 
 /*
- * Two programs print long lines at once through the published server
- * (each line several messages): every line must come out whole, so each
- * program's bytes must gather in a buffer of their own (their badges).
+ * Runs the programs cmds[] (console_plain's chatter modes) at once
+ * through the published server: each must exit 0, and every line of
+ * tag0's and tag1's chatter come out whole, through the server.
  */
-KTEST(console_server_keeps_each_programs_lines_whole)
+static void chatter_at_once(const char *const cmds[], int ncmds, const char *tag0,
+			    const char *tag1)
 {
+	struct user_task *t[2];
 	struct console_server cs;
-	struct user_task *a, *b;
 	int whole = 0;
 
 	if (!have(PLAIN))
@@ -321,16 +322,28 @@ KTEST(console_server_keeps_each_programs_lines_whole)
 	if (!start_server(&cs))
 		return;
 	console_capture(said, sizeof(said));
-	a = spawn_published(&cs, PLAIN " lines A");
-	b = spawn_published(&cs, PLAIN " lines B");
-	KEXPECT_EQ(end_of(a), 0);
-	KEXPECT_EQ(end_of(b), 0);
+	for (int i = 0; i < ncmds; i++)
+		t[i] = spawn_published(&cs, cmds[i]);
+	for (int i = 0; i < ncmds; i++)
+		KEXPECT_EQ(end_of(t[i]), 0);
 	console_capture(NULL, 0);
 	for (int i = 0; i < CHATTER_LINES; i++)
-		whole += chatter_whole("A", i) + chatter_whole("B", i);
+		whole += chatter_whole(tag0, i) + chatter_whole(tag1, i);
 	KEXPECT_EQ(whole, 2 * CHATTER_LINES);
 	KEXPECT(console_obj_lines(cs.cons) >= 2 * CHATTER_LINES);	/* through the server */
 	stop_server(&cs);
+}
+
+/*
+ * Two programs print long lines at once through the published server
+ * (each line several messages): every line must come out whole, so each
+ * program's bytes must gather in a buffer of their own (their badges).
+ */
+KTEST(console_server_keeps_each_programs_lines_whole)
+{
+	static const char *const cmds[] = { PLAIN " lines A", PLAIN " lines B" };
+
+	chatter_at_once(cmds, 2, "A", "B");
 }
 
 /*
@@ -340,20 +353,7 @@ KTEST(console_server_keeps_each_programs_lines_whole)
  */
 KTEST(console_server_keeps_each_threads_lines_whole)
 {
-	struct console_server cs;
-	struct user_task *t;
-	int whole = 0;
+	static const char *const cmds[] = { PLAIN " threads T" };
 
-	if (!have(PLAIN))
-		KTEST_SKIP("needs " CONSOLE_SERVER ", " PLAIN " and " NOT_THE_KERNELS);
-	if (!start_server(&cs))
-		return;
-	console_capture(said, sizeof(said));
-	t = spawn_published(&cs, PLAIN " threads T");
-	KEXPECT_EQ(end_of(t), 0);
-	console_capture(NULL, 0);
-	for (int i = 0; i < CHATTER_LINES; i++)
-		whole += chatter_whole("T1", i) + chatter_whole("T2", i);
-	KEXPECT_EQ(whole, 2 * CHATTER_LINES);
-	stop_server(&cs);
+	chatter_at_once(cmds, 1, "T1", "T2");
 }
