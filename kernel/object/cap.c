@@ -275,10 +275,9 @@ again:
 	return slot;
 }
 
-int cap_transfer_check(struct cspace *from, long src, bool move)
+/* Can s go (cap_transfer_check())?  0, or why not. */
+static int transfer_refused(const struct cap *s, bool move)
 {
-	struct cap *s = cspace_get(from, src);
-
 	if (!s)
 		return -EBADF;
 	if (s->revoking || (move && s->map_mm))
@@ -286,11 +285,16 @@ int cap_transfer_check(struct cspace *from, long src, bool move)
 	return 0;
 }
 
+int cap_transfer_check(struct cspace *from, long src, bool move)
+{
+	return transfer_refused(cspace_get(from, src), move);
+}
+
 void cap_transfer_prepare(struct cap_xfer *x, struct cspace *from, long src, struct cspace *to,
 			  long dst, bool move)
 {
 	*x = (struct cap_xfer){ .src = cspace_get(from, src), .from = from, .to = to, .move = move };
-	x->slot = cap_transfer_check(from, src, move);
+	x->slot = transfer_refused(x->src, move);
 	if (!x->slot)
 		x->slot = cspace_reserve(to, dst);	/* (it stays free: we hold cap_mutex) */
 	if (x->slot >= 0 && !move) {

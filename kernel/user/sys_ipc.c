@@ -205,7 +205,7 @@ long sys_ipc_recv_slot(const struct syscall_args *a)
 	struct thread_obj *me;
 	int err = 0;
 
-	if (slot != SYS_CAP_ANY_SLOT && slot != SYS_RECV_SLOT_NONE && no_such_slot(slot))
+	if (slot < SYS_RECV_SLOT_NONE || slot >= SYS_CAP_MAX_SLOTS)
 		return -EBADF;
 	me = current_thread_obj(&err);
 	if (!me)
