@@ -62,10 +62,7 @@ int main(void)
 
 		seed = seed * 1103515245 + 12345;
 		q_sleep_ns((seed >> 16) % 3 * 1000000);
-		CHECK_EQ(q_kill(cap), 0);
-		CHECK_EQ(q_thread_join(h, &st), 0);
-		CHECK_EQ(st.killed, SYS_KILLED_BY_TASK);
-		CHECK_EQ(q_cap_delete(cap), 0);
+		kill_and_collect(h, cap, SYS_KILLED_BY_TASK);
 		CHECK_EQ(q_thread_join(t, &st), 0);
 		CHECK_EQ(st.status, r);
 	}

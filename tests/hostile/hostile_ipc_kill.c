@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include "utest.h"
 #include "qcap.h"
+#include "hostile.h"
 
 static int ep;
 static volatile int received, release;
@@ -28,18 +29,6 @@ static int spawn(int (*fn)(void *), void *arg, int cpu, int *cap)
 	*cap = q_thread_cap(SYS_CAP_ANY_SLOT, tid);
 	CHECK(*cap >= 0);
 	return tid;
-}
-
-static void kill_and_collect(int tid, int cap, int killed)
-{
-	struct sys_exit_status st;
-
-	CHECK_EQ(q_kill(cap), 0);
-	CHECK_EQ(q_wait_for(cap, &st), 0);
-	CHECK_EQ(st.killed, killed);
-	CHECK_EQ(q_cap_delete(cap), 0);
-	CHECK_EQ(q_thread_join(tid, &st), 0);
-	CHECK_EQ(st.killed, killed);
 }
 
 static int caller(void *arg)
