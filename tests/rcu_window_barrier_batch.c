@@ -83,19 +83,45 @@ static bool bb_barrier_past_c(void)
 }
 
 /*
- * May X pass a quiescent state now?  Always before W is queued; after,
- * only for a grace period running before W's (odd gp_seq, not W's), which
- * waits for c and ends on that report alone: one noted while none runs,
- * or as W's begins, could end W's at once, and W would wait for nothing
- * when the caller decides.
+ * May X report its quiescent state now?  Only to a grace period that is
+ * running, still waits for c, and is not W's (W's waits for the barrier).
+ * Such a grace period cannot end before X's report (nobody else reports
+ * for c while X holds it), so the one rcu_note_context_switch() then
+ * finds is still this one.  A report made on anything less can land in
+ * the wrong grace period: with c's report for gp already in, gp may end
+ * and W's begin between this check and the report (a vCPU the host
+ * stops for a moment opens that window: 2 failures in 4 loaded runs),
+ * and one made while none runs can find W's begun by W's own call_rcu()
+ * in an interrupt on c.  Either ends W's grace period at once, and W
+ * waits for nothing when the caller decides.
  */
 static bool bb_x_may_report(void)
 {
 	unsigned long gp = READ_ONCE(rcu_state.gp_seq);
+	bool waits_for_c;
 
-	if (!smp_load_acquire(&bb.w_queued))
-		return true;
-	return (gp & 1) && gp != bb.w_gp - 1;
+	if (!(gp & 1))
+		return false;
+	smp_rmb();	/* the mask of gp or later, as note_qs() reads it */
+	waits_for_c = cpumask_test_cpu(bb.cpu, &rcu_state.qs_mask);
+	smp_rmb();	/* and gp still running after it: the mask was gp's */
+	if (!waits_for_c || READ_ONCE(rcu_state.gp_seq) != gp)
+		return false;
+	return !smp_load_acquire(&bb.w_queued) || gp != bb.w_gp - 1;
+}
+
+/*
+ * X's quiescent state, given where bb_x_may_report() allows it; an
+ * expedited grace period (anybody's) always gets it, as a switch gives it.
+ */
+static void bb_x_report(void)
+{
+	if (bb_x_may_report()) {
+		rcu_note_context_switch();
+		return;
+	}
+	smp_mb();	/* as [cs_qs_mb]: X holds no reader, but say so in order */
+	rcu_exp_note_qs();
 }
 
 static void bb_held(struct rcu_head *rh)
@@ -113,7 +139,9 @@ static void bb_held(struct rcu_head *rh)
 			break;
 		}
 		/* Grace periods go on (we hold no reader), but W's waits for the barrier. */
-		if (i != BB_X || bb_x_may_report())
+		if (i == BB_X)
+			bb_x_report();
+		else
 			rcu_note_context_switch();
 		udelay(2);
 	}
