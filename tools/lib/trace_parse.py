@@ -450,10 +450,13 @@ class Builder:
         for w in self.waits:
             if w.kind == "tour" and w.end is None:
                 late_hops(model.readers, w)
+        # A reader still open when a wait was classified may have been
+        # dropped since (its CPU's next read_lock came first: its unlock was
+        # lost): not in the model, so no evidence for or against any wait.
         order = {id(r): i for i, r in enumerate(model.readers)}
         for w in self.waits:
             for lst in (w.pre, w.later, w.beyond, w.violators):
-                lst.sort(key=lambda r: order[id(r)])
+                lst[:] = sorted((r for r in lst if id(r) in order), key=lambda r: order[id(r)])
         for r in model.readers:
             for lst in (r.pre, r.later, r.violated):
                 lst.sort(key=lambda w: w.uid)

@@ -157,6 +157,22 @@ class Model(unittest.TestCase):
         self.assertEqual(len(m.violations), 2)
         self.assertTrue(all(r.end is None for _, r in m.violations))
 
+    def test_a_reader_whose_unlock_was_lost_is_no_evidence(self):
+        # CPU2's reader from 8 ms is still open when the tour ends (a
+        # violator, so far), then CPU2 locks again without an unlock: the
+        # unlock was lost, the first reader is dropped, and no wait may
+        # still name it (once a KeyError in build(), found by a property).
+        bad = [l for l in GOOD if not l.split(" ", 1)[1].startswith("2 8")]
+        bad.insert(2, "8 2 8 read_lock")
+        bad.append("60 2 8 read_lock")
+        m = model_of(bad)
+        self.assertEqual(m.dropped, 1)
+        self.assertNotIn(8 * MS, [r.start for r in m.readers])
+        for w in m.waits:
+            for r in w.pre + w.later + w.beyond + w.violators:
+                self.assertIn(r, m.readers)
+        self.assertEqual(m.violations, [])
+
     def test_expedited_grace_period_and_its_violation(self):
         # synchronize_rcu_expedited() from 10 to 20 ms on CPU0: CPU1's reader
         # 5..12 is pre-existing and ends in time; one ending at 25 violates.
