@@ -13,6 +13,11 @@ TESTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tests")
 
 
 def main():
+    # The property tests need hypothesis, which props.py finds by running the
+    # whole program again under Debian's python3 if need be: do that before
+    # the first file, not in the middle (its lines would be printed twice).
+    sys.path.insert(0, TESTS)
+    import props  # noqa: F401
     verbosity = 2 if "-v" in sys.argv[1:] else 1
     passed = failed = 0
     for name in sorted(f for f in os.listdir(TESTS) if f.startswith("test_") and f.endswith(".py")):
