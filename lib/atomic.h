@@ -96,16 +96,19 @@ static inline bool pfx##_try_cmpxchg(t *v, vt *old, vt n)		\
 { return try_cmpxchg(&v->counter, old, n); }				\
 static inline bool pfx##_try_cmpxchg_relaxed(t *v, vt *old, vt n)	\
 { return try_cmpxchg_relaxed(&v->counter, old, n); }			\
-/* Adds 1 unless the count is 0 (an object being freed): true if it added; fully ordered. */ \
-static inline bool pfx##_inc_not_zero(t *v)				\
+/* Adds 1 unless the count is 0, ordering nothing: true if it added (a lock orders it). */ \
+static inline bool pfx##_inc_not_zero_relaxed(t *v)			\
 {									\
 	vt __c = pfx##_read(v);						\
 	do {								\
 		if (!__c)						\
 			return false;					\
-	} while (!pfx##_try_cmpxchg(v, &__c, __c + 1));			\
+	} while (!pfx##_try_cmpxchg_relaxed(v, &__c, __c + 1));		\
 	return true;							\
-}
+}									\
+/* The same, fully ordered: adds 1 unless the count is 0 (an object being freed). */ \
+static inline bool pfx##_inc_not_zero(t *v)				\
+{ return __atomic_fully_ordered(pfx##_inc_not_zero_relaxed(v)); }
 
 /*
  * Exchange helpers on plain variables.  xchg()/cmpxchg()/try_cmpxchg()

@@ -95,6 +95,21 @@ static inline bool kobject_tryget(struct kobject *obj)
 	return atomic_inc_not_zero(&obj->refs);
 }
 
+/*
+ * kobject_tryget() ordering nothing, for a caller that holds a lock which
+ * every put of the new reference takes before it (so the increment is
+ * ordered before that put by the lock's release and acquire), and that
+ * reads nothing of obj which the increment must come before: no
+ * generation to check again, since a capability seen under the lock
+ * still holds its own reference.  __ipc_enqueue_locked()'s, under the
+ * queue's lock: on AArch64 the full ordering was a dmb ish on each side
+ * of every queued thread's increment.
+ */
+static inline bool kobject_tryget_relaxed(struct kobject *obj)
+{
+	return atomic_inc_not_zero_relaxed(&obj->refs);
+}
+
 void kobject_put(struct kobject *obj);
 
 /* Is obj still the object of generation gen (not freed, not reused)? */

@@ -170,8 +170,10 @@ void __ipc_enqueue_locked(struct thread_obj *th, struct kobject *obj, spinlock_t
 	 * cannot fail: the caller saw, under `lock`, a capability that can
 	 * still reach us (an endpoint's recv_caps or send_caps, a
 	 * notification's signal_caps), and each capability holds a reference.
+	 * Relaxed: whoever drops it (the dequeuer, ipc_cancel()) takes
+	 * `lock` first, whose release here orders the increment before.
 	 */
-	if (!kobject_tryget(obj))
+	if (!kobject_tryget_relaxed(obj))
 		panic("BUG: %s %lu: queued on with no reference left", kobject_type_name(obj->head.type),
 		      obj->id);
 	th->wait_seq++;
