@@ -21,31 +21,37 @@ void spin_lock_init(spinlock_t *lock)
 	*lock = (spinlock_t)__SPIN_LOCK_UNLOCKED(lock);
 }
 
-static void check_recursion(spinlock_t *lock)
+static void check_recursion(spinlock_t *lock, const struct cpu *c)
 {
-	if (unlikely(READ_ONCE(lock->holder) == smp_processor_id()))
+	if (unlikely(READ_ONCE(lock->holder) == c->id))
 		panic("BUG: spinlock recursion on CPU%d: lock '%s' is already held by this CPU",
-		      smp_processor_id(), lock->name ? lock->name : "?");
+		      c->id, lock->name ? lock->name : "?");
 }
 
-/* We hold lock now: for recursion checks, might_sleep_check(), the no-lock proof (smp.h). */
-static void note_acquired(spinlock_t *lock)
+/*
+ * We hold lock now: for recursion checks, might_sleep_check(), the no-lock
+ * proof (smp.h).  c is this CPU, read once by the caller: its lock or
+ * preempt_disable() keeps us here (an IPC round trip takes eight locks).
+ */
+static void note_acquired(spinlock_t *lock, struct cpu *c)
 {
-	struct cpu *c = this_cpu();
+	int depth = c->irq_depth;
 
-	lock->holder_irq_depth = c->irq_depth;
+	lock->holder_irq_depth = depth;
 	WRITE_ONCE(lock->holder, c->id);
 	c->locks_held++;
-	if (!c->irq_depth)
+	if (!depth)
 		c->task_locks_taken++;
 }
 
 void spin_lock(spinlock_t *lock)
 {
 	unsigned int ticket;
+	struct cpu *c;
 
 	preempt_disable();	/* PREEMPT=1: no preemption holding or waiting for a ticket */
-	check_recursion(lock);
+	c = this_cpu();
+	check_recursion(lock, c);
 	ticket = __atomic_fetch_add(&lock->next, 1, __ATOMIC_RELAXED);
 	/*
 	 * [lock_acquire] pairs [unlock_release]: the load that sees our
@@ -57,7 +63,7 @@ void spin_lock(spinlock_t *lock)
 			break;
 		cpu_relax();
 	}
-	note_acquired(lock);
+	note_acquired(lock, c);
 }
 
 bool spin_trylock(spinlock_t *lock)
@@ -86,17 +92,18 @@ bool spin_trylock(spinlock_t *lock)
 		preempt_enable();
 		return false;
 	}
-	note_acquired(lock);
+	note_acquired(lock, this_cpu());
 	return true;
 }
 
 void spin_unlock(spinlock_t *lock)
 {
-	if (unlikely(READ_ONCE(lock->holder) != smp_processor_id()) && !inject_broken)
+	struct cpu *c = this_cpu();
+
+	if (unlikely(READ_ONCE(lock->holder) != c->id) && !inject_broken)
 		panic("BUG: spin_unlock of lock '%s' not held by CPU%d (holder %d)",
-		      lock->name ? lock->name : "?", smp_processor_id(),
-		      READ_ONCE(lock->holder));
-	this_cpu()->locks_held--;
+		      lock->name ? lock->name : "?", c->id, READ_ONCE(lock->holder));
+	c->locks_held--;
 	WRITE_ONCE(lock->holder, -1);
 	/*
 	 * [unlock_release] pairs [lock_acquire], [trylock_acquire]: our
