@@ -411,7 +411,9 @@ void schedule(void)
  */
 bool need_resched(void)
 {
-	return READ_ONCE(this_rq()->need_resched) || READ_ONCE(this_rq()->dying);
+	struct rq *rq = this_rq();	/* (once: each this_rq() reads the CPU's pointer again) */
+
+	return READ_ONCE(rq->need_resched) || READ_ONCE(rq->dying);
 }
 
 void cond_resched(void)

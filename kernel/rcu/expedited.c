@@ -20,7 +20,7 @@ static DEFINE_MUTEX(exp_mutex);		/* one expedited grace period at a time */
 static struct cpumask exp_mask;		/* CPUs that still owe it a quiescent state */
 static atomic_t exp_remaining;		/* how many: the last report completes */
 static DECLARE_COMPLETION(exp_done);
-static struct cpumask exp_noted;	/* the IPI found a task: report at its switch */
+struct cpumask exp_noted;		/* the IPI found a task: report at its switch (rcu.h) */
 static unsigned long exp_started, exp_completed;	/* for rcu_get_stats() */
 static struct sched_waiter exp_waiter;	/* who waits, since when: for stall reports */
 
@@ -77,11 +77,6 @@ bool rcu_exp_note_qs(void)
 	cpumask_clear_cpu(cpu, &exp_noted);
 	rcu_exp_report(cpu);
 	return true;
-}
-
-bool rcu_exp_noted(void)
-{
-	return cpumask_test_cpu(smp_processor_id(), &exp_noted);
 }
 
 /* Who waits from now on, for the stall check (rcu_exp_waits_for()). */

@@ -254,14 +254,12 @@ bool rcu_qs_wanted(void)
  * when neither kind of grace period is waiting for this CPU there is
  * nothing to report.  (A grace period that starts just after the look
  * gets the report at the next return: skipping one is never wrong.)
+ * The report is out of line, so that the look costs no stack frame.
  */
-void rcu_user_return(void)
+static __attribute__((noinline)) void rcu_user_qs(void)
 {
 	struct rcu_data *rdp = &rcu_data[smp_processor_id()];
 
-	rcu_note_task_qs(current);
-	if (!(READ_ONCE(rcu_state.gp_seq) & 1) && !rcu_exp_noted())
-		return;
 	/*
 	 * [user_qs_mb] pairs [gp_end_release]: as [cs_qs_mb]:
 	 * the loads of the readers this CPU ran in the kernel are complete
@@ -273,6 +271,13 @@ void rcu_user_return(void)
 		WRITE_ONCE(rdp->user_qs, rdp->user_qs + 1);
 	if (rcu_exp_note_qs())
 		WRITE_ONCE(rdp->exp_user_qs, rdp->exp_user_qs + 1);
+}
+
+void rcu_user_return(void)
+{
+	rcu_note_task_qs(current);
+	if (unlikely((READ_ONCE(rcu_state.gp_seq) & 1) || rcu_exp_noted()))
+		rcu_user_qs();
 }
 
 unsigned long rcu_user_qs_count(int cpu, bool expedited)

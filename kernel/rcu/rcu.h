@@ -107,7 +107,12 @@ void rcu_debug_callback_exit(void *outer);
  * wait for it (its IPI left a note)?
  */
 bool rcu_exp_note_qs(void);
-bool rcu_exp_noted(void);
+extern struct cpumask exp_noted;
+/* Inline: rcu_user_return() asks on every return to user mode. */
+static inline bool rcu_exp_noted(void)
+{
+	return cpumask_test_cpu(smp_processor_id(), &exp_noted);
+}
 /* In a handler: the interrupt came from the idle loop's extended quiescent state (gp.c). */
 bool rcu_irq_from_idle(void);
 void rcu_exp_get_stats(struct rcu_stats *s);

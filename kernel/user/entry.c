@@ -19,7 +19,7 @@
 
 bool fatal_signal_pending(struct task_struct *t)
 {
-	return t->user && (user_task_dying(t->user->task) || READ_ONCE(t->user->killed));
+	return t->user && user_thread_dying(t->user);
 }
 
 void enter_from_user_mode(void)
@@ -32,16 +32,22 @@ void enter_from_user_mode(void)
 	this_cpu()->user_entries++;
 }
 
-/* Interrupts off on entry and on return. */
+/*
+ * Interrupts off on entry and on return.  On every return, so the common
+ * one -- nothing pending -- is a few loads: the kill inline, the grace
+ * periods' look inline in rcu_user_return() (the report out of line), and
+ * need_resched(); the checking build's looks cost production nothing.
+ */
 void exit_to_user_mode(void)
 {
-	struct user_thread *ut = current->user;
+	struct task_struct *t = current;
+	struct user_thread *ut = t->user;
 
-	if (current->rcu_read_lock_nesting)
+	if (t->rcu_read_lock_nesting)
 		panic("BUG: returning to user mode inside rcu_read_lock() (nesting %d)",
-		      current->rcu_read_lock_nesting);
+		      t->rcu_read_lock_nesting);
 	for (;;) {
-		if (user_task_dying(ut->task) || READ_ONCE(ut->killed)) {
+		if (unlikely(user_thread_dying(ut))) {
 			local_irq_enable();
 			user_thread_exit(0);
 		}
@@ -51,12 +57,14 @@ void exit_to_user_mode(void)
 		 * no IPI: look at need_resched() after it, as the idle loop does.
 		 */
 		rcu_user_return();
-		if (!need_resched())
+		if (likely(!need_resched()))
 			break;
 		local_irq_enable();
 		schedule();
 		local_irq_disable();
 	}
-	sched_note_user_return();	/* checking build: nothing left waiting for a tick */
-	switch_mm_check_user_return();	/* checking build: [switch_mm_mb] since the last load */
+	if (CONFIG_RCU_CHECKING) {
+		sched_note_user_return();	/* nothing left waiting for a tick */
+		switch_mm_check_user_return();	/* [switch_mm_mb] since the last load */
+	}
 }

@@ -37,6 +37,12 @@ struct user_thread {
 	unsigned long syscalls;		/* the system calls it made (only it writes) */
 };
 
+/* Should ut stop instead of returning to user mode (its task dies, or it alone was killed)? */
+static inline bool user_thread_dying(struct user_thread *ut)
+{
+	return user_task_dying(ut->task) || READ_ONCE(ut->killed);
+}
+
 /*
  * Starts a thread in t at entry(arg) with thread pointer tls, on cpu
  * (SYS_CPU_ANY: one the kernel picks), on a stack of its own (sp 0), or
