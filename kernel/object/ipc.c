@@ -29,11 +29,14 @@
  * queue.  The thread switched to is woken the ordinary way first if
  * anything between its completion and the switch could sleep.
  *
+ * This is the general way.  The fast path's object halves,
+ * ipc_call_fast() and ipc_reply_recv_fast(), are in ipc_fast.c; the
+ * helpers both files share are in ipc_internal.h.
+ *
  * Lock order: cap_mutex, then an endpoint's lock, then a thread object's.
  */
-#include "object/ipc.h"
+#include "object/ipc_internal.h"
 #include "object/cap.h"
-#include "object/holds.h"
 #include <errno.h>
 
 DEFINE_PER_CPU(struct ipc_stats, ipc_stats);
@@ -169,12 +172,6 @@ static int hold_ep(struct cap_ref *epr)
 	return cap_ref_hold(epr);
 }
 
-/* The first thread of q, looked at (ep->lock held), not taken. */
-static struct thread_obj *first_of(struct list_head *q)
-{
-	return list_first_entry_or_null(q, struct thread_obj, wait_node);
-}
-
 /* Takes th, the first of its queue (ep->lock held): claimed, with the queue's reference. */
 static void claim(struct endpoint *ep, struct thread_obj *th)
 {
@@ -217,14 +214,8 @@ static void enqueue(struct thread_obj *me, struct endpoint *ep, struct list_head
 	ipc_enqueue_locked(me, &ep->base, &ep->lock, q, st);
 }
 
-/* Does caller (caller->lock held) still wait for the reply to its wait seq? */
-static bool reply_awaited_locked(struct thread_obj *caller, unsigned long seq)
-{
-	return caller->state == IPC_REPLY_WAIT && caller->wait_seq == seq;
-}
-
 /* caller's wait number seq is answered with -EPIPE: its reply capability went unused. */
-static void reply_gone(struct thread_obj *caller, unsigned long seq)
+void reply_gone(struct thread_obj *caller, unsigned long seq)
 {
 	unsigned long flags;
 
@@ -233,29 +224,6 @@ static void reply_gone(struct thread_obj *caller, unsigned long seq)
 		ipc_complete_locked(caller, -EPIPE, NULL);
 	spin_unlock_irqrestore(&caller->lock, flags);
 	kobject_put(&caller->base);
-}
-
-/*
- * Puts (caller, seq, grant) in me's reply slot, me->lock held (caller
- * NULL: empties it); returns what was there, for reply_gone() once the
- * lock is dropped (one reply capability at a time).  The new caller's
- * reference goes with it.
- */
-static struct thread_obj *set_reply_cap_locked(struct thread_obj *me, struct thread_obj *caller,
-					       unsigned long seq, bool grant,
-					       unsigned long *old_seq)
-{
-	struct thread_obj *old = me->reply_to;
-
-	*old_seq = me->reply_seq;
-	if (old)
-		holds_unlink(me, "reply_to", old);
-	me->reply_to = caller;
-	me->reply_seq = seq;
-	me->reply_grant = grant;
-	if (caller)
-		holds_link(HOLD_OBJECT, me, "reply_to", HOLD_OBJECT, caller);
-	return old;
 }
 
 static void swap_reply_cap(struct thread_obj *me, struct thread_obj *caller, unsigned long seq,
@@ -507,17 +475,6 @@ static struct thread_obj *take_reply_cap(struct thread_obj *me, bool with_cap,
 	return *err ? NULL : caller;
 }
 
-/* The reply, msg with info, ends caller's wait (caller->lock held); *handoff as ipc_complete_locked(). */
-static void deliver_reply_locked(struct thread_obj *caller, const struct ipc_msg *msg,
-				 unsigned long info, struct task_struct **handoff)
-{
-	caller->msg = *msg;
-	caller->msg.info = info;
-	caller->badge = 0;
-	ipc_complete_locked(caller, 0, handoff);
-	ipc_count(replies);
-}
-
 /* The reply; *handoff: the caller, if it waits on this CPU (the caller of this switches to it). */
 static int reply_common(struct thread_obj *me, const struct ipc_msg *msg,
 			struct task_struct **handoff)
@@ -587,110 +544,6 @@ long ipc_reply_recv(struct thread_obj *me, const struct ipc_msg *reply, struct c
 			return ret;	/* a caller gone meanwhile is no error: the server goes on */
 	}
 	return recv_common(me, ep, false, grant, out, handoff);
-}
-
-/*
- * IPC's fast path (kernel/user/fastpath.c): its object halves, entered
- * with interrupts off and never sleeping, for a message that carries no
- * capability (so cap_mutex, the only sleep of the general way, is never
- * taken).  They keep the general way's references -- every row of "Who
- * holds whom": the queue's on a queued thread and the thread's on its
- * endpoint, the reply capability's on its caller -- and its states, but
- * not its lock round trips: with the partner known to wait here and
- * nothing to make ready, a claim and its delivery are one step under the
- * endpoint's lock (no CLAIMED in between: nothing between them can
- * sleep), and a reply-and-receive takes its reply capability and queues
- * itself under one hold of its own lock.  Three lock round trips a half,
- * where the general way takes four (docs/benchmarks.md).
- */
-
-/*
- * me's wait for the reply to the call it is making (ep->lock held): its
- * number.  Marked blocked first: the receiver may run as soon as it sees
- * the call.  The reply capability's reference on me is taken here.
- */
-static unsigned long reply_wait_begin(struct thread_obj *me)
-{
-	unsigned long seq;
-
-	ipc_mark_blocked();
-	spin_lock(&me->lock);
-	me->state = IPC_REPLY_WAIT;
-	seq = ++me->wait_seq;
-	spin_unlock(&me->lock);
-	kobject_get(&me->base);		/* the reply capability's */
-	return seq;
-}
-
-bool ipc_call_fast(struct thread_obj *me, struct endpoint *ep, unsigned long badge,
-		   const struct ipc_msg *msg, struct task_struct **next)
-{
-	struct thread_obj *r, *old;
-	unsigned long seq, old_seq;
-
-	spin_lock(&ep->lock);
-	r = ep->recv_caps ? first_of(&ep->receivers) : NULL;
-	if (!r || !ipc_waits_here(r)) {
-		spin_unlock(&ep->lock);
-		return false;
-	}
-	seq = reply_wait_begin(me);
-	spin_lock(&r->lock);
-	ipc_dequeue_locked(r);		/* (the queue's reference on r is now ours) */
-	ep->messages++;
-	ipc_count(messages);
-	ipc_count(calls);
-	r->msg = *msg;
-	r->badge = badge;
-	old = set_reply_cap_locked(r, me, seq, r->recv_grant, &old_seq);
-	*next = NULL;
-	ipc_complete_locked(r, 0, next);
-	spin_unlock(&r->lock);
-	spin_unlock(&ep->lock);
-	if (old)
-		reply_gone(old, old_seq);
-	kobject_put(&r->base);
-	return true;
-}
-
-bool ipc_reply_recv_fast(struct thread_obj *me, const struct ipc_msg *reply,
-			 struct endpoint *ep, bool grant, struct task_struct **next)
-{
-	struct thread_obj *caller;
-	unsigned long seq, unused;
-
-	spin_lock(&ep->lock);
-	if (!list_empty(&ep->senders) || !ep->send_caps) {
-		spin_unlock(&ep->lock);
-		return false;	/* a message to take, or none can come: the general way */
-	}
-	ipc_mark_blocked();	/* before a sender can find us */
-	spin_lock(&me->lock);
-	caller = me->reply_to;	/* (its reference is ours now) */
-	seq = me->reply_seq;
-	set_reply_cap_locked(me, NULL, 0, false, &unused);	/* one-shot */
-	me->recv_grant = grant;
-	__ipc_enqueue_locked(me, &ep->base, &ep->lock, &ep->receivers, IPC_RECV_BLOCKED);
-	spin_unlock(&me->lock);
-	spin_unlock(&ep->lock);
-	/*
-	 * The reply, after we are queued: a sender that finds us meanwhile
-	 * fills our message and our reply slot, both free (the general wait
-	 * then finds us done).  A caller gone (-ESRCH) is no error here.
-	 */
-	*next = NULL;
-	if (!caller)
-		return true;
-	spin_lock(&caller->lock);
-	if (reply_awaited_locked(caller, seq))
-		deliver_reply_locked(caller, reply, reply->info, next);
-	spin_unlock(&caller->lock);
-	kobject_put(&caller->base);
-	if (*next && fatal_signal_pending(*next)) {
-		wake_up_process(*next);		/* killed: it leaves the ordinary way */
-		*next = NULL;
-	}
-	return true;
 }
 
 void ipc_get_stats(struct ipc_stats *s)

@@ -1,6 +1,7 @@
 /*
- * The IPC paths (kernel/object/ipc.c): send, call, receive, reply and
- * reply-and-receive on an endpoint, as the system calls use them.
+ * The IPC paths (kernel/object/ipc.c; the fast path's halves in
+ * ipc_fast.c): send, call, receive, reply and reply-and-receive on an
+ * endpoint, as the system calls use them.
  *
  * me is the calling thread's object; ep the endpoint as the system
  * call's lookup found it, usually without a reference
@@ -48,8 +49,8 @@ void ipc_drop_reply(struct thread_obj *me);
 
 /*
  * IPC's fast path (kernel/user/fastpath.c, docs/microkernel.md "The fast
- * path"): the object halves, interrupts off, never sleeping, for a
- * message that carries no capability.
+ * path"): the object halves (kernel/object/ipc_fast.c), interrupts off,
+ * never sleeping, for a message that carries no capability.
  *
  * ipc_call_fast(): if ep's first receiver waits blocked on this CPU and
  * is not killed, delivers msg to it as a call: me is then in REPLY_WAIT

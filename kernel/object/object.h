@@ -9,6 +9,7 @@
  *   cspace.c        a task's capability space: the table of slots, the RCU lookup
  *   cap.c           capabilities: create, copy, mint, move, delete, revoke (the derivation tree)
  *   endpoint.c      synchronous IPC rendezvous; ipc.c a thread's half of it
+ *   ipc_fast.c      IPC's fast path: the object halves of a call and a reply-and-receive
  *   notification.c  signal bits
  *   memory.c        frames a task may map
  *   task.c          a task (kernel/user/task.h's, named by a capability)
