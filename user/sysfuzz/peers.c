@@ -6,15 +6,13 @@
  * of it (a peer task's exit() kills its other threads wherever they
  * wait).  Whatever state the kill finds them in (queued, claimed by a
  * partner, waiting for a reply), they must go: a killed peer thread
- * still there PEER_GONE_S seconds later is a broken promise (a lost
- * wake-up), said with its seed.
+ * still there 10 s later is a broken promise (a lost wake-up), said
+ * with its seed (kill_until_gone(), supervise.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sysfuzz.h"
-
-#define PEER_GONE_S	10	/* generous: a kill is honoured within milliseconds */
 
 unsigned long peer_threads, peer_tasks;
 
@@ -64,53 +62,20 @@ static void yield_some(struct fuzzer *f)
 }
 
 /*
- * Is thread tid of ours still there?  1: yes, 0: it exited (a capability
- * to it is refused once it has), -1: cannot tell (the fuzzing took the
- * probe's room or our quota).  Asked through a slot of the fuzzing
- * thread's own, so that no other slot fills up.
- */
-static int still_there(const struct fuzzer *f, int tid)
-{
-	int probe = PEER_PROBE_SLOTS + f->id, t;
-
-	q_cap_delete(probe);
-	t = q_thread_cap(probe, tid);
-	q_cap_delete(probe);
-	return t == probe ? 1 : t == -SYS_ESRCH ? 0 : -1;
-}
-
-/*
  * A peer thread: its IPC, killed after a while (or ended before).  It
- * must be gone within PEER_GONE_S of the kill; if not, said (a lost
- * wake-up), and killed again so that the run goes on.  If the fuzzing
- * leaves no room to ask, we only join it (a lost wake-up then holds the
- * run past its timeout, which the kernel test reports).
+ * must be gone within 10 s of the kill (kill_until_gone(), which says
+ * it if not: a lost wake-up, and then it is left, not joined).
  */
 static void peer_thread(struct fuzzer *f)
 {
 	int tid = q_thread_create(peer_thread_main, (void *)(uintptr_t)next(f), SYS_CPU_ANY);
 	struct sys_exit_status st;
-	uint64_t t0;
-	int t, there;
 
 	if (tid < 0)
 		return;
 	yield_some(f);
-	t = thread_cap_to_kill(tid);	/* (-SYS_ESRCH: it ended already) */
-	q_kill(t);
-	t0 = q_clock_ns();
-	while ((there = still_there(f, tid)) == 1 &&
-	       q_clock_ns() - t0 < PEER_GONE_S * 1000000000ULL)
-		q_sleep_ns(1000000);
-	if (there == 1) {
-		f->promises_broken++;
-		printf("sysfuzz: BROKEN PROMISE: peer thread %d still waits %d s after its kill "
-		       "(a lost wake-up); seed %#llx\n", tid, PEER_GONE_S,
-		       (unsigned long long)seed);
-		q_kill(t);
-	}
-	q_cap_delete(t);
-	q_thread_join(tid, &st);
+	if (!kill_until_gone(tid, KILL_SLOTS + f->id, f))
+		q_thread_join(tid, &st);	/* (gone: at once) */
 	peer_threads++;
 }
 

@@ -22,9 +22,10 @@
 #define SHARED_SLOTS	8			/* what a fuzzing child task gets a copy of */
 #define MAX_TASKS	3
 #define DRIVER_SLOTS	8			/* 8: interrupt, 9: device, 10: console (tests/user_sysfuzz.c) */
-#define PEER_TASK_SLOTS	40			/* + a fuzzing thread's number: its peer task's capability */
+/* The next three: slots the fuzzed calls never draw (draw.c: 0..64, 255, 256; else 1 in 4 million) */
 #define PEER_PROGRAM	100			/* our program, out of the fuzzed slots' way (PROGRAM: a copy) */
-#define PEER_PROBE_SLOTS 50			/* + a fuzzing thread's number: is its peer thread gone? */
+#define PEER_TASK_SLOTS	110			/* + a fuzzing thread's number: its peer task's capability */
+#define KILL_SLOTS	120			/* + a fuzzing thread's number (main: MAX_WORKERS + 1): its kills */
 #define PEER_ONE_IN	256			/* one draw in this many starts a peer instead of a call */
 
 struct fuzzer {
@@ -79,7 +80,7 @@ int peer_task_main(const char *seed_word);
 
 /* supervise.c: stuck threads replaced, and the end */
 extern unsigned long restarts;
-int thread_cap_to_kill(int tid);
+int kill_until_gone(int tid, int slot, struct fuzzer *f);
 void supervise(int *tids);
 void stop_everything(const int *tids, int n, int server_tid);
 
