@@ -7,6 +7,7 @@
  * TASK_RUNNING and keeps the task.
  */
 #include "kernel.h"
+#include "user/thread.h"
 #include <errno.h>
 
 struct waiter {

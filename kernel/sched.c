@@ -16,6 +16,7 @@
  */
 #include "rq.h"
 #include "cpu.h"
+#include "user/thread.h"
 
 struct rq runqueues[NR_CPUS];
 static struct task_struct idle_tasks[NR_CPUS];

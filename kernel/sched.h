@@ -179,11 +179,12 @@ void sched_cpu_unpark(int cpu);
 /*
  * User threads (kernel/user/): the scheduler's hook, called as next is
  * switched in (its address space, its kernel stack for entries from user
- * mode); and "should this thread give up waiting" (its task was killed or
- * exits: wait_for_completion_killable()).
+ * mode).  "Should this thread give up waiting" (its task was killed or
+ * exits: wait_for_completion_killable()), fatal_signal_pending(), is
+ * inline in user/thread.h: it reads the user thread's fields, and every
+ * IPC asks it several times.
  */
 void user_context_switch(struct task_struct *next);
-bool fatal_signal_pending(struct task_struct *t);
 
 /* Calls for_each task under the task-list lock (it must not block). */
 void for_each_task(void (*fn)(struct task_struct *t, void *arg), void *arg);

@@ -18,6 +18,7 @@
  * -- is in ipc.c; the helpers both files share are in ipc_internal.h.
  */
 #include "object/ipc_internal.h"
+#include "user/thread.h"
 
 /*
  * me's wait for the reply to the call it is making (ep->lock held): its

@@ -11,9 +11,6 @@
 #include "object/lookup.h"
 #include <errno.h>
 
-/* ut->obj once its thread exited: no object is made for it any more. */
-#define THREAD_OBJ_EXITED	((struct thread_obj *)1)
-
 static void thread_release(struct kobject *obj)
 {
 	struct thread_obj *th = container_of(obj, struct thread_obj, base);
@@ -99,13 +96,6 @@ struct thread_obj *current_thread_obj(int *err)
 	if (th)
 		kobject_put(&th->base);	/* ut->obj keeps one until we exit */
 	return th;
-}
-
-struct thread_obj *current_thread_obj_peek(void)
-{
-	struct thread_obj *th = READ_ONCE(current->user->obj);	/* ([thread_obj_dep]) */
-
-	return th == THREAD_OBJ_EXITED ? NULL : th;
 }
 
 struct kobject *thread_obj_of_tid(struct user_task *t, long tid, int *err)
@@ -291,34 +281,6 @@ int ipc_wait(struct thread_obj *th, struct task_struct *handoff)
 	if (handoff)
 		wake_up_process(handoff);	/* we did not block: it goes the ordinary way */
 	return ret;
-}
-
-bool ipc_waits_here(struct thread_obj *th)
-{
-	struct task_struct *kt = th->ut->kt;	/* (it waits: kt is there) */
-
-	return READ_ONCE(kt->cpu) == smp_processor_id() &&
-	       READ_ONCE(kt->state) == TASK_BLOCKED && !fatal_signal_pending(kt);
-}
-
-void ipc_mark_blocked(void)
-{
-	current->state = TASK_BLOCKED;
-}
-
-bool ipc_wait_done(struct thread_obj *th, int *ret)
-{
-	/*
-	 * [ipc_done_acquire] pairs [ipc_done_release]: the result and the
-	 * message we read after DONE are the completer's.  No lock: only
-	 * th's own thread leaves DONE, and the others only compare the state
-	 * (under th->lock) with states that DONE and IDLE both are not.
-	 */
-	if (smp_load_acquire(&th->state) != IPC_DONE)
-		return false;
-	*ret = th->result;
-	WRITE_ONCE(th->state, IPC_IDLE);
-	return true;
 }
 
 void ipc_reply_wait_locked(struct thread_obj *th)

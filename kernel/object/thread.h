@@ -40,6 +40,7 @@
 #define KERNEL_OBJECT_THREAD_H
 
 #include "object/object.h"
+#include "user/thread.h"
 
 struct user_thread;
 struct user_task;
@@ -87,8 +88,15 @@ struct thread_obj {
 
 /* The calling user thread's object (made at its first use): NULL and *err if out of quota. */
 struct thread_obj *current_thread_obj(int *err);
+/* ut->obj once its thread exited: no object is made for it any more. */
+#define THREAD_OBJ_EXITED	((struct thread_obj *)1)
 /* The same if it has one already (never makes one, never sleeps: the IPC fast path), or NULL. */
-struct thread_obj *current_thread_obj_peek(void);
+static inline struct thread_obj *current_thread_obj_peek(void)
+{
+	struct thread_obj *th = READ_ONCE(current->user->obj);	/* ([thread_obj_dep]) */
+
+	return th == THREAD_OBJ_EXITED ? NULL : th;
+}
 /* Thread tid of task t as an object, with a reference: for SYS_cap_create (-ESRCH: none). */
 struct kobject *thread_obj_of_tid(struct user_task *t, long tid, int *err);
 /* The calling thread exits: drops its reply capability (its caller gets -EPIPE) and its object. */
@@ -128,10 +136,34 @@ void ipc_complete_locked(struct thread_obj *th, int result, struct task_struct *
  * true and *ret if th is DONE (th is then IDLE); false: the general
  * ipc_wait() finishes.
  */
-void ipc_mark_blocked(void);
+static inline void ipc_mark_blocked(void)
+{
+	current->state = TASK_BLOCKED;
+}
+
 /* Does th, which waits (its queue's or its own lock held), wait blocked on this CPU, not killed? */
-bool ipc_waits_here(struct thread_obj *th);
-bool ipc_wait_done(struct thread_obj *th, int *ret);
+static inline bool ipc_waits_here(struct thread_obj *th)
+{
+	struct task_struct *kt = th->ut->kt;	/* (it waits: kt is there) */
+
+	return READ_ONCE(kt->cpu) == smp_processor_id() &&
+	       READ_ONCE(kt->state) == TASK_BLOCKED && !fatal_signal_pending(kt);
+}
+
+static inline bool ipc_wait_done(struct thread_obj *th, int *ret)
+{
+	/*
+	 * [ipc_done_acquire] pairs [ipc_done_release]: the result and the
+	 * message we read after DONE are the completer's.  No lock: only
+	 * th's own thread leaves DONE, and the others only compare the state
+	 * (under th->lock) with states that DONE and IDLE both are not.
+	 */
+	if (smp_load_acquire(&th->state) != IPC_DONE)
+		return false;
+	*ret = th->result;
+	WRITE_ONCE(th->state, IPC_IDLE);
+	return true;
+}
 /* A claimed caller (th->lock held) now waits for its reply: woken if a kill came meanwhile. */
 void ipc_reply_wait_locked(struct thread_obj *th);
 

@@ -17,11 +17,6 @@
  */
 #include "user/thread.h"
 
-bool fatal_signal_pending(struct task_struct *t)
-{
-	return t->user && user_thread_dying(t->user);
-}
-
 void enter_from_user_mode(void)
 {
 	struct user_thread *ut = current->user;

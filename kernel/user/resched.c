@@ -16,6 +16,7 @@
  * taking a reference stops being safe: docs/microkernel.md lists them.
  */
 #include "user/user.h"
+#include "user/thread.h"
 
 /* syscall.inject=no_resched: the fault tests/user_long_calls.c must catch. */
 static bool inject_no_resched;

@@ -1,5 +1,6 @@
 /* System calls about time and CPUs: yield, sleep, the clock, which CPU. */
 #include "user/syscalls.h"
+#include "user/thread.h"
 #include <errno.h>
 
 /* A sleep is cut in slices, so a thread whose task is killed leaves within one. */

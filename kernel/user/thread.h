@@ -43,6 +43,12 @@ static inline bool user_thread_dying(struct user_thread *ut)
 	return user_task_dying(ut->task) || READ_ONCE(ut->killed);
 }
 
+/* Should task t stop waiting (a user thread whose task dies, or it alone was killed)? */
+static inline bool fatal_signal_pending(struct task_struct *t)
+{
+	return t->user && user_thread_dying(t->user);
+}
+
 /*
  * Starts a thread in t at entry(arg) with thread pointer tls, on cpu
  * (SYS_CPU_ANY: one the kernel picks), on a stack of its own (sp 0), or
