@@ -256,13 +256,8 @@ static void deliver_msg(struct thread_obj *me, struct thread_obj *r, unsigned lo
 	struct thread_obj *old = NULL;
 	unsigned long flags, seq = 0, old_seq = 0;
 
-	if (call) {
-		spin_lock_irqsave(&me->lock, flags);
-		me->state = IPC_REPLY_WAIT;	/* before r can run and reply */
-		seq = ++me->wait_seq;
-		spin_unlock_irqrestore(&me->lock, flags);
-		kobject_get(&me->base);		/* the reply capability's */
-	}
+	if (call)
+		seq = reply_wait_begin(me);
 	spin_lock_irqsave(&r->lock, flags);
 	r->msg = *msg;
 	r->msg.info = info;

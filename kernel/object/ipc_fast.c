@@ -10,8 +10,9 @@
  * nothing to make ready, a claim and its delivery are one step under the
  * endpoint's lock (no CLAIMED in between: nothing between them can
  * sleep), and a reply-and-receive takes its reply capability and queues
- * itself under one hold of its own lock.  Three lock round trips a half,
- * where the general way takes four (docs/benchmarks.md).
+ * itself without its own lock (thread.h, "Its own wait").  Two lock
+ * round trips a half, where the general way takes three
+ * (docs/benchmarks.md).
  *
  * The general way -- send, call, receive, reply, reply-and-receive, every
  * message that carries a capability, and whatever the fast path declines
@@ -19,24 +20,6 @@
  */
 #include "object/ipc_internal.h"
 #include "user/thread.h"
-
-/*
- * me's wait for the reply to the call it is making (ep->lock held): its
- * number.  Marked blocked first: the receiver may run as soon as it sees
- * the call.  The reply capability's reference on me is taken here.
- */
-static unsigned long reply_wait_begin(struct thread_obj *me)
-{
-	unsigned long seq;
-
-	ipc_mark_blocked();
-	spin_lock(&me->lock);
-	me->state = IPC_REPLY_WAIT;
-	seq = ++me->wait_seq;
-	spin_unlock(&me->lock);
-	kobject_get(&me->base);		/* the reply capability's */
-	return seq;
-}
 
 bool ipc_call_fast(struct thread_obj *me, struct endpoint *ep, unsigned long badge,
 		   const struct ipc_msg *msg, struct task_struct **next)
@@ -50,6 +33,7 @@ bool ipc_call_fast(struct thread_obj *me, struct endpoint *ep, unsigned long bad
 		spin_unlock(&ep->lock);
 		return false;
 	}
+	ipc_mark_blocked();	/* r may run as soon as it sees the call */
 	seq = reply_wait_begin(me);
 	spin_lock(&r->lock);
 	ipc_dequeue_locked(r);		/* (the queue's reference on r is now ours) */
@@ -81,13 +65,12 @@ bool ipc_reply_recv_fast(struct thread_obj *me, const struct ipc_msg *reply,
 		return false;	/* a message to take, or none can come: the general way */
 	}
 	ipc_mark_blocked();	/* before a sender can find us */
-	spin_lock(&me->lock);
+	/* (our reply slot and our wait without me->lock: thread.h, "Its own wait") */
 	caller = me->reply_to;	/* (its reference is ours now) */
 	seq = me->reply_seq;
 	set_reply_cap_locked(me, NULL, 0, false, &unused);	/* one-shot */
 	me->recv_grant = grant;
-	__ipc_enqueue_locked(me, &ep->base, &ep->lock, &ep->receivers, IPC_RECV_BLOCKED);
-	spin_unlock(&me->lock);
+	ipc_enqueue_locked(me, &ep->base, &ep->lock, &ep->receivers, IPC_RECV_BLOCKED);
 	spin_unlock(&ep->lock);
 	/*
 	 * The reply, after we are queued: a sender that finds us meanwhile

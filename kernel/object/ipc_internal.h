@@ -22,17 +22,40 @@ static inline struct thread_obj *first_of(struct list_head *q)
 	return list_first_entry_or_null(q, struct thread_obj, wait_node);
 }
 
-/* Does caller (caller->lock held) still wait for the reply to its wait seq? */
+/*
+ * Does caller (caller->lock held) still wait for the reply to its wait
+ * seq?  (READ_ONCE(): caller may be beginning a new wait without its
+ * lock, thread.h's "Its own wait"; no mix of old and new matches seq.)
+ */
 static inline bool reply_awaited_locked(struct thread_obj *caller, unsigned long seq)
 {
-	return caller->state == IPC_REPLY_WAIT && caller->wait_seq == seq;
+	return READ_ONCE(caller->state) == IPC_REPLY_WAIT && READ_ONCE(caller->wait_seq) == seq;
+}
+
+/*
+ * me, running, begins its wait for the reply to the call it is making
+ * (the receiver claimed, not yet given the reply capability): the wait's
+ * number, for that capability, which takes a reference on me.  Without
+ * me->lock (thread.h, "Its own wait"): the receiver learns of the wait
+ * only from the capability, set under its lock after these stores.
+ * The caller is marked blocked already, or ipc_wait() marks it.
+ */
+static inline unsigned long reply_wait_begin(struct thread_obj *me)
+{
+	unsigned long seq = me->wait_seq + 1;
+
+	WRITE_ONCE(me->wait_seq, seq);
+	WRITE_ONCE(me->state, IPC_REPLY_WAIT);	/* before the receiver can run and reply */
+	kobject_get(&me->base);			/* the reply capability's */
+	return seq;
 }
 
 /* A reply capability dropped unused (ipc.c): its caller, if still waiting, gets -EPIPE. */
 void reply_gone(struct thread_obj *caller, unsigned long seq);
 
 /*
- * Puts (caller, seq, grant) in me's reply slot, me->lock held (caller
+ * Puts (caller, seq, grant) in me's reply slot, me->lock held -- or me
+ * running and not queued, when only me writes there (thread.h) -- (caller
  * NULL: empties it); returns what was there, for reply_gone() once the
  * lock is dropped (one reply capability at a time).  The new caller's
  * reference goes with it.

@@ -102,7 +102,7 @@ static inline bool kobject_tryget(struct kobject *obj)
  * ordered before that put by the lock's release and acquire), and that
  * reads nothing of obj which the increment must come before: no
  * generation to check again, since a capability seen under the lock
- * still holds its own reference.  __ipc_enqueue_locked()'s, under the
+ * still holds its own reference.  ipc_enqueue_locked()'s, under the
  * queue's lock: on AArch64 the full ordering was a dmb ish on each side
  * of every queued thread's increment.
  */

@@ -150,8 +150,8 @@ struct cspace *thread_obj_cspace(struct thread_obj *th)
 
 void (*ipc_claim_hook)(struct thread_obj *th);
 
-void __ipc_enqueue_locked(struct thread_obj *th, struct kobject *obj, spinlock_t *lock,
-			  struct list_head *q, enum ipc_state st)
+void ipc_enqueue_locked(struct thread_obj *th, struct kobject *obj, spinlock_t *lock,
+			struct list_head *q, enum ipc_state st)
 {
 	kobject_get(&th->base);		/* the queue's */
 	/*
@@ -166,21 +166,14 @@ void __ipc_enqueue_locked(struct thread_obj *th, struct kobject *obj, spinlock_t
 	if (!kobject_tryget_relaxed(obj))
 		panic("BUG: %s %lu: queued on with no reference left", kobject_type_name(obj->head.type),
 		      obj->id);
-	th->wait_seq++;
-	th->state = st;
+	/* (th's own wait, begun without th->lock: thread.h, "Its own wait") */
+	WRITE_ONCE(th->wait_seq, th->wait_seq + 1);
+	WRITE_ONCE(th->state, st);
 	th->waits_on = obj;
 	th->queue_lock = lock;
 	list_add_tail(&th->wait_node, q);
 	holds_link(HOLD_OBJECT, obj, "queue", HOLD_OBJECT, th);
 	holds_link(HOLD_OBJECT, th, "waits_on", HOLD_OBJECT, obj);
-}
-
-void ipc_enqueue_locked(struct thread_obj *th, struct kobject *obj, spinlock_t *lock,
-			struct list_head *q, enum ipc_state st)
-{
-	spin_lock(&th->lock);
-	__ipc_enqueue_locked(th, obj, lock, q, st);
-	spin_unlock(&th->lock);
 }
 
 void ipc_dequeue_locked(struct thread_obj *th)

@@ -9,8 +9,9 @@
  * the object may live on (a capability or a pending reply names it) but
  * its thread is gone: `exited` says so, and no IPC reaches it.
  *
- * States and who moves a thread between them (all under obj->lock; the
- * queues under their endpoint's or notification's lock, taken first):
+ * States and who moves a thread between them (under obj->lock but the
+ * first step out of IDLE, below; the queues under their endpoint's or
+ * notification's lock, taken first):
  *
  *   IDLE --queue itself--> SEND_BLOCKED / RECV_BLOCKED / NTF_WAIT
  *   SEND_BLOCKED / RECV_BLOCKED --a partner dequeues it--> CLAIMED
@@ -25,6 +26,23 @@
  * is given up): whoever answers a wait later -- a reply, a partner that
  * made a capability ready before claiming -- names it by that number,
  * and finds out if the thread gave up meanwhile.
+ *
+ * Its own wait: the thread itself, running, takes the first step out of
+ * IDLE -- into a queue (ipc_enqueue_locked()) or into REPLY_WAIT
+ * (reply_wait_begin(), ipc_internal.h) -- without obj->lock, which saves
+ * a lock round trip a wait.  No partner can find the wait before it is
+ * published: on a queue, under the queue's lock, or in the receiver's
+ * reply capability, under the receiver's lock, each taken after these
+ * stores, and a partner takes that lock before it looks.  Only a
+ * thread holding a reply capability from an earlier wait can look
+ * before: it names a wait number below the new one (the number only
+ * rises; an earlier reply wait's capability was used, dropped, or the
+ * wait was numbered again when given up: ipc_cancel()), so whatever mix
+ * of old and new state and number it reads, reply_awaited_locked() says
+ * no.  The stores are WRITE_ONCE() and its loads READ_ONCE() for that.
+ * The same holds for a running thread's own reply slot (reply_to and
+ * what goes with it): only it writes there until it is queued as a
+ * receiver, so it reads and empties the slot without its lock.
  *
  * No state spans a sleep unseen (docs/microkernel.md, "Rule 3").  A
  * thread killed while it waits leaves any state but CLAIMED at once.
@@ -168,14 +186,12 @@ static inline bool ipc_wait_done(struct thread_obj *th, int *ret)
 void ipc_reply_wait_locked(struct thread_obj *th);
 
 /*
- * The queues (the queue's lock held; ipc_enqueue_locked() takes th->lock,
- * the others need it held): th joins q of obj in state st, a new wait;
- * or leaves its queue.  The queue holds a reference
+ * The queues (the queue's lock held): the running th joins q of obj in
+ * state st, a new wait (without th->lock: "Its own wait", above); or th
+ * leaves its queue (th->lock held too).  The queue holds a reference
  * on th and th one on obj while it is there; on leaving, obj's goes and
  * th's passes to the caller (a claim's, or the caller drops it).
  */
-void __ipc_enqueue_locked(struct thread_obj *th, struct kobject *obj, spinlock_t *lock,
-			  struct list_head *q, enum ipc_state st);
 void ipc_enqueue_locked(struct thread_obj *th, struct kobject *obj, spinlock_t *lock,
 			struct list_head *q, enum ipc_state st);
 void ipc_dequeue_locked(struct thread_obj *th);
