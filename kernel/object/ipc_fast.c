@@ -9,10 +9,11 @@
  * not its lock round trips: with the partner known to wait here and
  * nothing to make ready, a claim and its delivery are one step under the
  * endpoint's lock (no CLAIMED in between: nothing between them can
- * sleep), and a reply-and-receive takes its reply capability and queues
- * itself without its own lock (thread.h, "Its own wait").  Two lock
- * round trips a half, where the general way takes three
- * (docs/benchmarks.md).
+ * sleep) and without the receiver's lock (thread.h, "A partner on its
+ * CPU"), and a reply-and-receive takes its reply capability and queues
+ * itself without its own lock (thread.h, "Its own wait").  A round
+ * trip takes three IPC lock round trips: the endpoint's in each half and
+ * the caller's for its reply (docs/benchmarks.md).
  *
  * The general way -- send, call, receive, reply, reply-and-receive, every
  * message that carries a capability, and whatever the fast path declines
@@ -33,9 +34,15 @@ bool ipc_call_fast(struct thread_obj *me, struct endpoint *ep, unsigned long bad
 		spin_unlock(&ep->lock);
 		return false;
 	}
-	ipc_mark_blocked();	/* r may run as soon as it sees the call */
+	ipc_mark_blocked();	/* r may run as soon as we switch */
 	seq = reply_wait_begin(me);
-	spin_lock(&r->lock);
+	/*
+	 * Without r->lock: r is blocked on this CPU, which runs us with
+	 * interrupts off, so r cannot run -- not even woken by a kill --
+	 * before we switch (the kernel is not preemptible), and no other
+	 * partner reaches it once it is off the queue (ep->lock held).  Its
+	 * lock would keep out nobody (thread.h, "A partner on its CPU").
+	 */
 	ipc_dequeue_locked(r);		/* (the queue's reference on r is now ours) */
 	ep->messages++;
 	ipc_count(messages);
@@ -45,7 +52,6 @@ bool ipc_call_fast(struct thread_obj *me, struct endpoint *ep, unsigned long bad
 	old = set_reply_cap_locked(r, me, seq, r->recv_grant, &old_seq);
 	*next = NULL;
 	ipc_complete_locked(r, 0, next);
-	spin_unlock(&r->lock);
 	spin_unlock(&ep->lock);
 	if (old)
 		reply_gone(old, old_seq);

@@ -44,6 +44,13 @@
  * what goes with it): only it writes there until it is queued as a
  * receiver, so it reads and empties the slot without its lock.
  *
+ * A partner on its CPU: a thread blocked on the CPU that runs its
+ * partner with interrupts off cannot run before that CPU switches -- a
+ * kill's wake-up only queues it there -- so a partner that took it off
+ * its queue (the queue's lock held, which every other partner takes
+ * first) may finish its wait without its lock, as the fast path's call
+ * does (ipc_call_fast()).
+ *
  * No state spans a sleep unseen (docs/microkernel.md, "Rule 3").  A
  * thread killed while it waits leaves any state but CLAIMED at once.
  * CLAIMED never spans a sleep: a partner claims only once what may sleep
@@ -188,7 +195,7 @@ void ipc_reply_wait_locked(struct thread_obj *th);
 /*
  * The queues (the queue's lock held): the running th joins q of obj in
  * state st, a new wait (without th->lock: "Its own wait", above); or th
- * leaves its queue (th->lock held too).  The queue holds a reference
+ * leaves its queue (th->lock held too, or "A partner on its CPU").  The queue holds a reference
  * on th and th one on obj while it is there; on leaving, obj's goes and
  * th's passes to the caller (a claim's, or the caller drops it).
  */
