@@ -70,12 +70,14 @@ key_material() {
 	echo "flags: $flags"
 }
 
-# The tarball's sha256, remembered beside the cache by its size and time
-# (make asks for the key on every run; hashing 5.5 MB each time would not
-# be free).
+# The tarball's sha256, remembered beside the cache by its size, inode
+# and times (make asks for the key on every run; hashing 5.5 MB each time
+# would not be free).  The times to the nanosecond: a tarball rewritten
+# with the same size within one second (tools/tests/test_newlib_cache.py
+# does it) must not keep the old sum.
 tarball_sum() {
 	local stat memo
-	stat=$(stat -L -c '%s %Y' "$tarball")
+	stat=$(stat -L -c '%s %i %.9Y %.9Z' "$tarball")
 	memo=$cache/.tarball-$(printf '%s' "$tarball" | sha256sum | cut -c1-16)
 	if [ -f "$memo" ] && [ "$(head -n 1 "$memo")" = "$stat" ]; then
 		sed -n 2p "$memo"
