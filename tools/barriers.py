@@ -112,14 +112,8 @@ def lex(text):
         c = text[i]
         nxt = text[i + 1] if i + 1 < n else ""
         if state == "code":
-            if c == "/" and nxt == "*":
-                state, cstart, cbuf = "block", line, []
-                code.append("  ")
-                code_s.append("  ")
-                i += 2
-                continue
-            if c == "/" and nxt == "/":
-                state, cstart, cbuf = "line", line, []
+            if c == "/" and nxt in ("*", "/"):
+                state, cstart, cbuf = "block" if nxt == "*" else "line", line, []
                 code.append("  ")
                 code_s.append("  ")
                 i += 2

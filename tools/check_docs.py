@@ -50,6 +50,7 @@ import doc_counts  # noqa: E402
 import doc_labs  # noqa: E402
 import doc_transcripts  # noqa: E402
 import doc_wrong  # noqa: E402
+from ktap import EXPECTATION_RE  # noqa: E402
 
 TOP_DIRS = (".ci", "arch", "boot", "docs", "kernel", "lib", "tests", "tools")
 PATH_RE = re.compile(r"(?<![\w/.-])((?:" + "|".join(re.escape(d) for d in TOP_DIRS) +
@@ -167,7 +168,6 @@ def tree_files(root):
     return out
 
 
-KTAP_FAIL_RE = re.compile(r"^\s*# \S+:\d+: EXPECTATION FAILED")
 KTAP_NOT_OK_RE = re.compile(r"^\s*not ok \d+ (\w+)")
 
 
@@ -176,7 +176,7 @@ def named_function(text, start, end, following=()):
     the nearest 'name(' before it on the line, else a `name()` after it;
     for a KTAP failure ('# file:line: EXPECTATION FAILED'), the test of
     the 'not ok N name' line that follows it."""
-    if KTAP_FAIL_RE.match(text):
+    if EXPECTATION_RE.match(text):
         for line in following:
             m = KTAP_NOT_OK_RE.match(line)
             if m:

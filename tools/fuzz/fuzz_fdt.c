@@ -81,13 +81,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		total = total > len ? len : HEADER_WORDS;
 		blob[4] = total >> 24, blob[5] = total >> 16, blob[6] = total >> 8, blob[7] = total;
 	}
-	if (total < len) {
-		u8 *exact = malloc(total);
-
-		memcpy(exact, blob, total);
-		free(blob);
-		blob = exact;
-	}
+	if (total < len)
+		blob = shim_exact(blob, total);
 	shim_reset();
 	*a = dt;
 	fdt_parse(a, blob);

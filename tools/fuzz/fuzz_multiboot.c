@@ -216,13 +216,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(buf, &total, 4);
 	}
 	/* The block ends where its allocation does, so ASan guards its end. */
-	if (total >= 8 && total < len) {
-		u8 *exact = malloc(total);
-
-		memcpy(exact, buf, total);
-		free(buf);
-		buf = exact;
-	}
+	if (total >= 8 && total < len)
+		buf = shim_exact(buf, total);
 	shim_reset();
 	mb2_parse(mb, buf);
 	check_info(mb, buf, total, total >= 8 && total <= MB2_INFO_MAX);

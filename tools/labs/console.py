@@ -10,11 +10,16 @@ line, when the first failure is complete, so that the grader can stop the
 run there instead of waiting for the tests after it (or for a kernel that
 a wrong solution has hung).
 """
+import os
 import re
+import sys
 from dataclasses import dataclass, field
 
+TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(TOOLS, "lib"))
+from ktap import EXPECTATION_RE  # noqa: E402  the line as make test reads it
+
 RUNNING_RE = re.compile(r"^\s*# ktest: running (\S+)")
-EXPECT_RE = re.compile(r"^\s*# (?P<where>[\w./-]+:\d+): EXPECTATION FAILED: (?P<what>.*)$")
 DETAIL_RE = re.compile(r"^\s*#   ")
 NOT_OK_RE = re.compile(r"^\s*not ok \d+ (?P<name>\S+)(?:\s+#\s*(?P<why>.*))?$")
 LEAK_RE = re.compile(r"^\s*# ktest: \S+: \d+ kmalloc object")
@@ -84,7 +89,7 @@ def first_failure(lines):
             test, start = m.group(1), i + 1
             continue
         kind = what = where = ""
-        m = EXPECT_RE.match(line)
+        m = EXPECTATION_RE.match(line)
         if m:
             kind, where, what = "expectation", m.group("where"), m.group("what")
         elif PANIC_RE.search(line):
@@ -151,7 +156,7 @@ class Watch:
             if not DETAIL_RE.match(line):
                 self.done = True
             return
-        if EXPECT_RE.match(line):
+        if EXPECTATION_RE.match(line):
             self.pending = True
         elif LEAK_RE.match(line) or NOT_OK_RE.match(line) or UNREQUESTED_RE.search(line):
             self.done = True

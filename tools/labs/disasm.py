@@ -122,8 +122,8 @@ def each_new_entry_released(funcs):
             end = next((i for i in range(c + 1, len(insns)) if insns[i].startswith("ret")
                         or ALLOC_CALL_RE.match(insns[i])), len(insns))
             if not any(RELEASE_RE.match(x) or STORE_DMB_RE.match(x) for x in insns[c:end]):
-                st = [x for x in insns[c:end] if STORE_RE.match(x) and not STACK_RE.search(x)]
-                problems.append(f"{name}(): after '{insns[c]}' its {len(st)} stores are all "
+                plain = len(stores(insns[c:end]))
+                problems.append(f"{name}(): after '{insns[c]}' its {plain} stores are all "
                                 "plain: no release (stlr) publishes the new entry")
     if problems:
         problems.append("on a weakly ordered CPU (AArch64) a reader on another CPU may then "

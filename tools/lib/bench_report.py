@@ -125,6 +125,17 @@ def table_head(cols):
     return [table_row(cols), "|" + " --- |" * len(cols)]
 
 
+def cpus_head(cols, cpus):
+    """table_head() of cols, then a column per CPU count."""
+    return table_head(cols + [cpus_title(n) for n in cpus])
+
+
+def cpus_cells(rows, cpus, scale=1.0, decimals=None, **want):
+    """A row's cells, one per CPU count: fmt_cell() of the row matching
+    want at that count ('-' where no row does)."""
+    return [fmt_cell(find_row(rows, cpus=n, **want), scale, decimals) for n in cpus]
+
+
 def save_figure(fig, path, dpi):
     """Lays fig out, writes it to path as a PNG and frees it; returns path."""
     import matplotlib.pyplot as plt
@@ -243,10 +254,9 @@ def markdown(rows, ctx, check=None):
                      "Cycles (TSC ticks on x86-64, generic-timer ticks on AArch64) per "
                      "lock + unlock pair on CPU 0, the other CPUs idle; `none` is the empty "
                      "loop.")
-        L.extend(table_head(["read side"] + [cpus_title(n) for n in cpus]))
+        L.extend(cpus_head(["read side"], cpus))
         for m in READSIDE_METHODS:
-            L.append(table_row([METHOD_TITLES[m]] +
-                               [fmt_cell(find_row(rs, method=m, cpus=n)) for n in cpus]))
+            L.append(table_row([METHOD_TITLES[m]] + cpus_cells(rs, cpus, method=m)))
         L.append("")
 
     rd = [r for r in rows if r.get("bench") == "read"]
@@ -299,10 +309,10 @@ def markdown(rows, ctx, check=None):
         L += section("Update side: latency in microseconds",
                      "idle: the other CPUs idle (halted). busy: each other CPU runs RCU "
                      "readers that call `cond_resched()` every 64 lookups.")
-        L.extend(table_head(["operation", "load"] + [cpus_title(n) for n in cpus]))
+        L.extend(cpus_head(["operation", "load"], cpus))
         for op in UPDATE_OPS:
             for load in ("idle", "busy"):
-                cells = [fmt_cell(find_row(up, op=op, load=load, cpus=n), 1e-3) for n in cpus]
+                cells = cpus_cells(up, cpus, 1e-3, op=op, load=load)
                 if all(c == "-" for c in cells):
                     continue
                 L.append(table_row([UPDATE_TITLES[op], load] + cells))
@@ -317,7 +327,7 @@ def markdown(rows, ctx, check=None):
                      "to exit (a run of N calls minus a run of none); copy_from_user() of 8 "
                      "bytes; and 64 KiB copied from user memory beside memcpy() between kernel "
                      "buffers (MB/s).")
-        L.extend(table_head(["operation"] + [cpus_title(n) for n in cpus]))
+        L.extend(cpus_head(["operation"], cpus))
         exact = 1 if ctx.get("icount") else None
         for want, metric, title, scale in (
                 ({"op": "call"}, "ns", "kernel function call (ns)", 1),
@@ -329,9 +339,9 @@ def markdown(rows, ctx, check=None):
                 ({"op": "copy_from_user"}, "bytes_per_s", "copy_from_user(), 64 KiB (MB/s)", 1e-6),
                 ({"op": "memcpy"}, "bytes_per_s", "memcpy(), 64 KiB, kernel to kernel (MB/s)",
                  1e-6)):
-            L.append(table_row([title] + [
-                fmt_cell(find_row(us, metric=metric, cpus=n, **want), scale,
-                         exact if want["op"] == "syscall" else None) for n in cpus]))
+            decimals = exact if want["op"] == "syscall" else None
+            L.append(table_row([title] + cpus_cells(us, cpus, scale, decimals,
+                                                    metric=metric, **want)))
         L.append("")
 
     ip = [r for r in rows if r.get("bench") == "ipc"]
@@ -345,12 +355,11 @@ def markdown(rows, ctx, check=None):
     cr = [r for r in rows if r.get("bench") == "call_rcu"]
     if cr:
         L += section("call_rcu() with two updaters per CPU")
-        L.extend(table_head(["metric"] + [cpus_title(n) for n in cpus]))
+        L.extend(cpus_head(["metric"], cpus))
         for metric, title in (("calls_per_s", "call_rcu() calls per second (all updaters)"),
                               ("gps_per_s", "grace periods per second"),
                               ("cbs_per_gp", "callbacks per grace period")):
-            L.append(table_row([title] +
-                               [fmt_cell(find_row(cr, metric=metric, cpus=n)) for n in cpus]))
+            L.append(table_row([title] + cpus_cells(cr, cpus, metric=metric)))
         L.append("")
     return "\n".join(L)
 
@@ -367,25 +376,21 @@ def urcu_markdown(ur, cpus, ctx):
     L = section("Servers on RCU: the key-value server's lookups",
                 "`user/kvserver --bench`: its own lookup on its own table (128 keys), a "
                 "reader pinned to every CPU; no writer.")
-    L.extend(table_head(["lookups per second per CPU"] + [cpus_title(n) for n in cpus]))
+    L.extend(cpus_head(["lookups per second per CPU"], cpus))
     for m, title in URCU_METHODS:
-        L.append(table_row([title] + [fmt_cell(find_row(ur, method=m, metric="lookups_per_cpu",
-                                                        cpus=n)) for n in cpus]))
+        L.append(table_row([title] + cpus_cells(ur, cpus, method=m, metric="lookups_per_cpu")))
     L.append("")
     unit = "instructions" if ctx.get("icount") else "ns"
-    L.extend(table_head([f"one reader alone: {unit} per lookup"] +
-                        [cpus_title(n) for n in cpus]))
+    L.extend(cpus_head([f"one reader alone: {unit} per lookup"], cpus))
     for m, title in URCU_METHODS:
-        L.append(table_row([title] + [fmt_cell(find_row(ur, method=m, metric="ns_per_lookup",
-                                                        cpus=n)) for n in cpus]))
+        L.append(table_row([title] + cpus_cells(ur, cpus, method=m, metric="ns_per_lookup")))
     L.append("")
     running = sorted({int(r["running"]) for r in ur if "running" in r})
     if running:
-        L.extend(table_head(["SYS_membarrier, us per call"] + [cpus_title(n) for n in cpus]))
+        L.extend(cpus_head(["SYS_membarrier, us per call"], cpus))
         for k in running:
             L.append(table_row([f"{k} other thread{'s' if k != 1 else ''} running"] +
-                               [fmt_cell(find_row(ur, op="membarrier", running=str(k),
-                                                  cpus=n)) for n in cpus]))
+                               cpus_cells(ur, cpus, op="membarrier", running=str(k))))
         L.append("")
     return L
 
@@ -399,7 +404,7 @@ def ipc_markdown(ip, us, cpus, decimals=None):
                 "capability lookup, beside the null system call's round trip; in brackets the "
                 "ratio to it.  Timed by the program around its loop, then (spawn to exit) by "
                 "the kernel: a run of N rounds minus a run of none.")
-    L.extend(table_head(["round trip"] + [cpus_title(n) for n in cpus]))
+    L.extend(cpus_head(["round trip"], cpus))
     for timed, how in (("loop", ""), ("spawn", ", spawn to exit")):
         sys_rows = {n: find_row(us, op="syscall", timed=timed, metric="ns", cpus=n)
                     for n in cpus}
@@ -424,19 +429,17 @@ def ipc_markdown(ip, us, cpus, decimals=None):
                 L.append(table_row([title] + cells))
     L += ["", "Capability lookups per CPU per second, every CPU looking up at once in one "
           "space.", ""]
-    L.extend(table_head(["lookup"] + [cpus_title(n) for n in cpus]))
+    L.extend(cpus_head(["lookup"], cpus))
     for m, title in (("syscall", "the system call's (RCU, reference-free)"),
                      ("rcu_ref", "RCU, with a reference"),
                      ("rcu", "RCU, no reference"), ("rwlock", "reader-writer lock"),
                      ("spinlock", "spinlock")):
-        L.append(table_row([title] + [fmt_cell(find_row(ip, op="lookup", method=m,
-                                                         metric="lookups_per_cpu", cpus=n))
-                                      for n in cpus]))
+        L.append(table_row([title] + cpus_cells(ip, cpus, op="lookup", method=m,
+                                                metric="lookups_per_cpu")))
     L += ["", "cap_revoke() against the capabilities derived from the one revoked (us).", ""]
-    L.extend(table_head(["derived"] + [cpus_title(n) for n in cpus]))
+    L.extend(cpus_head(["derived"], cpus))
     for d in sorted({int(r["derived"]) for r in ip if r.get("op") == "revoke"}):
-        L.append(table_row([str(d)] + [fmt_cell(find_row(ip, op="revoke", derived=str(d),
-                                                          cpus=n), 1e-3) for n in cpus]))
+        L.append(table_row([str(d)] + cpus_cells(ip, cpus, 1e-3, op="revoke", derived=str(d))))
     L.append("")
     return L
 

@@ -20,6 +20,8 @@ import fnmatch
 import os
 import re
 
+from ktap import EXPECTATION_RE
+
 FENCE_RE = re.compile(r"^\s*```")
 PROMPT = "quiescent> "
 COMMAND_RE = re.compile(r'\{\s*"([^"]+)",\s*"([^"]*)",\s*"([^"]*)",\s*\w+\s*\}')
@@ -27,7 +29,6 @@ PRINTK_RE = re.compile(r'printk\(\s*((?:"(?:[^"\\]|\\.)*"\s*)+)')
 SPEC_RE = re.compile(r"%[-+ 0#]*\d*(?:\.\d+)?(hh|h|ll|l|z)?([diuxXscp%])")
 MAKE_TEST_RE = re.compile(r"make test\b[^\n]*?TESTS=(?:'([^']*)'|\"([^\"]*)\"|(\S+))")
 RESULT_RE = re.compile(r"^\s*(not ok|ok) (\d+) (\w+)")
-EXPECT_RE = re.compile(r"^\s*# ([\w./-]+):(\d+): EXPECTATION FAILED: (.*?)(?: \(CPU\d+\))?$")
 KTEST_RE = re.compile(r"^KTEST\((\w+)\)", re.M)
 IDENT_RE = re.compile(r"[A-Za-z_]\w*")
 TEST_FILE_RE = re.compile(r"\btests/\w+\.c\b")
@@ -204,18 +205,18 @@ def check_make_test(root, first, lines, before):
         problems.append((first + results[0][0], f"TESTS='{glob}' also runs " +
                          ", ".join(missing) + " (list it, or write ... for lines left out)"))
     for k, line in enumerate(lines):
-        m = EXPECT_RE.match(line)
+        m = EXPECTATION_RE.match(line)
         if not m:
             continue
-        stmt = _statement(root, m.group(1), int(m.group(2)))
+        stmt = _statement(root, m.group("file"), int(m.group("line")))
         if stmt is None:
             continue
-        words = IDENT_RE.findall(m.group(3))
+        words = IDENT_RE.findall(m.group("expr"))
         first_line = stmt.split("\n")[0]
         absent = [w for w in words if w not in stmt]
         if words and (absent or not any(w in first_line for w in words)):
-            problems.append((first + k, f"{m.group(1)}:{m.group(2)} does not check "
-                             f"'{m.group(3)}' (no {', '.join(absent or words)} there)"))
+            problems.append((first + k, f"{m.group('where')} does not check "
+                             f"'{m.group('expr')}' (no {', '.join(absent or words)} there)"))
     return problems
 
 

@@ -29,6 +29,11 @@ RESULT_RE = re.compile(
     r"(?:\s+#\s*(?P<directive>.*?))?\s*$"
 )
 RUNNING_RE = re.compile(r"^#\s*ktest: running\s+(?P<name>\S+)")
+# A failed expectation, as kernel/ktest.c prints it (indented in a subtest):
+# "# tests/x.c:50: EXPECTATION FAILED: expr (CPU1)", the CPU when it knows it.
+# where: file:line; what: all after the colon; expr: what without the CPU.
+EXPECTATION_RE = re.compile(r"^\s*# (?P<where>(?P<file>[\w./-]+):(?P<line>\d+)): "
+                            r"EXPECTATION FAILED: (?P<what>(?P<expr>.*?)(?: \(CPU\d+\))?)$")
 # An expect-panic/warning test the runner must boot on its own:
 # "# ktest-isolated<TAB>name<TAB>panic|warning<TAB>message<TAB>extra cmdline"
 ISOLATED_RE = re.compile(r"^# ktest-isolated\t([^\t]+)\t(panic|warning)\t([^\t]*)\t(.*)$")

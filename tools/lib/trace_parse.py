@@ -154,6 +154,17 @@ class Reader:
         return f"reader pid {self.pid} on CPU{self.cpu} ({s}..{e} ms)"
 
 
+# A wait's kind -> its label (a tooltip's, the text report's) and its short
+# name (on the timeline), {} its number: one row a kind.
+WAIT_NAMES = {
+    "tour": ("synchronize_rcu() tour {}", "synchronize_rcu() #{}"),
+    "exp": ("synchronize_rcu_expedited() {}", "expedited #{}"),
+    "async": ("call_rcu() grace period {}", "grace period gp={}"),
+    "removal": ("removal {} (unpublish..kfree)", "list_del_rcu..kfree #{}"),
+    "callback": ("callback {} (cb_queue..cb_invoke)", "call_rcu..callback #{}"),
+}
+
+
 @dataclass(eq=False)
 class Wait:
     """Something that must outlast its pre-existing readers."""
@@ -182,19 +193,11 @@ class Wait:
 
     @property
     def label(self):
-        return {"tour": f"synchronize_rcu() tour {self.number}",
-                "exp": f"synchronize_rcu_expedited() {self.number}",
-                "async": f"call_rcu() grace period {self.number}",
-                "removal": f"removal {self.number} (unpublish..kfree)",
-                "callback": f"callback {self.number} (cb_queue..cb_invoke)"}[self.kind]
+        return WAIT_NAMES[self.kind][0].format(self.number)
 
     @property
     def short(self):
-        return {"tour": f"synchronize_rcu() #{self.number}",
-                "exp": f"expedited #{self.number}",
-                "async": f"grace period gp={self.number}",
-                "removal": f"list_del_rcu..kfree #{self.number}",
-                "callback": f"call_rcu..callback #{self.number}"}[self.kind]
+        return WAIT_NAMES[self.kind][1].format(self.number)
 
 
 @dataclass

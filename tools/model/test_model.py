@@ -230,21 +230,31 @@ class Links(unittest.TestCase):
         self.root = tempfile.mkdtemp()
         os.makedirs(os.path.join(self.root, "tools", "model", "armv8"))
         os.makedirs(os.path.join(self.root, "kernel", "sub"))
-        with open(os.path.join(self.root, "tools", "model", "armv8", "m.wmm"), "w") as f:
-            f.write("init: x=0 y=0\nthread: P0\n    f() store x = 1\n    f() mb [a_mb]\n"
-                    "    f() store y = 1\nthread: P1\n    g() r1 = load y\n    g() mb [b_mb]\n"
-                    "    g() r2 = load x\noutcome: P1:r1 == 1 && P1:r2 == 0\n")
-        with open(os.path.join(self.root, "tools", "model", "barriers.tsv"), "w") as f:
-            f.write("# comment\nid\tfunction\tpartner\tmodel\tvariant\n"
-                    "a_mb\tfoo\tb_mb\ttools/model/armv8/m.wmm\tno_a_mb\n"
-                    "b_mb\tbar\ta_mb\ttools/model/armv8/m.wmm\tno_b_mb\n")
+        self.write("tools/model/armv8/m.wmm",
+                   "init: x=0 y=0\nthread: P0\n    f() store x = 1\n    f() mb [a_mb]\n"
+                   "    f() store y = 1\nthread: P1\n    g() r1 = load y\n    g() mb [b_mb]\n"
+                   "    g() r2 = load x\noutcome: P1:r1 == 1 && P1:r2 == 0\n")
+        self.write("tools/model/barriers.tsv",
+                   "# comment\nid\tfunction\tpartner\tmodel\tvariant\n"
+                   "a_mb\tfoo\tb_mb\ttools/model/armv8/m.wmm\tno_a_mb\n"
+                   "b_mb\tbar\ta_mb\ttools/model/armv8/m.wmm\tno_b_mb\n")
 
     def tearDown(self):
         shutil.rmtree(self.root)
 
+    def write(self, rel, text):
+        with open(os.path.join(self.root, rel), "w") as f:
+            f.write(text)
+
+    def edit(self, rel, old, new):
+        """The fixture's file rel with old replaced (which must be there)."""
+        with open(os.path.join(self.root, rel)) as f:
+            text = f.read()
+        self.assertIn(old, text, rel)
+        self.write(rel, text.replace(old, new))
+
     def c(self, text):
-        with open(os.path.join(self.root, "kernel", "sub", "x.c"), "w") as f:
-            f.write(textwrap.dedent(text))
+        self.write("kernel/sub/x.c", textwrap.dedent(text))
 
     def check(self, *args):
         p = subprocess.run([sys.executable, os.path.join(HERE, "check_links.py"), "--root", self.root]
@@ -264,8 +274,7 @@ class Links(unittest.TestCase):
                "void bar(void)\n{\n\tsmp_mb();\t/* [b_mb] pairs [a_mb]: why */\n}\n" + extra)
 
     def explain(self, text):
-        with open(os.path.join(self.root, "tools", "model", "no_model.tsv"), "w") as f:
-            f.write("id\tkind\twhy\tmodel\n" + text)
+        self.write("tools/model/no_model.tsv", "id\tkind\twhy\tmodel\n" + text)
 
     def test_tag_in_neither_table_fails(self):
         self.tagged("void baz(void)\n{\n\tsmp_wmb();\t/* [c_wmb] pairs [c_wmb]: why */\n}\n")
@@ -323,22 +332,14 @@ class Links(unittest.TestCase):
 
     def test_missing_barrier_in_model_fails(self):
         self.c("void foo(void)\n{\n}\nvoid bar(void)\n{\n}\n")
-        path = os.path.join(self.root, "tools", "model", "armv8", "m.wmm")
-        with open(path) as f:
-            text = f.read()
-        with open(path, "w") as f:
-            f.write(text.replace(" [b_mb]", ""))
+        self.edit("tools/model/armv8/m.wmm", " [b_mb]", "")
         rc, out = self.check()
         self.assertEqual(rc, 1, out)
         self.assertIn("does not carry [b_mb]", out)
 
     def test_partner_must_name_back(self):
         self.c("void foo(void)\n{\n}\nvoid bar(void)\n{\n}\n")
-        tsv = os.path.join(self.root, "tools", "model", "barriers.tsv")
-        with open(tsv) as f:
-            text = f.read()
-        with open(tsv, "w") as f:
-            f.write(text.replace("b_mb\tbar\ta_mb", "b_mb\tbar\tb_mb"))
+        self.edit("tools/model/barriers.tsv", "b_mb\tbar\ta_mb", "b_mb\tbar\tb_mb")
         rc, out = self.check()
         self.assertEqual(rc, 1, out)
         self.assertIn("does not name [a_mb] back", out)

@@ -28,7 +28,7 @@ except ImportError:
           file=sys.stderr)
     sys.exit(1)
 
-from hypothesis import HealthCheck, settings, strategies as st  # noqa: E402
+from hypothesis import HealthCheck, assume, settings, strategies as st  # noqa: E402
 
 # CI runs these on two shared cores: no per-example deadline, a fixed budget,
 # no example database left in the tree, and the same examples every run
@@ -61,3 +61,16 @@ def cut(line, at):
 def interleave(a, b, at):
     """b printed into the middle of a (two CPUs at once, without a lock)."""
     return a[:at] + b + a[at:]
+
+
+def interleave_two(lines, among, data, first=0):
+    """Two of the lines at the indexes among printed into each other: the
+    first drawn gets the second inside it, at a drawn column from first on,
+    and the second is gone.  Returns (the lines, the mixed line's index)."""
+    assume(len(among) >= 2)
+    i, j = data.draw(st.permutations(among))[:2]
+    at = data.draw(st.integers(first, len(lines[i])))
+    mixed = [l for k, l in enumerate(lines) if k != j]
+    n = mixed.index(lines[i])
+    mixed[n] = interleave(lines[i], lines[j], at)
+    return mixed, n

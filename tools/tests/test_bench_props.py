@@ -13,7 +13,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from props import cut, garbage, interleave, noise, st  # noqa: E402
+from props import cut, garbage, interleave_two, noise, st  # noqa: E402
 from hypothesis import assume, given  # noqa: E402
 import bench_parse  # noqa: E402
 
@@ -83,12 +83,7 @@ class DamagedLines(unittest.TestCase):
     def test_two_results_interleaved_are_reported(self, log, data):
         lines, ss = log
         idx = [i for i, l in enumerate(lines) if l.startswith(bench_parse.RESULT_PREFIX)]
-        assume(len(idx) >= 2)
-        i, j = data.draw(st.permutations(idx))[:2]
-        at = data.draw(st.integers(0, len(lines[i])))
-        mixed = [l for k, l in enumerate(lines) if k != j]
-        n = mixed.index(lines[i])
-        mixed[n] = interleave(lines[i], lines[j], at)
+        mixed, n = interleave_two(lines, idx, data)
         got, bad = parse(mixed)
         self.assertIn(n + 1, bad, mixed[n])
         self.assertEqual(len(got), len(ss) - 2)

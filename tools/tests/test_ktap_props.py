@@ -12,7 +12,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from props import cut, garbage, interleave, names, noise, st  # noqa: E402
+from props import cut, garbage, interleave_two, names, noise, st  # noqa: E402
 from hypothesis import assume, given  # noqa: E402
 from ktap import KtapParser  # noqa: E402
 
@@ -98,12 +98,7 @@ class DamagedLines(unittest.TestCase):
     def test_two_results_interleaved_are_reported(self, run, data):
         lines, _ = run
         results = [i for i, l in enumerate(lines) if l.startswith(("ok ", "not ok "))]
-        assume(len(results) >= 2)
-        i, j = data.draw(st.permutations(results))[:2]
-        at = data.draw(st.integers(0, len(lines[i])))
-        mixed = [l for k, l in enumerate(lines) if k != j]
-        n = mixed.index(lines[i])
-        mixed[n] = interleave(lines[i], lines[j], at)
+        mixed, n = interleave_two(lines, results, data)
         p, _ = parse(mixed)
         self.assertIn(n + 1, [k for k, _, _ in p.malformed], mixed[n])
 

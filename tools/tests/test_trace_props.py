@@ -13,7 +13,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from props import cut, garbage, interleave, noise, st  # noqa: E402
+from props import cut, garbage, interleave_two, noise, st  # noqa: E402
 from hypothesis import assume, given  # noqa: E402
 import trace_parse  # noqa: E402
 
@@ -109,12 +109,7 @@ class DamagedLines(unittest.TestCase):
     def test_two_events_interleaved_are_reported(self, dump, data):
         lines, evs = dump
         idx = [i for i, l in enumerate(lines) if l.startswith("T ")]
-        assume(len(idx) >= 2)
-        i, j = data.draw(st.permutations(idx))[:2]
-        at = data.draw(st.integers(1, len(lines[i])))
-        mixed = [l for k, l in enumerate(lines) if k != j]
-        n = mixed.index(lines[i])
-        mixed[n] = interleave(lines[i], lines[j], at)
+        mixed, n = interleave_two(lines, idx, data, first=1)
         self.assertIn(n + 1, refused(run_all(mixed)), mixed[n])
 
     @given(dumps(), st.data())

@@ -61,6 +61,15 @@ void shim_summary(const char *fmt, ...)
 	fprintf(stderr, "\n");
 }
 
+void *shim_exact(void *buf, size_t len)
+{
+	void *exact = malloc(len);
+
+	memcpy(exact, buf, len);
+	free(buf);
+	return exact;
+}
+
 void shim_fail(const char *fmt, ...)
 {
 	va_list ap;

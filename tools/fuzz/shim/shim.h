@@ -16,6 +16,12 @@ const char *shim_output(void);
 int shim_count_lines(const char *prefix);
 /* With FUZZ_VERBOSE set (the replay): prints on stderr what the harness read. */
 void shim_summary(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * buf's first len bytes (len > 0) moved into an allocation of exactly len, buf
+ * freed: a size word the harness made true then ends where the memory does,
+ * so ASan reports a read past it.
+ */
+void *shim_exact(void *buf, size_t len);
 /* A property that does not hold: prints why, with the output so far, and aborts. */
 void shim_fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 
