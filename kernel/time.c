@@ -3,11 +3,6 @@
 
 volatile u64 jiffies;
 
-u64 ktime_get_ns(void)
-{
-	return arch_clock_ns();
-}
-
 /*
  * ndelay() spins between reads of the clock, because reading it is no
  * plain load under emulation: QEMU's TCG serves x86-64's rdtsc under a

@@ -17,7 +17,12 @@
 
 extern volatile u64 jiffies;	/* ticks since boot, counted by CPU 0 */
 
-u64 ktime_get_ns(void);
+u64 arch_clock_ns(void);
+/* (inline: the scheduler stamps every switch with it, for the stall reports) */
+static inline u64 ktime_get_ns(void)
+{
+	return arch_clock_ns();
+}
 void delay_calibrate(void);
 void ndelay(u64 ns);
 void udelay(u64 us);

@@ -17,16 +17,6 @@
  */
 #include "user/thread.h"
 
-void enter_from_user_mode(void)
-{
-	struct user_thread *ut = current->user;
-
-	if (!ut)
-		panic("BUG: entry from user mode on CPU%d with kernel thread %s running",
-		      smp_processor_id(), current->comm);
-	this_cpu()->user_entries++;
-}
-
 /*
  * Interrupts off on entry and on return.  On every return, so the common
  * one -- nothing pending -- is a few loads: the kill inline, the grace

@@ -118,8 +118,23 @@ bool mm_stack_guard_hit(struct mm_struct *mm, uintptr_t addr);
 void kthread_use_mm(struct mm_struct *mm);
 void kthread_unuse_mm(struct mm_struct *mm);
 
-/* Loads next (NULL: the kernel's tables) on this CPU; interrupts off. */
-void switch_mm(struct mm_struct *next);
+/* Each CPU's address space (NULL: the kernel's), kept by switch_mm() (tlb.c). */
+DECLARE_PER_CPU(struct mm_struct *, loaded_mm);
+void __switch_mm(struct mm_struct *prev, struct mm_struct *next, int cpu);
+
+/*
+ * Loads next (NULL: the kernel's tables) on this CPU; interrupts off.
+ * Inline for the common case, every switch between threads of one task:
+ * next is loaded already, and there is nothing to do.
+ */
+static inline void switch_mm(struct mm_struct *next)
+{
+	int cpu = smp_processor_id();
+	struct mm_struct *prev = per_cpu(loaded_mm, cpu);
+
+	if (prev != next)
+		__switch_mm(prev, next, cpu);
+}
 /* The address space loaded on this CPU (NULL: the kernel's). */
 struct mm_struct *current_mm_loaded(void);
 /*

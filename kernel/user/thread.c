@@ -70,7 +70,7 @@ void user_thread_reaped(struct user_thread *ut)
 }
 
 /* Makes this CPU ready to run ut in user mode; interrupts off. */
-static void load_user_context(struct user_thread *ut)
+static __always_inline void load_user_context(struct user_thread *ut)
 {
 	struct task_struct *kt = current;
 

@@ -38,7 +38,7 @@
 #include "user/mm.h"
 #include "user/membarrier.h"
 
-static DEFINE_PER_CPU(struct mm_struct *, loaded_mm);
+DEFINE_PER_CPU(struct mm_struct *, loaded_mm);
 static DEFINE_PER_CPU(unsigned long, flush_ipis_taken);
 /* Checking build: this CPU stored a new loaded_mm and has not passed [switch_mm_mb] yet. */
 static DEFINE_PER_CPU(bool, switch_mb_owed);
@@ -76,13 +76,8 @@ static void switch_mm_barrier(int cpu, struct mm_struct *next)
 	membarrier_note_barrier(cpu);
 }
 
-void switch_mm(struct mm_struct *next)
+void __switch_mm(struct mm_struct *prev, struct mm_struct *next, int cpu)
 {
-	int cpu = smp_processor_id();
-	struct mm_struct *prev = per_cpu(loaded_mm, cpu);
-
-	if (prev == next)
-		return;
 	/*
 	 * What this CPU runs from now on, for the CPUs that ask (interrupts
 	 * are off, so our own flush IPIs see it once the switch is over).

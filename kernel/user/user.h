@@ -93,8 +93,17 @@ long console_print_program_lines(const char *buf, size_t n);
 /* Everything the user half holds, for the test runner's leak check. */
 void user_settle(void);			/* let the reaper free what it was given */
 
-/* The arch's entry code: on every entry from user mode, and before every return (irqs off). */
-void enter_from_user_mode(void);
+/*
+ * The arch's entry code: on every entry from user mode, and before every
+ * return (irqs off).  The entry inline: a check and a count.
+ */
+static inline void enter_from_user_mode(void)
+{
+	if (unlikely(!current->user))
+		panic("BUG: entry from user mode on CPU%d with kernel thread %s running",
+		      smp_processor_id(), current->comm);
+	this_cpu()->user_entries++;
+}
 void exit_to_user_mode(void);
 /* A system call: its number and arguments in tf, its result written back there. */
 void syscall_dispatch(struct trap_frame *tf);
