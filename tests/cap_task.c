@@ -85,3 +85,53 @@ KTEST(cap_task_undo_of_a_spawn_revokes_the_capability_it_checked)
 	test_space_free(&ts);
 	user_settle();
 }
+
+/*
+ * A task killed before its first thread starts never runs: another
+ * thread of its spawner may kill it through the capability SYS_cap_spawn
+ * made for it (setup, below: the same hook, the same kill), and may
+ * already wait on it there.  The spawn fails (-ESRCH), and the wait must
+ * end -- with the kill's reason -- not sleep for an end that never comes.
+ * Shown failing without user_task_never_ran(): the task's completion was
+ * never done, and a wait (SYS_obj_wait) on it slept until its own thread
+ * was killed.
+ */
+static struct kobject *early_obj;
+
+static int kill_before_it_runs(struct user_task *t, void *arg)
+{
+	int err = 0;
+
+	early_obj = task_obj_create(t, arg, &err);
+	if (!early_obj)
+		return err;
+	user_task_kill(t, SYS_KILLED_BY_TASK);	/* (sys_obj_kill()'s, through the capability) */
+	return 0;
+}
+
+KTEST(cap_task_killed_before_it_ran_ends_the_waits_on_it)
+{
+	struct sys_exit_status st = { -1, -1 };
+	long live = user_tasks_live();
+	struct test_space ts;
+	struct user_task *t;
+	bool ended;
+	int err = 0;
+
+	KASSERT(test_space_make(&ts));
+	early_obj = NULL;
+	t = user_spawn_with("tests/user/helpers/exit_with 0", NULL, &err, kill_before_it_runs, ts.q);
+	KEXPECT(t == NULL);
+	KEXPECT_EQ(err, -ESRCH);
+	KASSERT(early_obj != NULL);
+	ended = completion_done(&container_of(early_obj, struct task_obj, base)->task->done);
+	KEXPECT(ended);
+	if (ended) {		/* (else the wait would sleep for ever: the bug) */
+		KEXPECT_EQ(object_wait(early_obj, &st), 0);
+		KEXPECT_EQ(st.killed, SYS_KILLED_BY_TASK);
+	}
+	kobject_put(early_obj);
+	test_space_free(&ts);
+	user_settle();
+	KEXPECT_EQ(user_tasks_live(), live);
+}

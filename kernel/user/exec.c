@@ -143,14 +143,10 @@ struct user_task *user_spawn_program(const struct boot_module *m, const char *cm
 		sp = r;
 	if (sp >= 0)
 		console_server_give(t);	/* its standard input and output, if a server serves */
-	if (sp < 0) {
-		*err = sp;
-		user_task_put(t);
-		return NULL;
-	}
-	r = user_thread_create(t, img.entry, sp, sp, 0, SYS_CPU_ANY);
+	r = sp < 0 ? sp : user_thread_create(t, img.entry, sp, sp, 0, SYS_CPU_ANY);
 	if (r < 0) {
 		*err = r;
+		user_task_never_ran(t);	/* (a capability setup made may be waited on) */
 		user_task_put(t);
 		return NULL;
 	}

@@ -332,6 +332,29 @@ void user_task_end(struct user_task *t)
 	complete_all(&t->done);
 }
 
+/*
+ * A capability to t may exist already -- SYS_cap_spawn's setup makes it
+ * before the first thread -- and another thread of the spawner may have
+ * killed t through it, or be waiting on it (SYS_obj_wait).  No thread
+ * will ever end t, so its end is told here: killed, for the kill's
+ * reason, or by the kernel (the thread could not be made).  Without
+ * this, such a wait slept until its own thread was killed.
+ */
+void user_task_never_ran(struct user_task *t)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&t->lock, flags);
+	t->exit = (struct sys_exit_status){
+		.status = 0, .killed = t->kill_reason ? t->kill_reason : SYS_KILLED_BY_KERNEL,
+	};
+	spin_unlock_irqrestore(&t->lock, flags);
+	spin_lock_irqsave(&tasks_lock, flags);
+	WRITE_ONCE(t->ended, true);	/* (a later kill is no news) */
+	spin_unlock_irqrestore(&tasks_lock, flags);
+	complete_all(&t->done);
+}
+
 int user_task_collect(struct user_task *child, struct user_task *parent,
 		      struct sys_exit_status *st)
 {

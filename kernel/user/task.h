@@ -95,6 +95,8 @@ void user_task_kill(struct user_task *t, int reason);
 void user_task_exit(struct user_task *t, int status);
 /* Called by its last thread on the way out (thread.c): the task ends. */
 void user_task_end(struct user_task *t);
+/* Its spawn failed before its first thread ran (exec.c): it ends without running. */
+void user_task_never_ran(struct user_task *t);
 /*
  * The system calls t's threads made (ps, tests): each thread counts its
  * own (user_thread.syscalls), so a call writes no line its task's other
