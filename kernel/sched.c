@@ -311,7 +311,8 @@ void __schedule(void)
 }
 
 /*
- * IPC's direct switch (kernel/object/ipc.c): next, a thread blocked on
+ * IPC's direct switch (the general wait, ipc_wait() in
+ * kernel/object/thread.c, for the partner ipc.c made ready): next, a thread blocked on
  * this CPU whose IPC the caller just completed, runs now in place of the
  * caller, which blocks for the answer -- without a trip through the run
  * queue, as L4's and seL4's IPC fast paths hand the CPU to the receiver.
@@ -323,7 +324,8 @@ void __schedule(void)
  * holds for direct switches too.  The tasks waiting in the run queue are
  * not passed over for long: need_resched() stays set, so next gives up
  * the CPU at its return to user mode if any wait.  PREEMPT=1 never gets
- * here (ipc.c: a preempted caller could let next run and exit first).
+ * here (ipc_complete_locked(): a preempted caller could let next run and
+ * exit first).
  */
 void schedule_to(struct task_struct *next)
 {

@@ -61,11 +61,13 @@ int kill_until_gone(int tid, int slot, struct fuzzer *f)
 		t = thread_cap_to_kill(slot, tid);
 		if (t == -SYS_ESRCH)
 			return 0;
-		if (t < 0)
+		if (t < 0) {
 			err = t;
-		else if (!killed)
-			killed = !(err = q_kill(t));
-		q_cap_delete(t);
+		} else {
+			if (!killed)
+				killed = !(err = q_kill(t));
+			q_cap_delete(t);
+		}
 		q_sleep_ns(KILL_POLL_NS);
 	} while (q_clock_ns() - t0 < KILL_GONE_S * 1000000000ULL);
 	if (!killed)
