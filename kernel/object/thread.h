@@ -195,9 +195,10 @@ void ipc_reply_wait_locked(struct thread_obj *th);
 /*
  * The queues (the queue's lock held): the running th joins q of obj in
  * state st, a new wait (without th->lock: "Its own wait", above); or th
- * leaves its queue (th->lock held too, or "A partner on its CPU").  The queue holds a reference
- * on th and th one on obj while it is there; on leaving, obj's goes and
- * th's passes to the caller (a claim's, or the caller drops it).
+ * leaves its queue (th->lock held too, or "A partner on its CPU").  The
+ * queue holds a reference on th and th one on obj while it is there; on
+ * leaving, obj's goes and th's passes to the caller (a claim's, or the
+ * caller drops it).
  */
 void ipc_enqueue_locked(struct thread_obj *th, struct kobject *obj, spinlock_t *lock,
 			struct list_head *q, enum ipc_state st);
