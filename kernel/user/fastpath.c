@@ -81,7 +81,7 @@ static void msg_to_frame(struct trap_frame *tf, const struct ipc_msg *m)
  * on, which switches to next or wakes it.  Interrupts off on entry and
  * on return.
  */
-static int fast_wait(struct thread_obj *me, struct task_struct *next,
+static __always_inline int fast_wait(struct thread_obj *me, struct task_struct *next,
 		     unsigned long *fast_count)
 {
 	int ret;
