@@ -140,16 +140,16 @@ static bool fast_call(struct trap_frame *tf, struct thread_obj *me)
 	if (ipc_call_fast(me, to_endpoint(cap_ref_obj(&ref)), ref.badge, &m, &next)) {
 		ret = fast_wait(me, next, &this_cpu_ptr(&ipc_stats)->fast_calls);
 		if (!ret)
-			m = me->msg;
+			msg_to_frame(tf, &me->msg);	/* the reply, straight to the frame */
 	} else {
 		/* No receiver waits here: the general call, with the same lookup. */
 		local_irq_enable();
 		ret = ipc_call(me, &ref, ref.badge, &m);
 		local_irq_disable();
+		if (!ret)
+			msg_to_frame(tf, &m);
 	}
 	cap_ref_put(&ref);
-	if (!ret)
-		msg_to_frame(tf, &m);
 	arch_syscall_set_result(tf, ret);
 	return true;
 }
@@ -170,18 +170,19 @@ static bool fast_reply_recv(struct trap_frame *tf, struct thread_obj *me)
 	if (ipc_reply_recv_fast(me, &reply, to_endpoint(cap_ref_obj(&ref)), grant, &next)) {
 		ret = fast_wait(me, next, &this_cpu_ptr(&ipc_stats)->fast_replies);
 		if (!ret) {
-			out = me->msg;
 			ret = me->badge;
+			if (ret >= 0)
+				msg_to_frame(tf, &me->msg);	/* the call, straight to the frame */
 		}
 	} else {
 		/* A sender queued: the general reply-and-receive, with the same lookup. */
 		local_irq_enable();
 		ret = ipc_reply_recv(me, &reply, &ref, grant, &out);
 		local_irq_disable();
+		if (ret >= 0)
+			msg_to_frame(tf, &out);
 	}
 	cap_ref_put(&ref);
-	if (ret >= 0)
-		msg_to_frame(tf, &out);
 	arch_syscall_set_result(tf, ret);
 	return true;
 }
