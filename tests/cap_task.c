@@ -135,3 +135,57 @@ KTEST(cap_task_killed_before_it_ran_ends_the_waits_on_it)
 	user_settle();
 	KEXPECT_EQ(user_tasks_live(), live);
 }
+
+/*
+ * A new thread is on its task's list, where a kill finds it and wakes
+ * it, before user_thread_create() is done with it: killed there, it may
+ * start, leave and be reaped -- its task_struct and user thread freed --
+ * before its creator's own wake-up.  From user space: one thread of a
+ * task exits the task (SYS_exit) as another makes a thread, or a
+ * spawner's other thread kills the child through its capability.  The
+ * hook kills the task there and waits until the reaper is done; the
+ * creator must not touch the thread after.  Shown failing with the
+ * wake-up after the list's lock is let go and the hook before it (as
+ * before): a page fault in wake_up_process(), reading the freed
+ * task_struct's poison (0x6b6b6b6b as its CPU).
+ */
+static struct user_task *made_task;
+
+static int note_the_task(struct user_task *t, void *arg)
+{
+	(void)arg;
+	made_task = t;
+	return 0;
+}
+
+static void kill_and_reap_it(struct user_task *t)
+{
+	if (t != made_task)
+		return;
+	made_task = NULL;	/* (once: it never makes another thread) */
+	user_task_kill(t, SYS_KILLED_BY_TASK);
+	wait_for_completion(&t->done);
+	user_settle();		/* the reaper freed its thread's kernel half */
+}
+
+KTEST(cap_task_thread_killed_as_it_is_made_is_not_touched_after)
+{
+	struct sys_exit_status st = { -1, -1 };
+	long live = user_tasks_live();
+	struct user_task *t;
+	int err = 0;
+
+	if (!CONFIG_RCU_CHECKING)
+		KTEST_SKIP("production build: no thread hooks");
+	made_task = NULL;
+	user_thread_published_hook = kill_and_reap_it;
+	/* (a program that never ends by itself: the kill is what ends it) */
+	t = user_spawn_with("tests/user/helpers/spin 0", NULL, &err, note_the_task, NULL);
+	user_thread_published_hook = NULL;
+	KASSERT(t != NULL);
+	KEXPECT_EQ(user_task_wait_timeout(t, 0, &st), 0);
+	KEXPECT_EQ(st.killed, SYS_KILLED_BY_TASK);
+	user_task_put(t);
+	user_settle();
+	KEXPECT_EQ(user_tasks_live(), live);
+}

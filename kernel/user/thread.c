@@ -20,6 +20,8 @@
 
 static atomic_t next_cpu;	/* SYS_CPU_ANY: the CPUs in turn */
 
+void (*user_thread_published_hook)(struct user_task *t);
+
 /* The CPU a thread asked to run on, or one in turn; -1 if not a good one. */
 static int pick_cpu(int cpu)
 {
@@ -107,8 +109,8 @@ int user_thread_create(struct user_task *t, uintptr_t entry, uintptr_t arg, uint
 	struct user_thread *ut;
 	struct task_struct *kt;
 	unsigned long flags;
-	bool first;
 	long stack = 0;
+	int tid;
 
 	cpu = pick_cpu(cpu);
 	if (cpu < 0 || !user_addr(entry))
@@ -161,18 +163,31 @@ int user_thread_create(struct user_task *t, uintptr_t entry, uintptr_t arg, uint
 	init_completion(&ut->done);
 	user_task_get(t);		/* ut->task's, until ut is freed */
 	holds_link(HOLD_USER_THREAD, ut, "task", HOLD_TASK, t);
+	tid = ut->tid;
+	/*
+	 * Its task's first thread comes from its spawner alone (any other
+	 * from a thread of the task): nobody races us to be first.  The
+	 * task is listed before the thread can run, and end it (which
+	 * unlists it).
+	 */
+	if (!t->id) {
+		WRITE_ONCE(t->id, tid);
+		user_task_list(t);
+	}
 	spin_lock_irqsave(&t->lock, flags);
-	first = !t->id;
-	if (first)
-		t->id = ut->tid;
 	list_add_tail(&ut->node, &t->threads);
 	t->nr_live++;
-	spin_unlock_irqrestore(&t->lock, flags);
-	if (first)
-		user_task_list(t);
-	/* If t was killed meanwhile, the thread leaves as it starts. */
+	/*
+	 * Started before the lock goes: from then on a kill finds it on the
+	 * list and wakes it too, and it may run, leave and be reaped -- kt
+	 * and ut freed -- before a wake-up of ours after the unlock.  If t
+	 * was killed already, the thread leaves as it starts.
+	 */
 	wake_up_process(kt);
-	return ut->tid;
+	spin_unlock_irqrestore(&t->lock, flags);
+	if (CONFIG_RCU_CHECKING && user_thread_published_hook)
+		user_thread_published_hook(t);
+	return tid;
 }
 
 /* How ut ended: its own status, or how its task was ended. t->lock held. */

@@ -56,6 +56,8 @@ static inline bool fatal_signal_pending(struct task_struct *t)
  */
 int user_thread_create(struct user_task *t, uintptr_t entry, uintptr_t arg, uintptr_t sp,
 		       uintptr_t tls, int cpu);
+/* For tests: called once the new thread is on t's list, where a kill finds it (checking build). */
+extern void (*user_thread_published_hook)(struct user_task *t);
 /* The calling thread leaves user space for good: exit status or kill. */
 void user_thread_exit(int status) __noreturn;
 /* Waits for thread tid of the caller's task to exit; its status in *st. */
