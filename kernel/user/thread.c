@@ -94,12 +94,16 @@ static int user_thread_start(void *data)
 {
 	struct user_thread *ut = data;
 
-	if (user_task_dying(ut->task))
-		user_thread_exit(0);	/* killed before it ran */
+	if (user_thread_dying(ut))
+		user_thread_exit(0);	/* killed, it or its task, before it ran */
 	local_irq_disable();
 	load_user_context(ut);
 	switch_mm_check_user_return();
-	/* (no exit_to_user_mode() here: nothing can be pending yet but a kill, seen above) */
+	/*
+	 * (no exit_to_user_mode() here: nothing can be pending yet but a
+	 * kill -- seen above, or one after that look, whose wake-up finds
+	 * us running and which the return from our first entry sees)
+	 */
 	arch_enter_user(ut->entry, ut->sp, ut->arg, ut->tls);
 }
 
