@@ -10,7 +10,7 @@
  * switches no task: what is traced is what would have run without it.
  * It costs the boot CPU's tick the formatting, STREAM_BYTES of text a
  * tick at most; trace rings that outrun it lose their oldest events, and
- * the stream says how many.
+ * the stream says how many.  A panic sends what the rings still hold.
  *
  * The channel is memory: the stream's ring, in pages of the kernel's own,
  * which the host reads while the kernel runs (make web boots QEMU with its
@@ -55,7 +55,10 @@ struct stream_ring {
 static bool streaming;
 KPARAM_BOOL("trace.stream", streaming);
 
-/* Set at boot, before the tick looks; only the boot CPU's tick writes them then. */
+/*
+ * Set at boot, before the tick looks; only the boot CPU's tick writes them
+ * then (and a panic, when no tick can be: trace_stream_panic()).
+ */
 static struct stream_ring *ring;
 static bool started;
 static u64 next_event[NR_CPUS], lost[NR_CPUS], lost_said[NR_CPUS];
