@@ -13,6 +13,8 @@
 #define MAX_FRAMES	32
 
 static int panic_cpu = -1;
+/* Did every CPU the panic asked to stop stop?  (Only the owner of the panic writes it.) */
+static bool others_stopped;
 /* Set by each CPU a panic stopped; a flag per CPU, so none is counted twice. */
 static bool cpu_stopped[NR_CPUS];
 
@@ -121,8 +123,9 @@ static int cpus_still_running(bool *sent)
  * CPU's own flag counts it once: a CPU that lost the race to panic stops
  * itself, and then our NMI enters its stop again (a shared count once
  * counted it twice, and we went on while another CPU still printed).
+ * True when every one stopped.
  */
-static void stop_other_cpus(void)
+static bool stop_other_cpus(void)
 {
 	static bool sent[NR_CPUS];	/* (only the first CPU to panic gets here) */
 	int cpu, others = 0, running;
@@ -142,6 +145,7 @@ static void stop_other_cpus(void)
 			others += sent[cpu];	/* (less those gone offline) */
 		printk("panic: %d of %d other CPUs did not stop\n", running, others);
 	}
+	return !running;
 }
 
 /*
@@ -183,11 +187,13 @@ static void panic_enter(void)
 			panic_recursive();
 		irq_nmi(NULL);	/* another CPU panics first: stop like its NMI would */
 	}
-	stop_other_cpus();
+	others_stopped = stop_other_cpus();
 }
 
+/* After the report, so that a fault in the drain (a panic inside the panic) loses none of it. */
 static void __noreturn panic_finish(const char *msg)
 {
+	trace_stream_panic(others_stopped);
 	printk("---[ end Kernel panic - not syncing: %s ]---\n", msg);
 	arch_qemu_exit(QEMU_EXIT_PANIC);
 }

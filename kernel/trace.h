@@ -108,5 +108,7 @@ int trace_format_event(char *buf, size_t size, int cpu, const struct trace_event
  */
 void trace_stream_boot(void);
 void trace_stream_tick(void);
+/* From panic(): the rest of the rings goes out, when no tick can be writing. */
+void trace_stream_panic(bool others_stopped);
 
 #endif

@@ -10,7 +10,7 @@
  * switches no task: what is traced is what would have run without it.
  * It costs the boot CPU's tick the formatting, STREAM_BYTES of text a
  * tick at most; trace rings that outrun it lose their oldest events, and
- * the stream says how many.
+ * the stream says how many.  A panic sends what the rings still hold.
  *
  * The channel is memory: the stream's ring, in pages of the kernel's own,
  * which the host reads while the kernel runs (make web boots QEMU with its
@@ -55,7 +55,10 @@ struct stream_ring {
 static bool streaming;
 KPARAM_BOOL("trace.stream", streaming);
 
-/* Set at boot, before the tick looks; only the boot CPU's tick writes them then. */
+/*
+ * Set at boot, before the tick looks; only the boot CPU's tick writes them
+ * then (and a panic, when no tick can be: trace_stream_panic()).
+ */
 static struct stream_ring *ring;
 static bool started;
 static u64 next_event[NR_CPUS], lost[NR_CPUS], lost_said[NR_CPUS];
@@ -63,6 +66,12 @@ static struct trace_event batch[NR_CPUS][STREAM_BATCH];
 static int batch_len[NR_CPUS], batch_pos[NR_CPUS];
 static unsigned long ticks;
 static size_t written;			/* this tick */
+/*
+ * The tick is between its first and last write of the stream's state:
+ * a panic that comes then (inside the drain on CPU 0, or on another CPU
+ * while CPU 0 is stopped mid-write) leaves the stream alone.
+ */
+static bool writing;
 
 static void ring_copy(u64 at, const char *s, size_t n)
 {
@@ -142,10 +151,11 @@ static bool batch_ready(int cpu)
 }
 
 /*
- * Sends the events in time order until the budget is spent; true when
- * every ring is empty (then every event recorded before `start` is out).
+ * Sends the events in time order until `budget` bytes are written; true
+ * when every ring is empty (then every event recorded before the call is
+ * out).  Counts them in *sent.
  */
-static bool drain(void)
+static bool drain(size_t budget, unsigned long *sent)
 {
 	for (;;) {
 		int best = -1, cpu;
@@ -158,9 +168,10 @@ static bool drain(void)
 		}
 		if (best < 0)
 			return true;
-		if (written >= STREAM_BYTES)
+		if (written >= budget)
 			return false;
 		record_event(best, &batch[best][batch_pos[best]++]);
+		(*sent)++;
 	}
 }
 
@@ -193,16 +204,54 @@ static void send_status(u64 now)
 /* From the boot CPU's timer tick (it never goes offline), interrupts off. */
 void trace_stream_tick(void)
 {
+	unsigned long sent = 0;
 	u64 start;
 
 	if (!READ_ONCE(started))
 		return;
+	/* (CPU 0 only; a fault below is taken after these stores: barrier()) */
+	WRITE_ONCE(writing, true);
+	barrier();
 	start = ktime_get_ns();
 	written = 0;
 	if (ticks++ % STATUS_TICKS == 0)
 		send_status(start);
-	if (drain())
+	if (drain(STREAM_BYTES, &sent))
 		record("W %llu\n", (unsigned long long)start);
+	barrier();
+	WRITE_ONCE(writing, false);
+}
+
+/*
+ * From panic(), on the panicking CPU with interrupts off, before QEMU
+ * ends: what the rings still hold goes out, with no budget, so that the
+ * host's last read (tools/web.py reads the ring once more when QEMU has
+ * ended) has the events that led to the panic.  The stream's state is
+ * CPU 0's tick's: it is ours only when every other CPU has stopped (what
+ * CPU 0 wrote before it stopped is visible here by [panic_stopped_release]
+ * and [panic_stopped_acquire]) and the tick is not mid-write.  Takes no
+ * lock, as the tick takes none.
+ */
+void trace_stream_panic(bool others_stopped)
+{
+	unsigned long sent = 0;
+	u64 start;
+
+	if (!READ_ONCE(started))
+		return;
+	if (!others_stopped) {
+		printk("trace: the panic leaves the stream alone: a CPU did not stop\n");
+		return;
+	}
+	if (READ_ONCE(writing)) {
+		printk("trace: the panic leaves the stream alone: CPU 0 was writing it\n");
+		return;
+	}
+	start = ktime_get_ns();
+	written = 0;
+	if (drain((size_t)-1, &sent))
+		record("W %llu\n", (unsigned long long)start);
+	printk("trace: the panic sent the rings' last %lu events into the stream\n", sent);
 }
 
 /* trace.stream=1: trace from boot, and stream (called on CPU 0 once CPUs are up). */

@@ -104,3 +104,27 @@ KTEST(trace_ring_read_sees_whole_events_in_order_and_counts_the_rest)
 	if (!was_on)
 		trace_stop();	/* as it was (make web streams with tracing on) */
 }
+
+/*
+ * A panic sends what the rings still hold into the trace stream
+ * (trace.stream=1, docs/web.md): tools/test_web.py boots this test under
+ * make web's server, whose page must then draw the last mark.  On CPU 0
+ * with interrupts off no tick sends the marks; there are more of them
+ * than a tick's budget, so the panic's drain must take no budget to send
+ * the last one.
+ */
+#define PANIC_MARKS	200
+
+KTEST_EXPECT_PANIC(trace_stream_panic_sends_the_last_events,
+		   "trace: the panic sent the rings' last", "trace.stream=1")
+{
+	unsigned long flags;
+
+	KASSERT(run_on(0) == 0);
+	local_irq_save(flags);
+	for (int i = 0; i < PANIC_MARKS; i++)
+		trace_mark("before the panic");
+	trace_mark("the last event before the panic");
+	panic("on purpose: %d marks since CPU 0's last tick", PANIC_MARKS + 1);
+	local_irq_restore(flags);
+}

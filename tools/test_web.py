@@ -15,8 +15,9 @@ Two boots of build/ARCH/kernel.elf under tools/web.py:
      make trace's drawing; a websocket from another origin, or without the
      token, must be refused; `halt` must end QEMU, the page saying so
      plainly and the server exiting 0.
-  2. An in-kernel test that panics on purpose: the page must say KERNEL
-     PANIC, and the server exit 1.
+  2. An in-kernel test that panics on purpose just after recording marks
+     no tick sent (tests/trace.c): the page must say KERNEL PANIC, and its
+     timeline must have the last mark, which only the panic sent.
 
 Prints one "ok N ..." or "not ok N ..." line per check and ends with
 "N passed, N failed"; exit status 1 if any failed.  --screenshot keeps a
@@ -44,7 +45,8 @@ from procgroup import kill_group, start_owned  # noqa: E402
 URL_RE = re.compile(r"web: open (http://127\.0\.0\.1:(\d+)/\?token=(\S+))")
 BANNER = "a classic-RCU teaching kernel"
 HELP_LAST = "end QEMU cleanly"	# the monitor's help: its last command's line
-PANIC_TEST = "callback_that_sleeps_is_reported"
+PANIC_TEST = "trace_stream_panic_sends_the_last_events"
+PANIC_MARK = "the last event before the panic"	# that test's last mark
 
 
 class Results:
@@ -194,6 +196,9 @@ def panic_boot(args, res, b):
         res.check(ok, "a panic: the page says KERNEL PANIC", "no panic banner")
         res.check(seen(b, text_has("Kernel panic - not syncing"), 30),
                   "the panic's report is in the terminal", "no report")
+        res.check(seen(b, f"qweb.hasMark({json.dumps(PANIC_MARK)})", 30),
+                  "the timeline has the last event before the panic",
+                  f"no mark '{PANIC_MARK}' on the timeline")
     finally:
         srv.stop()
 

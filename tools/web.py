@@ -83,6 +83,7 @@ class Web:
         self.live = LiveTrace()
         self.ring = None
         self.ram = None				# (path, arch) of the guest's RAM file
+        self.ram_file = None			# it, open (take_ram())
         self.stream_at = None
         self.end = None				# the end message, once QEMU has ended
         self.panic = None
@@ -162,18 +163,22 @@ class Web:
                 self.panic = m.group(0).strip()
                 self.broadcast_json({"t": "panic", "line": self.panic})
 
+    def read_stream(self):
+        """Maps the stream's ring once the boot line said where it is; feeds
+        what it got since the last read."""
+        if self.ring is None and self.stream_at not in (None, -1) and self.ram_file:
+            try:
+                self.ring = StreamRing(self.ram_file, self.stream_at, self.args.arch)
+            except (ValueError, OSError) as e:
+                print(f"web: {e}: no live timeline", flush=True)
+                self.stream_at = -1
+        if self.ring:
+            self.feed(self.ring.lines())
+
     async def poll_stream(self):
         while self.end is None:
             await asyncio.sleep(POLL_S)
-            if self.ring is None and self.stream_at is not None:
-                try:
-                    self.ring = StreamRing(self.ram_file, self.stream_at, self.args.arch)
-                except (ValueError, OSError) as e:
-                    print(f"web: {e}: no live timeline", flush=True)
-                    self.stream_at = -1
-                    continue
-            if self.ring:
-                self.feed(self.ring.lines())
+            self.read_stream()
 
     def feed(self, lines):
         for line in lines:
@@ -181,10 +186,16 @@ class Web:
         for msg in self.live.updates():
             self.broadcast_json(msg)
 
-    async def wait_qemu(self):
+    async def wait_qemu(self, console):
         status = await self.proc.wait()
-        if self.ring:
-            self.feed(self.ring.lines())
+        # The console to its end first (the boot line, the panic's), then the
+        # ring once more: our map of the RAM file outlives QEMU, and a panic
+        # writes the rings' last events just before QEMU ends.
+        try:
+            await asyncio.wait_for(asyncio.shield(console), 10)
+        except asyncio.TimeoutError:
+            pass
+        self.read_stream()
         self.live.finish()
         self.feed([])
         end, verdict = run.classify(self.args.arch, status, False)
@@ -303,7 +314,7 @@ class Web:
               f"web: the kernel's console and its RCU timeline, live; QEMU ends with "
               f"'halt' at the monitor, or Ctrl-C here", flush=True)
         tasks = [asyncio.create_task(self.read_console()), asyncio.create_task(self.poll_stream())]
-        end = await self.wait_qemu()
+        end = await self.wait_qemu(tasks[0])
         await asyncio.gather(*tasks, return_exceptions=True)
         await asyncio.sleep(self.args.linger)	# the viewers get the end message
         server.close()

@@ -379,6 +379,7 @@ window.qweb = {
   },
   ended: () => ended,
   items: () => store.size,
+  hasMark: (text) => [...store.values()].some((it) => it.k === "m" && it.text === text),
   // Stops following and shows the last second's grace periods whole (for pictures).
   showGps: () => {
     const gps = [...store.values()].filter((w) => w.k === "w" && w.e !== null &&
