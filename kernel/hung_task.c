@@ -1,6 +1,7 @@
 /*
  * The hung-task check: a task that has waited in wait_for_completion()
- * for more than hung_task_timeout_secs is reported, with the backtrace of
+ * for more than hung_task_timeout_secs (not an idle, killable or timed
+ * wait: kernel/completion.c) is reported, with the backtrace of
  * where it waits, once per timeout while it stays stuck.  Run from the
  * timer tick at most once a second (kernel/irq.c); the kernel goes on.
  */

@@ -209,3 +209,34 @@ KTEST(hung_task_check_ignores_a_wait_newer_than_its_clock)
 	complete(&hung_never);
 	kthread_stop(t);
 }
+
+static int killable_waiter(void *arg)
+{
+	(void)arg;
+	wait_for_completion_killable(&hung_never);
+	return 0;
+}
+
+/*
+ * A killable wait is a user thread's wait for what its program chose --
+ * a child task, another thread, to end -- which may rightly last for
+ * ever (a parent and its server), and a kill ends it: never reported, as
+ * Linux skips TASK_KILLABLE.  (Before, a program whose SYS_task_wait for
+ * its child passed two minutes was named "blocked for more than 120
+ * seconds", with a kernel backtrace, as if the kernel had lost a wake-up.)
+ */
+KTEST(hung_task_check_ignores_a_killable_wait)
+{
+	u64 end = ktime_get_ns() + ktest_budget_ns(10, 1);
+	struct task_struct *t;
+
+	init_completion(&hung_never);
+	t = kthread_run_on_cpu(killable_waiter, NULL, num_online_cpus() - 1, "killable_waiter");
+	KASSERT(t != NULL);
+	while (READ_ONCE(t->state) != TASK_BLOCKED && ktime_get_ns() < end)
+		msleep(1);
+	KEXPECT_EQ(READ_ONCE(t->state), TASK_BLOCKED);
+	KEXPECT(!hung_task_overdue(t, ktime_get_ns() + 86401 * NSEC_PER_SEC));
+	complete(&hung_never);
+	kthread_stop(t);
+}
