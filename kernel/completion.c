@@ -74,7 +74,7 @@ bool try_wait_for_completion(struct completion *c)
 }
 
 /* How do_wait_for_completion() waits. */
-#define WAIT_KILLABLE	1	/* or until the caller's task is killed (-EINTR) */
+#define WAIT_KILLABLE	1	/* or until the caller's task is killed (-EINTR): no hung task either */
 #define WAIT_IDLE	2	/* a daemon waiting for work: no hung task however long */
 #define WAIT_DEADLINE	4	/* or until deadline_ns (-ETIMEDOUT); it ends by itself: no hung task */
 
@@ -94,7 +94,14 @@ static int do_wait_for_completion(struct completion *c, int how, u64 deadline_ns
 
 	spin_lock_irqsave(&c->lock, flags);
 	list_add_tail(&w.node, &c->waiters);
-	if (!(how & (WAIT_IDLE | WAIT_DEADLINE)))
+	/*
+	 * The hung-task check names waits nothing may end but the complete()
+	 * they wait for.  A killable one is a user thread's wait for a task
+	 * or thread to end, which its program chose and which may rightly
+	 * last for ever (a parent and its server); a kill ends it.  Linux's
+	 * check skips TASK_KILLABLE alike.
+	 */
+	if (!(how & (WAIT_IDLE | WAIT_DEADLINE | WAIT_KILLABLE)))
 		WRITE_ONCE(current->waiting_since_ns, ktime_get_ns());	/* hung-task check */
 	while (!c->done) {
 		if ((how & WAIT_DEADLINE) && ktime_get_ns() >= deadline_ns) {

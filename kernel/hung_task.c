@@ -1,6 +1,7 @@
 /*
  * The hung-task check: a task that has waited in wait_for_completion()
- * for more than hung_task_timeout_secs is reported, with the backtrace of
+ * for more than hung_task_timeout_secs (not an idle, killable or timed
+ * wait: kernel/completion.c) is reported, with the backtrace of
  * where it waits, once per timeout while it stays stuck.  Run from the
  * timer tick at most once a second (kernel/irq.c); the kernel goes on.
  */
@@ -11,14 +12,28 @@ KPARAM_INT("hung_task_timeout_secs", hung_task_timeout_secs, 1, 86400);
 static u64 next_check_ns;
 unsigned long hung_task_reports;
 
+/*
+ * Compared by adding, never by subtracting: a task may begin its wait
+ * after `now` was read -- on another CPU, while hung_task_check() walks
+ * the tasks -- so since may be later than now, and an unsigned now - since
+ * would wrap and report a wait of microseconds as hung.  (Times are ns
+ * since boot: since + timeout does not wrap.)
+ */
+bool hung_task_overdue(const struct task_struct *t, u64 now)
+{
+	u64 since = READ_ONCE(t->waiting_since_ns), reported = t->hung_reported_ns;
+	u64 timeout = (u64)hung_task_timeout_secs * NSEC_PER_SEC;
+
+	return since && t->state == TASK_BLOCKED && now >= since + timeout &&
+	       (!reported || now >= reported + timeout);
+}
+
 static void check_task(struct task_struct *t, void *arg)
 {
 	u64 now = *(u64 *)arg, since = READ_ONCE(t->waiting_since_ns);
-	u64 timeout = (u64)hung_task_timeout_secs * NSEC_PER_SEC;
 	uintptr_t pc, fp;
 
-	if (!since || t->state != TASK_BLOCKED || now - since < timeout ||
-	    (t->hung_reported_ns && now - t->hung_reported_ns < timeout))
+	if (!hung_task_overdue(t, now))
 		return;
 	t->hung_reported_ns = now;
 	/* "since" is a moment (ms after boot), not a second duration. */

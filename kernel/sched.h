@@ -122,6 +122,8 @@ void do_task_dead(void) __noreturn;
 
 /* Reports tasks stuck in wait_for_completion() (kernel/hung_task.c). */
 void hung_task_check(void);
+/* Would hung_task_check(), its clock read at now, report t? */
+bool hung_task_overdue(const struct task_struct *t, u64 now);
 extern unsigned long hung_task_reports;
 
 /* Kernel stacks with a guard page below (returns the guard page). */

@@ -170,3 +170,73 @@ KTEST_EXPECT_WARN(hung_task_is_reported, "INFO: task hung_waiter", "hung_task_ti
 	complete(&never_completed);	/* set it free, then reap it */
 	kthread_stop(t);
 }
+
+static struct completion hung_never;
+
+static int fresh_waiter(void *arg)
+{
+	(void)arg;
+	wait_for_completion(&hung_never);
+	return 0;
+}
+
+/*
+ * A wait that began after the check read its clock -- on another CPU,
+ * while the check walked the tasks -- is newer than the check's `now`,
+ * and is no hung task.  (The check once subtracted unsigned: now - since
+ * wrapped, and a thread of a hostile program that had waited a few
+ * microseconds was reported "blocked for more than 120 seconds".)  The
+ * predicate itself, at clocks on both sides of the wait's start: no
+ * timing, nothing to wait for but the thread to block.
+ */
+KTEST(hung_task_check_ignores_a_wait_newer_than_its_clock)
+{
+	u64 end = ktime_get_ns() + ktest_budget_ns(10, 1), since;
+	struct task_struct *t;
+
+	init_completion(&hung_never);
+	t = kthread_run_on_cpu(fresh_waiter, NULL, num_online_cpus() - 1, "fresh_waiter");
+	KASSERT(t != NULL);
+	while (!(READ_ONCE(t->state) == TASK_BLOCKED && READ_ONCE(t->waiting_since_ns)) &&
+	       ktime_get_ns() < end)
+		msleep(1);
+	since = READ_ONCE(t->waiting_since_ns);
+	KEXPECT(since != 0);
+	KEXPECT(!hung_task_overdue(t, since - 1));	/* the clock read just before */
+	KEXPECT(!hung_task_overdue(t, since));
+	/* (and it can say yes: past the longest timeout hung_task_timeout_secs= takes) */
+	KEXPECT(hung_task_overdue(t, since + 86401 * NSEC_PER_SEC));
+	complete(&hung_never);
+	kthread_stop(t);
+}
+
+static int killable_waiter(void *arg)
+{
+	(void)arg;
+	wait_for_completion_killable(&hung_never);
+	return 0;
+}
+
+/*
+ * A killable wait is a user thread's wait for what its program chose --
+ * a child task, another thread, to end -- which may rightly last for
+ * ever (a parent and its server), and a kill ends it: never reported, as
+ * Linux skips TASK_KILLABLE.  (Before, a program whose SYS_task_wait for
+ * its child passed two minutes was named "blocked for more than 120
+ * seconds", with a kernel backtrace, as if the kernel had lost a wake-up.)
+ */
+KTEST(hung_task_check_ignores_a_killable_wait)
+{
+	u64 end = ktime_get_ns() + ktest_budget_ns(10, 1);
+	struct task_struct *t;
+
+	init_completion(&hung_never);
+	t = kthread_run_on_cpu(killable_waiter, NULL, num_online_cpus() - 1, "killable_waiter");
+	KASSERT(t != NULL);
+	while (READ_ONCE(t->state) != TASK_BLOCKED && ktime_get_ns() < end)
+		msleep(1);
+	KEXPECT_EQ(READ_ONCE(t->state), TASK_BLOCKED);
+	KEXPECT(!hung_task_overdue(t, ktime_get_ns() + 86401 * NSEC_PER_SEC));
+	complete(&hung_never);
+	kthread_stop(t);
+}
