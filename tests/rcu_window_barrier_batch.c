@@ -35,6 +35,7 @@
  */
 #include "rcu_window.h"
 #include "rcu/rcu.h"
+#include "rq.h"	/* runqueues[]: the caller's enqueue on c is over */
 
 #define BB_YIELD_EVERY	16			/* RCU_CB_BATCH in kernel/rcu/callbacks.c */
 #define BB_BATCH	(BB_YIELD_EVERY + 1)	/* X, the middle, T */
@@ -73,6 +74,27 @@ static const char *bb_name(int i)
 static bool bb_caller_queued_here(void)
 {
 	return win_task_queued_on(READ_ONCE(bb.caller), bb.cpu);
+}
+
+/*
+ * The same, and its enqueue over: X lets go only then.  The hop's
+ * enqueue_locked() sets the task's CPU first and joins the queue after,
+ * all under c's run-queue lock, so seeing c there is not yet being in
+ * the queue: with the enqueuing vCPU stopped by the host in between,
+ * rcuc's yield after BB_YIELD_EVERY callbacks found the queue empty and
+ * ran T first (the window missed, once in a loaded CI run).  Taking and
+ * dropping that lock after seeing c waits the enqueue out.
+ */
+static bool bb_caller_enqueued_here(void)
+{
+	struct rq *rq = &runqueues[bb.cpu];
+	unsigned long flags;
+
+	if (!bb_caller_queued_here())
+		return false;
+	spin_lock_irqsave(&rq->lock, flags);
+	spin_unlock_irqrestore(&rq->lock, flags);
+	return true;
 }
 
 /* The barrier is done with c: it returned (the bug), or waits for c alone. */
@@ -132,7 +154,7 @@ static void bb_held(struct rcu_head *rh)
 	smp_store_release(&bb.started[i], 1);
 	if (i == BB_T && bb_caller_queued_here())
 		bb.window_missed = true;	/* rcuc did not yield before T: see BB_YIELD_EVERY */
-	while (!bb_barrier_past_c() && !(i == BB_X && bb_caller_queued_here()) &&
+	while (!bb_barrier_past_c() && !(i == BB_X && bb_caller_enqueued_here()) &&
 	       !bb.window_missed && !smp_load_acquire(&bb.abandoned)) {
 		if (!win_budget_left(t0)) {
 			bb.hung = true;
